@@ -1,0 +1,30 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "EventKitSwift",
+    products: [
+        .library(name: "EventKitSwift", targets: ["EventKitSwift"]),
+        .executable(name: "EventKitDemo", targets: ["EventKitDemo"]),
+    ],
+    targets: [
+        // libffi, found through pkg-config; Debian's package is libffi-dev.
+        .systemLibrary(
+            name: "CFFI",
+            path: "Sources/CFFI",
+            pkgConfig: "libffi",
+            providers: [.apt(["libffi-dev"])]
+        ),
+        // The C core. The Makefile builds the same sources into
+        // libdispatchcore.a / .so for native C callers.
+        .target(
+            name: "CDispatchCore",
+            dependencies: ["CFFI"],
+            cSettings: [.define("_GNU_SOURCE")]
+        ),
+        .target(name: "EventKitSwift", dependencies: ["CDispatchCore"]),
+        .executableTarget(name: "EventKitDemo", dependencies: ["EventKitSwift"]),
+        .testTarget(name: "EventKitSwiftTests", dependencies: ["EventKitSwift"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,240 @@
+/*
+ * invocation.c — NSInvocation: argument storage, the two call paths, and the
+ * one-shot dc_call().
+ *
+ * Arguments are kept twice, in the shape each call path wants, so that invoke
+ * does nothing but the call: typed values whose addresses libffi reads, and the
+ * widened register images a typed stub passes.
+ */
+#include "internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct dc_invocation {
+    dc_signature *signature;
+    dc_function function;
+    dc_call_path call_path;
+    bool has_returned;
+    dc_raw_return result;
+    uint64_t integers[DC_STUB_MAX_INTEGERS];
+    double floats[DC_STUB_MAX_FLOATS];
+    dc_value *arguments;  /* parameter_count typed values */
+    void **ffi_arguments; /* &arguments[i].<member>, what ffi_call reads */
+};
+
+/* ---- register images for the stub path ------------------------------------------ */
+
+/* An integer-class value as the 64-bit register image the callee may read:
+ * signed values sign-extended, unsigned and bool zero-extended. */
+static uint64_t integer_image(const dc_value *value) {
+    switch (value->type) {
+    case DC_TYPE_BOOL: return value->b ? 1u : 0u;
+    case DC_TYPE_INT8: return (uint64_t)(int64_t)value->i8;
+    case DC_TYPE_UINT8: return value->u8;
+    case DC_TYPE_INT16: return (uint64_t)(int64_t)value->i16;
+    case DC_TYPE_UINT16: return value->u16;
+    case DC_TYPE_INT32: return (uint64_t)(int64_t)value->i32;
+    case DC_TYPE_UINT32: return value->u32;
+    case DC_TYPE_INT64: return (uint64_t)value->i64;
+    case DC_TYPE_UINT64: return value->u64;
+    case DC_TYPE_STRING: return (uint64_t)(uintptr_t)value->string;
+    default: return (uint64_t)(uintptr_t)value->pointer;
+    }
+}
+
+/* A floating-point value as its vector-register image: a float occupies the
+ * low 32 bits, which is all the callee reads. */
+static double floating_image(const dc_value *value) {
+    if (value->type == DC_TYPE_DOUBLE) return value->d;
+    uint64_t bits = 0;
+    uint32_t float_bits;
+    memcpy(&float_bits, &value->f, sizeof float_bits);
+    bits = float_bits;
+    double image;
+    memcpy(&image, &bits, sizeof image);
+    return image;
+}
+
+static void store_register_image(const dc_signature *signature, uint64_t *integers, double *floats,
+                                 size_t index, const dc_value *value) {
+    dc_parameter_slot slot = signature->slots[index];
+    if (slot.is_floating)
+        floats[slot.index] = floating_image(value);
+    else
+        integers[slot.index] = integer_image(value);
+}
+
+/* Converts argument `index` to its parameter type; on failure the message says
+ * which call, which argument, which signature and both types. */
+static dc_status convert_argument(const dc_signature *signature, size_t index, const dc_value *value,
+                                  dc_value *out, const char *function) {
+    if (dc_value_convert(value, signature->parameter_types[index], out) == DC_OK) return DC_OK;
+    char reason[256];
+    snprintf(reason, sizeof reason, "%s", dc_last_error_message());
+    return dc__fail(DC_ERR_TYPE, "%s: argument %zu of signature \"%s\": %s", function, index, signature->encoding,
+                    reason);
+}
+
+/* ---- return values ------------------------------------------------------------------ */
+
+dc_value dc__return_value(const dc_signature *signature, const dc_raw_return *raw) {
+    /* Narrow results come back in a wider register (or libffi's ffi_arg) whose
+     * upper bits are undefined: keep only the bits of the declared type. */
+    uint64_t bits = raw->integer;
+    switch (signature->return_type) {
+    case DC_TYPE_VOID: return dc_void();
+    case DC_TYPE_BOOL: return dc_bool((uint8_t)bits != 0);
+    case DC_TYPE_INT8: return dc_int8((int8_t)(uint8_t)bits);
+    case DC_TYPE_UINT8: return dc_uint8((uint8_t)bits);
+    case DC_TYPE_INT16: return dc_int16((int16_t)(uint16_t)bits);
+    case DC_TYPE_UINT16: return dc_uint16((uint16_t)bits);
+    case DC_TYPE_INT32: return dc_int32((int32_t)(uint32_t)bits);
+    case DC_TYPE_UINT32: return dc_uint32((uint32_t)bits);
+    case DC_TYPE_INT64: return dc_int64((int64_t)bits);
+    case DC_TYPE_UINT64: return dc_uint64(bits);
+    case DC_TYPE_FLOAT: return dc_float(raw->f);
+    case DC_TYPE_DOUBLE: return dc_double(raw->d);
+    case DC_TYPE_OBJECT: return dc_object(raw->pointer);
+    case DC_TYPE_POINTER: return dc_pointer(raw->pointer);
+    case DC_TYPE_STRING: return dc_string((char *)raw->pointer);
+    default: return dc_void();
+    }
+}
+
+/* ---- invocations ---------------------------------------------------------------------- */
+
+DC_API dc_status dc_invocation_create(dc_signature *signature, dc_function function, dc_invocation **out) {
+    if (signature == NULL || function == NULL || out == NULL)
+        return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_invocation_create: %s must not be NULL",
+                        signature == NULL ? "the signature" : function == NULL ? "the function" : "out");
+    size_t count = signature->parameter_count;
+    dc_invocation *invocation = calloc(1, sizeof *invocation + count * (sizeof(dc_value) + sizeof(void *)));
+    if (invocation == NULL)
+        return dc__fail(DC_ERR_NO_MEMORY, "no memory for an invocation of \"%s\"", signature->encoding);
+
+    invocation->signature = dc_signature_retain(signature);
+    invocation->function = function;
+    invocation->call_path = signature->call_path;
+    invocation->arguments = (dc_value *)(invocation + 1);
+    invocation->ffi_arguments = (void **)(invocation->arguments + count);
+    for (size_t i = 0; i < count; i++) {
+        dc_value *argument = &invocation->arguments[i];
+        argument->type = signature->parameter_types[i];
+        argument->u64 = 0;
+        invocation->ffi_arguments[i] = &argument->u64; /* every member starts here */
+    }
+    *out = invocation;
+    return DC_OK;
+}
+
+DC_API void dc_invocation_destroy(dc_invocation *invocation) {
+    if (invocation == NULL) return;
+    dc_signature_release(invocation->signature);
+    free(invocation);
+}
+
+DC_API dc_signature *dc_invocation_signature(const dc_invocation *invocation) {
+    return invocation != NULL ? invocation->signature : NULL;
+}
+
+static dc_status check_index(const dc_invocation *invocation, size_t index, const char *function) {
+    if (index >= invocation->signature->parameter_count)
+        return dc__fail(DC_ERR_INDEX, "%s: argument index %zu is out of range for signature \"%s\" with %zu parameters",
+                        function, index, invocation->signature->encoding, invocation->signature->parameter_count);
+    return DC_OK;
+}
+
+DC_API dc_status dc_invocation_set_argument(dc_invocation *invocation, size_t index, const dc_value *value) {
+    if (invocation == NULL || value == NULL)
+        return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_invocation_set_argument: invocation and value must not be NULL");
+    dc_status status = check_index(invocation, index, "dc_invocation_set_argument");
+    if (status != DC_OK) return status;
+
+    dc_value converted;
+    status = convert_argument(invocation->signature, index, value, &converted, "dc_invocation_set_argument");
+    if (status != DC_OK) return status;
+    invocation->arguments[index] = converted;
+    if (invocation->signature->stub != NULL)
+        store_register_image(invocation->signature, invocation->integers, invocation->floats, index, &converted);
+    return DC_OK;
+}
+
+DC_API dc_status dc_invocation_get_argument(const dc_invocation *invocation, size_t index, dc_value *out) {
+    if (invocation == NULL || out == NULL)
+        return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_invocation_get_argument: invocation and out must not be NULL");
+    dc_status status = check_index(invocation, index, "dc_invocation_get_argument");
+    if (status != DC_OK) return status;
+    *out = invocation->arguments[index];
+    return DC_OK;
+}
+
+DC_API dc_status dc_invocation_set_call_path(dc_invocation *invocation, dc_call_path path) {
+    if (invocation == NULL) return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_invocation_set_call_path: invocation is NULL");
+    if (path != DC_CALL_PATH_STUB && path != DC_CALL_PATH_FFI)
+        return dc__fail(DC_ERR_INVALID_ARGUMENT, "dc_invocation_set_call_path: %d is not a dc_call_path", (int)path);
+    if (path == DC_CALL_PATH_STUB && invocation->signature->stub == NULL)
+        return dc__fail(DC_ERR_UNSUPPORTED, "signature \"%s\" has no typed stub on this platform; it takes libffi",
+                        invocation->signature->encoding);
+    invocation->call_path = path;
+    return DC_OK;
+}
+
+DC_API dc_call_path dc_invocation_call_path(const dc_invocation *invocation) {
+    return invocation != NULL ? invocation->call_path : DC_CALL_PATH_FFI;
+}
+
+DC_API dc_status dc_invocation_invoke(dc_invocation *invocation) {
+    if (invocation == NULL) return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_invocation_invoke: invocation is NULL");
+    const dc_signature *signature = invocation->signature;
+    if (invocation->call_path == DC_CALL_PATH_STUB)
+        signature->stub(invocation->function, invocation->integers, invocation->floats, &invocation->result);
+    else
+        ffi_call((ffi_cif *)&signature->cif, invocation->function, &invocation->result, invocation->ffi_arguments);
+    invocation->has_returned = true;
+    return DC_OK;
+}
+
+DC_API dc_status dc_invocation_get_return_value(const dc_invocation *invocation, dc_value *out) {
+    if (invocation == NULL || out == NULL)
+        return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_invocation_get_return_value: invocation and out must not be NULL");
+    if (!invocation->has_returned)
+        return dc__fail(DC_ERR_NOT_INVOKED, "the invocation of \"%s\" has no return value before it is invoked",
+                        invocation->signature->encoding);
+    *out = dc__return_value(invocation->signature, &invocation->result);
+    return DC_OK;
+}
+
+/* ---- one-shot calls ---------------------------------------------------------------------- */
+
+DC_API dc_status dc_call(dc_signature *signature, dc_function function, const dc_value *arguments, size_t count,
+                         dc_value *return_value) {
+    if (signature == NULL || function == NULL || (arguments == NULL && count > 0))
+        return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_call: %s must not be NULL",
+                        signature == NULL ? "the signature" : function == NULL ? "the function" : "arguments");
+    if (count != signature->parameter_count)
+        return dc__fail(DC_ERR_ARITY, "dc_call: signature \"%s\" takes %zu arguments, %zu given", signature->encoding,
+                        signature->parameter_count, count);
+
+    dc_value converted[DC_MAX_PARAMETERS];
+    for (size_t i = 0; i < count; i++) {
+        dc_status status = convert_argument(signature, i, &arguments[i], &converted[i], "dc_call");
+        if (status != DC_OK) return status;
+    }
+
+    dc_raw_return result;
+    result.integer = 0;
+    if (signature->stub != NULL) {
+        uint64_t integers[DC_STUB_MAX_INTEGERS] = {0};
+        double floats[DC_STUB_MAX_FLOATS] = {0};
+        for (size_t i = 0; i < count; i++) store_register_image(signature, integers, floats, i, &converted[i]);
+        signature->stub(function, integers, floats, &result);
+    } else {
+        void *ffi_arguments[DC_MAX_PARAMETERS];
+        for (size_t i = 0; i < count; i++) ffi_arguments[i] = &converted[i].u64;
+        ffi_call(&signature->cif, function, &result, ffi_arguments);
+    }
+    if (return_value != NULL) *return_value = dc__return_value(signature, &result);
+    return DC_OK;
+}
