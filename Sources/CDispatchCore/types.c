@@ -84,8 +84,9 @@ static bool is_unsigned_integer(dc_type type) {
            type == DC_TYPE_UINT64;
 }
 
-/* An integer value as (negative, magnitude-or-bits) so every width compares
- * without overflow: negative values keep their int64, others their uint64. */
+/* An integer of any width, read so every range check is exact: `negative`
+ * says which of the two fields to compare; `unsigned_value` always holds the
+ * two's-complement bits, from which every width is written. */
 typedef struct integer_value {
     bool negative;
     int64_t signed_value;
@@ -130,9 +131,9 @@ static void write_integer(integer_value v, dc_type type, dc_value *out) {
     out->u64 = 0;
     out->type = type;
     switch (type) {
-    case DC_TYPE_INT8: out->i8 = (int8_t)v.signed_value; break;
-    case DC_TYPE_INT16: out->i16 = (int16_t)v.signed_value; break;
-    case DC_TYPE_INT32: out->i32 = (int32_t)v.signed_value; break;
+    case DC_TYPE_INT8: out->i8 = (int8_t)v.unsigned_value; break;
+    case DC_TYPE_INT16: out->i16 = (int16_t)v.unsigned_value; break;
+    case DC_TYPE_INT32: out->i32 = (int32_t)v.unsigned_value; break;
     case DC_TYPE_INT64: out->i64 = (int64_t)v.unsigned_value; break;
     case DC_TYPE_UINT8: out->u8 = (uint8_t)v.unsigned_value; break;
     case DC_TYPE_UINT16: out->u16 = (uint16_t)v.unsigned_value; break;

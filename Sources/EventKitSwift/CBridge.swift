@@ -1,0 +1,181 @@
+internal import CDispatchCore
+
+// Conversions between the Swift types and the C core's. Nothing here is public:
+// the C module stays plumbing.
+
+extension ValueType {
+    /// The Swift face of a type the C core handed back. The core only ever
+    /// reports types it accepted, all below `DC_TYPE_COUNT`; the test suite
+    /// checks that each of those has a case.
+    init(_ cType: dc_type) {
+        switch cType {
+        case DC_TYPE_VOID: self = .void
+        case DC_TYPE_BOOL: self = .bool
+        case DC_TYPE_INT8: self = .int8
+        case DC_TYPE_UINT8: self = .uint8
+        case DC_TYPE_INT16: self = .int16
+        case DC_TYPE_UINT16: self = .uint16
+        case DC_TYPE_INT32: self = .int32
+        case DC_TYPE_UINT32: self = .uint32
+        case DC_TYPE_INT64: self = .int64
+        case DC_TYPE_UINT64: self = .uint64
+        case DC_TYPE_FLOAT: self = .float
+        case DC_TYPE_DOUBLE: self = .double
+        case DC_TYPE_OBJECT: self = .object
+        case DC_TYPE_POINTER: self = .pointer
+        case DC_TYPE_STRING: self = .string
+        default: preconditionFailure("dc_type \(cType.rawValue) has no ValueType case")
+        }
+    }
+
+    var cType: dc_type {
+        switch self {
+        case .void: DC_TYPE_VOID
+        case .bool: DC_TYPE_BOOL
+        case .int8: DC_TYPE_INT8
+        case .uint8: DC_TYPE_UINT8
+        case .int16: DC_TYPE_INT16
+        case .uint16: DC_TYPE_UINT16
+        case .int32: DC_TYPE_INT32
+        case .uint32: DC_TYPE_UINT32
+        case .int64: DC_TYPE_INT64
+        case .uint64: DC_TYPE_UINT64
+        case .float: DC_TYPE_FLOAT
+        case .double: DC_TYPE_DOUBLE
+        case .object: DC_TYPE_OBJECT
+        case .pointer: DC_TYPE_POINTER
+        case .string: DC_TYPE_STRING
+        }
+    }
+
+    /// The number of types the C core defines, for the test that proves
+    /// each has a case. `package`: tests reach it without `@testable`.
+    package static var cTypeCount: Int { Int(DC_TYPE_COUNT.rawValue) }
+
+    /// The type for a raw `dc_type` value, for that same test.
+    package init(cTypeRawValue: UInt32) {
+        self.init(dc_type(rawValue: cTypeRawValue))
+    }
+
+    /// The raw `dc_type` value of this type, for that same test.
+    package var cTypeRawValue: UInt32 { cType.rawValue }
+}
+
+// MARK: - Values
+
+/// A NUL-terminated UTF-8 copy of `string` for C to read (and write, within
+/// its length). The caller owns it and gives it back with `freeCString(_:)`.
+func makeCString(_ string: String) -> UnsafeMutablePointer<CChar> {
+    let utf8 = string.utf8CString
+    let copy = UnsafeMutablePointer<CChar>.allocate(capacity: utf8.count)
+    utf8.withUnsafeBufferPointer { buffer in
+        copy.initialize(from: buffer.baseAddress!, count: buffer.count)
+    }
+    return copy
+}
+
+/// Frees a copy made by `makeCString(_:)`; `nil` does nothing.
+func freeCString(_ copy: UnsafeMutablePointer<CChar>?) {
+    copy?.deallocate()
+}
+
+extension Value {
+    /// The C value for this value, and the string copy it points to, if any.
+    ///
+    /// The caller owns `ownedString` (free it with `freeCString(_:)` once C is
+    /// done with the value) and must keep an object payload alive for as long
+    /// as C may use it: objects cross unretained.
+    func makeCValue() -> (value: dc_value, ownedString: UnsafeMutablePointer<CChar>?) {
+        switch self {
+        case .void: return (dc_void(), nil)
+        case .bool(let value): return (dc_bool(value), nil)
+        case .int8(let value): return (dc_int8(value), nil)
+        case .uint8(let value): return (dc_uint8(value), nil)
+        case .int16(let value): return (dc_int16(value), nil)
+        case .uint16(let value): return (dc_uint16(value), nil)
+        case .int32(let value): return (dc_int32(value), nil)
+        case .uint32(let value): return (dc_uint32(value), nil)
+        case .int64(let value): return (dc_int64(value), nil)
+        case .uint64(let value): return (dc_uint64(value), nil)
+        case .float(let value): return (dc_float(value), nil)
+        case .double(let value): return (dc_double(value), nil)
+        case .object(let object):
+            let address = object.map { Unmanaged.passUnretained($0).toOpaque() }
+            return (dc_object(address), nil)
+        case .pointer(let pointer): return (dc_pointer(pointer), nil)
+        case .string(nil): return (dc_string(nil), nil)
+        case .string(let string?):
+            let copy = makeCString(string)
+            return (dc_string(copy), copy)
+        }
+    }
+
+    /// The Swift value for a C value: a string is copied, an object is taken
+    /// without a retain of its own (it must be a live Swift object).
+    init(_ cValue: dc_value) {
+        switch cValue.type {
+        case DC_TYPE_VOID: self = .void
+        case DC_TYPE_BOOL: self = .bool(cValue.b)
+        case DC_TYPE_INT8: self = .int8(cValue.i8)
+        case DC_TYPE_UINT8: self = .uint8(cValue.u8)
+        case DC_TYPE_INT16: self = .int16(cValue.i16)
+        case DC_TYPE_UINT16: self = .uint16(cValue.u16)
+        case DC_TYPE_INT32: self = .int32(cValue.i32)
+        case DC_TYPE_UINT32: self = .uint32(cValue.u32)
+        case DC_TYPE_INT64: self = .int64(cValue.i64)
+        case DC_TYPE_UINT64: self = .uint64(cValue.u64)
+        case DC_TYPE_FLOAT: self = .float(cValue.f)
+        case DC_TYPE_DOUBLE: self = .double(cValue.d)
+        case DC_TYPE_OBJECT:
+            self = .object(cValue.object.map { Unmanaged<AnyObject>.fromOpaque($0).takeUnretainedValue() })
+        case DC_TYPE_POINTER: self = .pointer(cValue.pointer)
+        case DC_TYPE_STRING: self = .string(cValue.string.map { String(cString: $0) })
+        default: preconditionFailure("dc_value tagged with dc_type \(cValue.type.rawValue)")
+        }
+    }
+}
+
+// MARK: - Function pointers
+
+/// The C function pointer a Swift value stands for, or `nil` for a null one
+/// (which the C core then reports as `.nullArgument`).
+///
+/// Accepted: a `@convention(c)` function, or `UnsafeRawPointer`,
+/// `UnsafeMutableRawPointer` or `OpaquePointer` holding a function's address
+/// (as `dlsym` returns it), each optional or not. Anything else (a Swift
+/// closure, a class instance, an integer) throws `.invalidArgument` rather
+/// than being called as code.
+func cFunctionPointer<Function>(_ function: Function) throws(DispatchError) -> dc_function? {
+    let addressTypes: [Any.Type] = [
+        UnsafeRawPointer.self, UnsafeRawPointer?.self,
+        UnsafeMutableRawPointer.self, UnsafeMutableRawPointer?.self,
+        OpaquePointer.self, OpaquePointer?.self,
+    ]
+    let typeName = String(reflecting: Function.self)
+    let isAddress = addressTypes.contains { $0 == Function.self }
+    let isCFunction = typeName.hasPrefix("@convention(c) ")
+        || typeName.hasPrefix("Swift.Optional<@convention(c) ")
+    guard isAddress || isCFunction,
+        MemoryLayout<Function>.size == MemoryLayout<dc_function?>.size
+    else {
+        throw DispatchError(
+            status: DC_ERR_INVALID_ARGUMENT,
+            message: "a value of type \(typeName) is not a C function: "
+                + "pass a @convention(c) function or a raw pointer to one"
+        )!
+    }
+    return unsafeBitCast(function, to: dc_function?.self)
+}
+
+/// The C index for a Swift argument index. A negative index is reported here,
+/// since `size_t` cannot carry it; every other index is checked by the core.
+func cArgumentIndex(_ index: Int, of signature: Signature) throws(DispatchError) -> Int {
+    guard index >= 0 else {
+        throw DispatchError(
+            status: DC_ERR_INDEX,
+            message: "argument index \(index) is out of range for signature "
+                + "\"\(signature.encoding)\" with \(signature.parameterTypes.count) parameters"
+        )!
+    }
+    return index
+}

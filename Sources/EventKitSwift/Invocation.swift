@@ -1,0 +1,254 @@
+internal import CDispatchCore
+
+/// A call to a C function whose type is known only at run time: the function,
+/// its ``Signature`` and the arguments, ready to invoke any number of times.
+///
+/// ```swift
+/// let add: @convention(c) (Int64, Double) -> Int64 = { a, b in a + Int64(b) }
+/// let invocation = try Invocation(function: add, signature: Signature("qqd"))
+/// try invocation.setArgument(2, at: 0)
+/// try invocation.setArgument(3.5, at: 1)
+/// let sum = try invocation.invoke()            // .int64(5)
+/// ```
+///
+/// Arguments are numbered from 0, the function's first parameter; there are no
+/// hidden `self` and `_cmd` slots. Every argument is zero (`0`, `false`,
+/// `NULL`) until set, and stays set across invokes. A value is checked against
+/// its parameter's type when it is set, so a call never sees a value of the
+/// wrong type.
+///
+/// An invocation keeps what its arguments point to alive, as `NSInvocation`
+/// does after `retainArguments`: it holds a strong reference to every object
+/// argument and its own C copy of every string argument for as long as they
+/// are set, and lets go when an argument is replaced or the invocation is
+/// deinitialized. A C function may therefore keep an argument's address only
+/// for that long. Raw pointers are passed as given; their owner keeps them
+/// valid.
+///
+/// Like `NSInvocation`, an invocation is used by one thread at a time and is
+/// not `Sendable`; its ``signature`` may be shared.
+///
+/// The corresponding C type is `dc_invocation`. Replaces `NSInvocation`.
+public final class Invocation {
+    /// The type of the function this invocation calls.
+    ///
+    /// The corresponding C function is `dc_invocation_signature`. Replaces
+    /// `-[NSInvocation methodSignature]`.
+    public let signature: Signature
+
+    /// The address of the function this invocation calls.
+    ///
+    /// Replaces the target and selector of an `NSInvocation`: there is no
+    /// message send, only a C function.
+    public let function: UnsafeRawPointer
+
+    private let cInvocation: OpaquePointer
+
+    /// The object argument at each index, held so its address stays valid.
+    private var heldObjects: [AnyObject?]
+
+    /// This invocation's own copy of the string argument at each index.
+    private var heldStrings: [UnsafeMutablePointer<CChar>?]
+
+    /// Creates an invocation of the C function at `function`, such as an
+    /// address `dlsym` returned, whose real type `signature` describes. Every
+    /// argument starts as zero.
+    ///
+    /// The function must not be variadic, and must really have the type
+    /// `signature` describes: the core cannot check that, and calling a
+    /// function through the wrong type is undefined behaviour.
+    ///
+    /// - Throws: ``DispatchError/nullArgument(_:)`` when `function` is `nil`;
+    ///   ``DispatchError/outOfMemory(_:)``.
+    ///
+    /// The corresponding C function is `dc_invocation_create`. Replaces
+    /// `+[NSInvocation invocationWithMethodSignature:]` followed by
+    /// `setTarget:` and `setSelector:`.
+    public init(function: UnsafeRawPointer?, signature: Signature) throws {
+        var created: OpaquePointer?
+        let cFunction = unsafeBitCast(function, to: dc_function?.self)
+        try DispatchError.check(dc_invocation_create(signature.cSignature, cFunction, &created))
+        self.cInvocation = created!
+        self.function = function!
+        self.signature = signature
+        heldObjects = Array(repeating: nil, count: signature.parameterTypes.count)
+        heldStrings = Array(repeating: nil, count: signature.parameterTypes.count)
+    }
+
+    /// Creates an invocation of a C function given as a Swift value: a
+    /// `@convention(c)` function (optional or not), or the function's address
+    /// as an `UnsafeRawPointer`, `UnsafeMutableRawPointer` or `OpaquePointer`.
+    ///
+    /// ```swift
+    /// let negate: @convention(c) (Double) -> Double = { -$0 }
+    /// let invocation = try Invocation(function: negate, signature: Signature("dd"))
+    /// ```
+    ///
+    /// - Throws: ``DispatchError/invalidArgument(_:)`` when `function` is none
+    ///   of those (a Swift closure, for instance, is not a C function);
+    ///   ``DispatchError/nullArgument(_:)`` when it is `nil`.
+    ///
+    /// The corresponding C function is `dc_invocation_create`. Replaces
+    /// `+[NSInvocation invocationWithMethodSignature:]` followed by
+    /// `setTarget:` and `setSelector:`.
+    public convenience init<Function>(function: Function, signature: Signature) throws {
+        let cFunction = try cFunctionPointer(function)
+        try self.init(function: unsafeBitCast(cFunction, to: UnsafeRawPointer?.self), signature: signature)
+    }
+
+    deinit {
+        dc_invocation_destroy(cInvocation)
+        heldStrings.forEach(freeCString)
+    }
+
+    /// Sets the argument at `index` (0 is the function's first parameter)
+    /// after converting `value` to the parameter's type; see ``Value`` for
+    /// what fits.
+    ///
+    /// The invocation holds an object argument strongly and keeps its own C
+    /// copy of a string argument until the argument is replaced.
+    ///
+    /// - Throws: ``DispatchError/indexOutOfRange(_:)`` when `index` is not a
+    ///   parameter; ``DispatchError/typeMismatch(_:)`` when `value` does not
+    ///   fit, naming both types. On either, the argument keeps its previous
+    ///   value.
+    ///
+    /// The corresponding C function is `dc_invocation_set_argument`. Replaces
+    /// `-[NSInvocation setArgument:atIndex:]`.
+    public func setArgument(_ value: Value, at index: Int) throws {
+        let cIndex = try cArgumentIndex(index, of: signature)
+        var (cValue, ownedString) = value.makeCValue()
+        do {
+            try DispatchError.check(dc_invocation_set_argument(cInvocation, cIndex, &cValue))
+        } catch {
+            freeCString(ownedString)
+            throw error
+        }
+        freeCString(heldStrings[index])
+        heldStrings[index] = ownedString
+        if case .object(let object) = value {
+            heldObjects[index] = object
+        } else {
+            heldObjects[index] = nil
+        }
+    }
+
+    /// The argument at `index`, typed as its parameter: an integer set as
+    /// `.int64(5)` for an `int32` parameter reads back as `.int32(5)`.
+    ///
+    /// - Throws: ``DispatchError/indexOutOfRange(_:)``.
+    ///
+    /// The corresponding C function is `dc_invocation_get_argument`. Replaces
+    /// `-[NSInvocation getArgument:atIndex:]`.
+    public func argument(at index: Int) throws -> Value {
+        let cIndex = try cArgumentIndex(index, of: signature)
+        var cValue = dc_value()
+        try DispatchError.check(dc_invocation_get_argument(cInvocation, cIndex, &cValue))
+        return Value(cValue)
+    }
+
+    /// Calls the function with the current arguments, keeps its return value
+    /// and returns it (``Value/void`` for a `void` function). May be called any
+    /// number of times.
+    ///
+    /// An object the function returns must be a live Swift object; a string it
+    /// returns is copied.
+    ///
+    /// The corresponding C functions are `dc_invocation_invoke` and
+    /// `dc_invocation_get_return_value`. Replaces `-[NSInvocation invoke]`.
+    @discardableResult
+    public func invoke() throws -> Value {
+        try DispatchError.check(dc_invocation_invoke(cInvocation))
+        return try returnValue()
+    }
+
+    /// The value the last ``invoke()`` returned, typed as the signature's
+    /// return type.
+    ///
+    /// - Throws: ``DispatchError/notInvoked(_:)`` before the first invoke.
+    ///
+    /// The corresponding C function is `dc_invocation_get_return_value`.
+    /// Replaces `-[NSInvocation getReturnValue:]`.
+    public func returnValue() throws -> Value {
+        var cValue = dc_value()
+        try DispatchError.check(dc_invocation_get_return_value(cInvocation, &cValue))
+        return Value(cValue)
+    }
+
+    /// The path the next ``invoke()`` takes: the signature's
+    /// ``Signature/callPath`` unless ``setCallPath(_:)`` forced another.
+    ///
+    /// The corresponding C function is `dc_invocation_call_path`.
+    public var callPath: Signature.CallPath {
+        Signature.CallPath(dc_invocation_call_path(cInvocation))
+    }
+
+    /// Forces the path this invocation's calls take. Both paths give
+    /// identical results; this exists to compare them in tests and
+    /// benchmarks.
+    ///
+    /// - Throws: ``DispatchError/unsupported(_:)`` for ``Signature/CallPath/stub``
+    ///   when no stub covers the signature; ``Signature/CallPath/libffi`` is
+    ///   always allowed.
+    ///
+    /// The corresponding C function is `dc_invocation_set_call_path`.
+    public func setCallPath(_ path: Signature.CallPath) throws {
+        try DispatchError.check(dc_invocation_set_call_path(cInvocation, path.cPath))
+    }
+
+    /// Calls `function` once with `arguments` on the signature's default
+    /// path and returns what it returned, without creating an invocation.
+    /// Nothing is called unless every argument fits its parameter.
+    ///
+    /// `function` is a `@convention(c)` function or a raw pointer to one, as
+    /// for ``init(function:signature:)``. String arguments are
+    /// copied for the duration of the call and object arguments stay alive
+    /// until it returns. Safe to call from several threads at once.
+    ///
+    /// ```swift
+    /// let sum = try Invocation.call(add, signature: Signature("qqd"), arguments: [2, 3.5])
+    /// ```
+    ///
+    /// - Throws: ``DispatchError/arity(_:)`` when the number of arguments
+    ///   differs from the parameter count; ``DispatchError/typeMismatch(_:)``
+    ///   naming the first argument that does not fit;
+    ///   ``DispatchError/invalidArgument(_:)`` or
+    ///   ``DispatchError/nullArgument(_:)`` for a bad `function`.
+    ///
+    /// The corresponding C function is `dc_call`. Replaces creating, filling
+    /// and invoking a one-off `NSInvocation`.
+    @discardableResult
+    public static func call<Function>(
+        _ function: Function, signature: Signature, arguments: [Value]
+    ) throws -> Value {
+        let cFunction = try cFunctionPointer(function)
+        var cArguments: [dc_value] = []
+        var stringCopies: [UnsafeMutablePointer<CChar>] = []
+        cArguments.reserveCapacity(arguments.count)
+        defer { stringCopies.forEach(freeCString) }
+        for argument in arguments {
+            let (cValue, ownedString) = argument.makeCValue()
+            cArguments.append(cValue)
+            if let ownedString { stringCopies.append(ownedString) }
+        }
+        var cResult = dc_value()
+        let status = withExtendedLifetime(arguments) {
+            cArguments.withUnsafeBufferPointer { buffer in
+                dc_call(signature.cSignature, cFunction, buffer.baseAddress, buffer.count, &cResult)
+            }
+        }
+        try DispatchError.check(status)
+        return Value(cResult)
+    }
+}
+
+@available(*, unavailable, message: "an Invocation, like NSInvocation, is used by one thread at a time")
+extension Invocation: Sendable {}
+
+extension Invocation: CustomStringConvertible {
+    /// The function's address, its signature and the call path, such as
+    /// `Invocation(0x… q@qd (int64 (object, int64, double)), stub)`.
+    public var description: String {
+        "Invocation(\(function) \(signature), \(callPath))"
+    }
+}

@@ -1,0 +1,32 @@
+import EventKitSwift
+import Testing
+
+/// Counts calls of the C functions that take it as their object argument, so a
+/// test can prove a function was or was not called. Each test makes its own,
+/// which keeps parallel tests apart.
+final class CallCounter {
+    var calls = 0
+}
+
+extension CallCounter {
+    /// The counter a C function received as its `@` argument.
+    static func from(_ address: UnsafeMutableRawPointer?) -> CallCounter {
+        Unmanaged<CallCounter>.fromOpaque(address!).takeUnretainedValue()
+    }
+}
+
+/// Expects `body` to throw the `DispatchError` case that `expected` names
+/// (`DispatchError.typeMismatch`, say) and returns the error's message.
+@discardableResult
+func expectDispatchError(
+    _ expected: (String) -> DispatchError,
+    sourceLocation: SourceLocation = #_sourceLocation,
+    _ body: () throws -> Void
+) -> String {
+    let error = #expect(throws: DispatchError.self, sourceLocation: sourceLocation) {
+        try body()
+    }
+    guard let error else { return "" }
+    #expect(error == expected(error.message), "threw \(error)", sourceLocation: sourceLocation)
+    return error.message
+}
