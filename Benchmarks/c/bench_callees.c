@@ -1,0 +1,17 @@
+/* bench_callees.c — see bench_callees.h. */
+#include "bench_callees.h"
+
+__attribute__((noinline)) void bench_touch(void *object) {
+    ((bench_object *)object)->touches++;
+}
+
+__attribute__((noinline)) void bench_set_flag(void *object, bool flag) {
+    bench_object *target = object;
+    target->flag = flag;
+    target->touches++;
+}
+
+__attribute__((noinline)) int64_t bench_scale(void *object, int64_t count, double factor) {
+    ((bench_object *)object)->touches++;
+    return (int64_t)((double)count * factor);
+}

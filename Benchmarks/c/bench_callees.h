@@ -1,0 +1,26 @@
+/*
+ * bench_callees.h — the functions the benchmark calls. They live in their own
+ * translation unit so the compiler cannot inline or elide a single call, and
+ * each leaves a trace in the object so every call does its work.
+ */
+#ifndef DC_BENCH_CALLEES_H
+#define DC_BENCH_CALLEES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef struct bench_object {
+    uint64_t touches;
+    bool flag;
+} bench_object;
+
+/* void (void *) */
+void bench_touch(void *object);
+
+/* void (void *, bool) */
+void bench_set_flag(void *object, bool flag);
+
+/* int64_t (void *, int64_t, double) */
+int64_t bench_scale(void *object, int64_t count, double factor);
+
+#endif /* DC_BENCH_CALLEES_H */

@@ -1,0 +1,208 @@
+/*
+ * test_support.h — what the C tests share: cmocka, status and error-message
+ * assertions, and value comparison that names what differed.
+ *
+ * The tests see the library as a client does: dispatch_core.h only.
+ */
+#ifndef DC_TEST_SUPPORT_H
+#define DC_TEST_SUPPORT_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "dispatch_core.h"
+
+/* Callees are only ever called through pointers by the library; keeping them out
+ * of line makes the direct calls that compute expected values real calls too. */
+#define CALLEE __attribute__((noinline))
+
+/* The stub path exists on the ABIs the stubs cover; everywhere else every call
+ * takes libffi, and tests that expect the stub path expect libffi instead. */
+#if defined(__x86_64__) || defined(__aarch64__)
+#define DC_TEST_STUB_PATH DC_CALL_PATH_STUB
+#else
+#define DC_TEST_STUB_PATH DC_CALL_PATH_FFI
+#endif
+
+#define ARRAY_COUNT(array) (sizeof(array) / sizeof((array)[0]))
+
+/* ---- statuses ------------------------------------------------------------- */
+
+static inline void dc_test_assert_status(dc_status actual, dc_status expected,
+                                         const char *expression, const char *file,
+                                         int line) {
+    if (actual != expected) {
+        print_error("%s gave %s, expected %s (last error message: \"%s\")\n", expression,
+                    dc_status_name(actual), dc_status_name(expected),
+                    dc_last_error_message());
+        _fail(file, line);
+    }
+}
+
+#define assert_status(expression, expected)                                              \
+    dc_test_assert_status((expression), (expected), #expression, __FILE__, __LINE__)
+
+#define assert_ok(expression) assert_status(expression, DC_OK)
+
+/* ---- failures and their messages ------------------------------------------ */
+
+/*
+ * Leaves a known message behind, so that a failure checked afterwards is seen to
+ * have written a message of its own rather than left an older one in place.
+ */
+static inline const char *dc_test_prime_error_message(void) {
+    static _Thread_local char primed[512];
+    dc_value huge = dc_int64(-987654321);
+    dc_value narrowed;
+    dc_value_convert(&huge, DC_TYPE_UINT8, &narrowed);
+    snprintf(primed, sizeof primed, "%s", dc_last_error_message());
+    return primed;
+}
+
+/* True when `message` contains `needle`, ignoring case; a needle "a|b" is found
+ * when either alternative is (0-based or 1-based positions, say). */
+static inline bool dc_test_message_mentions(const char *message, const char *needle) {
+    char alternatives[256];
+    snprintf(alternatives, sizeof alternatives, "%s", needle);
+    char *saved = NULL;
+    for (char *alternative = strtok_r(alternatives, "|", &saved); alternative != NULL;
+         alternative = strtok_r(NULL, "|", &saved)) {
+        if (strcasestr(message, alternative) != NULL) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static inline void dc_test_assert_failure(const char *primed, dc_status actual,
+                                          dc_status expected, const char *const *needles,
+                                          const char *expression, const char *file,
+                                          int line) {
+    dc_test_assert_status(actual, expected, expression, file, line);
+    const char *message = dc_last_error_message();
+    if (message == NULL || message[0] == '\0') {
+        print_error("%s failed with %s but left no error message\n", expression,
+                    dc_status_name(actual));
+        _fail(file, line);
+    }
+    if (strcmp(message, primed) == 0) {
+        print_error("%s failed with %s but did not set its own error message "
+                    "(still \"%s\")\n",
+                    expression, dc_status_name(actual), message);
+        _fail(file, line);
+    }
+    for (const char *const *needle = needles; *needle != NULL; needle++) {
+        if (!dc_test_message_mentions(message, *needle)) {
+            print_error("%s: error message \"%s\" does not mention \"%s\"\n", expression,
+                        message, *needle);
+            _fail(file, line);
+        }
+    }
+}
+
+/*
+ * assert_failure(call, DC_ERR_TYPE, "2", "int64") checks the status, that the
+ * call set a non-empty message of its own, and that the message mentions every
+ * needle (case-insensitive; "a|b" accepts either).
+ */
+#define assert_failure(expression, expected, ...)                                        \
+    do {                                                                                 \
+        const char *dc_test_primed = dc_test_prime_error_message();                      \
+        dc_status dc_test_actual = (expression);                                         \
+        dc_test_assert_failure(dc_test_primed, dc_test_actual, (expected),               \
+                               (const char *const[]){__VA_ARGS__, NULL}, #expression,    \
+                               __FILE__, __LINE__);                                      \
+    } while (0)
+
+/* ---- values ---------------------------------------------------------------- */
+
+/* Formats a value as "int8 -128", "double 0x3fd5555555555555 (0.333333)", ... */
+static inline const char *dc_test_describe(dc_value value, char *buffer, size_t size) {
+    const char *name = dc_type_name(value.type);
+    switch (value.type) {
+    case DC_TYPE_VOID: snprintf(buffer, size, "%s", name); break;
+    case DC_TYPE_BOOL: snprintf(buffer, size, "%s %s", name, value.b ? "true" : "false"); break;
+    case DC_TYPE_INT8: snprintf(buffer, size, "%s %d", name, value.i8); break;
+    case DC_TYPE_UINT8: snprintf(buffer, size, "%s %u", name, value.u8); break;
+    case DC_TYPE_INT16: snprintf(buffer, size, "%s %d", name, value.i16); break;
+    case DC_TYPE_UINT16: snprintf(buffer, size, "%s %u", name, value.u16); break;
+    case DC_TYPE_INT32: snprintf(buffer, size, "%s %d", name, value.i32); break;
+    case DC_TYPE_UINT32: snprintf(buffer, size, "%s %u", name, value.u32); break;
+    case DC_TYPE_INT64: snprintf(buffer, size, "%s %lld", name, (long long)value.i64); break;
+    case DC_TYPE_UINT64:
+        snprintf(buffer, size, "%s %llu", name, (unsigned long long)value.u64);
+        break;
+    case DC_TYPE_FLOAT: {
+        uint32_t bits;
+        memcpy(&bits, &value.f, sizeof bits);
+        snprintf(buffer, size, "%s 0x%08x (%g)", name, bits, (double)value.f);
+        break;
+    }
+    case DC_TYPE_DOUBLE: {
+        uint64_t bits;
+        memcpy(&bits, &value.d, sizeof bits);
+        snprintf(buffer, size, "%s 0x%016llx (%g)", name, (unsigned long long)bits, value.d);
+        break;
+    }
+    case DC_TYPE_OBJECT:
+    case DC_TYPE_POINTER:
+    case DC_TYPE_STRING: snprintf(buffer, size, "%s %p", name, value.pointer); break;
+    default: snprintf(buffer, size, "type %d", (int)value.type); break;
+    }
+    return buffer;
+}
+
+/* Same type and the same bits in the member that type names: NaNs compare by
+ * their bits, and 0.0 differs from -0.0. */
+static inline bool dc_test_values_equal(dc_value a, dc_value b) {
+    if (a.type != b.type) {
+        return false;
+    }
+    switch (a.type) {
+    case DC_TYPE_VOID: return true;
+    case DC_TYPE_BOOL: return a.b == b.b;
+    case DC_TYPE_INT8: return a.i8 == b.i8;
+    case DC_TYPE_UINT8: return a.u8 == b.u8;
+    case DC_TYPE_INT16: return a.i16 == b.i16;
+    case DC_TYPE_UINT16: return a.u16 == b.u16;
+    case DC_TYPE_INT32: return a.i32 == b.i32;
+    case DC_TYPE_UINT32: return a.u32 == b.u32;
+    case DC_TYPE_INT64: return a.i64 == b.i64;
+    case DC_TYPE_UINT64: return a.u64 == b.u64;
+    case DC_TYPE_FLOAT: return memcmp(&a.f, &b.f, sizeof a.f) == 0;
+    case DC_TYPE_DOUBLE: return memcmp(&a.d, &b.d, sizeof a.d) == 0;
+    case DC_TYPE_OBJECT:
+    case DC_TYPE_POINTER:
+    case DC_TYPE_STRING: return a.pointer == b.pointer;
+    default: return false;
+    }
+}
+
+static inline void dc_test_assert_values_equal(dc_value expected, dc_value actual,
+                                               const char *context, const char *file,
+                                               int line) {
+    if (!dc_test_values_equal(expected, actual)) {
+        char expected_text[96], actual_text[96];
+        print_error("%s: expected %s, got %s\n", context,
+                    dc_test_describe(expected, expected_text, sizeof expected_text),
+                    dc_test_describe(actual, actual_text, sizeof actual_text));
+        _fail(file, line);
+    }
+}
+
+#define assert_value_equal(expected, actual, context)                                    \
+    dc_test_assert_values_equal((expected), (actual), (context), __FILE__, __LINE__)
+
+/* The address of a temporary dc_value: set_argument(inv, 0, VALUE(dc_int64(2))). */
+#define VALUE(expression) (&(dc_value[1]){expression}[0])
+
+/* The number of values in a dc_value initializer list. */
+#define DC_TEST_COUNT_VALUES(...) (sizeof((dc_value[]){__VA_ARGS__}) / sizeof(dc_value))
+
+#endif /* DC_TEST_SUPPORT_H */
