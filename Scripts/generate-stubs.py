@@ -15,12 +15,12 @@ from pathlib import Path
 CORE = Path(__file__).resolve().parent.parent / "Sources" / "CDispatchCore"
 OUTPUT = CORE / "stubs.c"
 
-# (enumerator, name part, C return type, dc_raw_return member) per return class.
+# (enumerator, name part, C return type) per return class.
 RETURN_CLASSES = [
-    ("DC_RETURN_VOID", "void", "void", None),
-    ("DC_RETURN_INTEGER", "integer", "uint64_t", "integer"),
-    ("DC_RETURN_FLOAT", "float", "float", "f"),
-    ("DC_RETURN_DOUBLE", "double", "double", "d"),
+    ("DC_RETURN_VOID", "void", "void"),
+    ("DC_RETURN_INTEGER", "integer", "uint64_t"),
+    ("DC_RETURN_FLOAT", "float", "float"),
+    ("DC_RETURN_DOUBLE", "double", "double"),
 ]
 
 HEADER = """\
@@ -48,7 +48,7 @@ HEADER = """\
  *    (nothing about the upper bits) and what clang's assume (extended to at
  *    least 32 bits);
  *  - a narrow integer return leaves its upper register bits undefined; the
- *    caller narrows result->integer to the real return type afterwards.
+ *    caller narrows the stub's uint64_t result to the real return type.
  *
  * ISO C calls a call through a pointer of another function type undefined; the
  * platform ABI defines it. Clang's UBSan check -fsanitize=function would report
@@ -120,20 +120,20 @@ def stub_name(class_name, integers, floats):
     return f"stub_r{class_name}_i{integers}_f{floats}"
 
 
-def stub(class_name, return_type, member, integers, floats):
+def stub(class_name, return_type, integers, floats):
     parameters = ", ".join(["uint64_t"] * integers + ["double"] * floats) or "void"
     arguments = ", ".join([f"integers[{i}]" for i in range(integers)] +
                           [f"floats[{i}]" for i in range(floats)])
-    unused = [name for name, used in (("integers", integers), ("floats", floats),
-                                      ("result", member)) if not used]
+    unused = [name for name, used in (("integers", integers), ("floats", floats)) if not used]
+    # Returning the callee's result unchanged lets the compiler make the call a
+    # tail call: the stub adds no frame of its own.
     call = f"((function_type)function)({arguments});"
     return "\n".join([
-        f"DC_NO_SANITIZE_FUNCTION static void {stub_name(class_name, integers, floats)}(",
-        "    dc_function function, const uint64_t *integers, const double *floats,",
-        "    dc_raw_return *result) {",
+        f"DC_NO_SANITIZE_FUNCTION static {return_type} {stub_name(class_name, integers, floats)}(",
+        "    dc_function function, const uint64_t *integers, const double *floats) {",
         fill(f"typedef {return_type} (*function_type)({parameters});", 4, 8),
         *[f"    (void){name};" for name in unused],
-        fill(f"result->{member} = {call}" if member else call, 4, 8),
+        fill(call if return_type == "void" else f"return {call}", 4, 8),
         "}",
     ]) + "\n"
 
@@ -141,17 +141,17 @@ def stub(class_name, return_type, member, integers, floats):
 def generate(max_integers, max_floats):
     parts = [HEADER.format(classes=len(RETURN_CLASSES), integers=max_integers,
                            floats=max_floats)]
-    for _, class_name, return_type, member in RETURN_CLASSES:
+    for _, class_name, return_type in RETURN_CLASSES:
         for integers in range(max_integers + 1):
             for floats in range(max_floats + 1):
-                parts.append("\n" + stub(class_name, return_type, member, integers, floats))
+                parts.append("\n" + stub(class_name, return_type, integers, floats))
     parts.append("\n/* stubs[return class][integer count][float count] */\n"
                  "static const dc_stub stubs[DC_RETURN_CLASS_COUNT][DC_STUB_MAX_INTEGERS + 1]\n"
                  "                          [DC_STUB_MAX_FLOATS + 1] = {\n")
-    for enumerator, class_name, _, _ in RETURN_CLASSES:
+    for enumerator, class_name, _ in RETURN_CLASSES:
         parts.append(f"    [{enumerator}] = {{\n")
         for integers in range(max_integers + 1):
-            names = [stub_name(class_name, integers, f) for f in range(max_floats + 1)]
+            names = ["(dc_stub)" + stub_name(class_name, integers, f) for f in range(max_floats + 1)]
             parts.append(fill("{" + ", ".join(names) + "},", 8, 9) + "\n")
         parts.append("    },\n")
     parts.append("};\n" + FOOTER)

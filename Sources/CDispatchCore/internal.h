@@ -61,18 +61,43 @@ typedef union dc_raw_return {
 /*
  * A stub calls `function` through a pointer cast to
  *     R (*)(uint64_t x integer_count, double x float_count)
- * where R is void, uint64_t, float or double by return class. Integer-class
- * arguments come widened to 64 bits in `integers` (in parameter order among
- * themselves), floating-point ones in `floats`; a float argument has its bits in
- * the low 32 bits of its double slot, which is where the callee reads it.
+ * and returns its result, where R is void, uint64_t, float or double by return
+ * class. Integer-class arguments come widened to 64 bits in `integers` (in
+ * parameter order among themselves), floating-point ones in `floats`; a float
+ * argument has its bits in the low 32 bits of its double slot, which is where
+ * the callee reads it. A dc_stub is stored type-erased; dc__stub_call() casts
+ * it back to the shape of its return class.
  */
-typedef void (*dc_stub)(dc_function function, const uint64_t *integers,
-                        const double *floats, dc_raw_return *result);
+typedef void (*dc_stub)(void);
+typedef void (*dc_stub_returning_void)(dc_function, const uint64_t *, const double *);
+typedef uint64_t (*dc_stub_returning_integer)(dc_function, const uint64_t *, const double *);
+typedef float (*dc_stub_returning_float)(dc_function, const uint64_t *, const double *);
+typedef double (*dc_stub_returning_double)(dc_function, const uint64_t *, const double *);
 
 /* The stub for that shape, or NULL when there is none: counts too large, or a
  * platform whose ABI the stubs do not cover (then every call takes libffi). */
 dc_stub dc__stub_lookup(dc_return_class return_class, unsigned integer_count,
                         unsigned float_count);
+
+/* Calls through `stub`, which dc__stub_lookup() gave for `return_class`. */
+static inline void dc__stub_call(dc_return_class return_class, dc_stub stub, dc_function function,
+                                 const uint64_t *integers, const double *floats,
+                                 dc_raw_return *result) {
+    switch (return_class) {
+    case DC_RETURN_VOID:
+        ((dc_stub_returning_void)stub)(function, integers, floats);
+        break;
+    case DC_RETURN_INTEGER:
+        result->integer = ((dc_stub_returning_integer)stub)(function, integers, floats);
+        break;
+    case DC_RETURN_FLOAT:
+        result->f = ((dc_stub_returning_float)stub)(function, integers, floats);
+        break;
+    default:
+        result->d = ((dc_stub_returning_double)stub)(function, integers, floats);
+        break;
+    }
+}
 
 /* ---- signatures (signature.c) ------------------------------------------- */
 

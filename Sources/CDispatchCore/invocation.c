@@ -13,9 +13,11 @@
 #include <string.h>
 
 struct dc_invocation {
-    dc_signature *signature;
     dc_function function;
+    dc_stub stub; /* the signature's stub while the call path is the stub path, else NULL */
+    dc_return_class return_class;
     dc_call_path call_path;
+    dc_signature *signature;
     bool has_returned;
     dc_raw_return result;
     uint64_t integers[DC_STUB_MAX_INTEGERS];
@@ -117,6 +119,8 @@ DC_API dc_status dc_invocation_create(dc_signature *signature, dc_function funct
     invocation->signature = dc_signature_retain(signature);
     invocation->function = function;
     invocation->call_path = signature->call_path;
+    invocation->stub = signature->stub;
+    invocation->return_class = signature->return_class;
     invocation->arguments = (dc_value *)(invocation + 1);
     invocation->ffi_arguments = (void **)(invocation->arguments + count);
     for (size_t i = 0; i < count; i++) {
@@ -178,6 +182,7 @@ DC_API dc_status dc_invocation_set_call_path(dc_invocation *invocation, dc_call_
         return dc__fail(DC_ERR_UNSUPPORTED, "signature \"%s\" has no typed stub on this platform; it takes libffi",
                         invocation->signature->encoding);
     invocation->call_path = path;
+    invocation->stub = path == DC_CALL_PATH_STUB ? invocation->signature->stub : NULL;
     return DC_OK;
 }
 
@@ -187,11 +192,11 @@ DC_API dc_call_path dc_invocation_call_path(const dc_invocation *invocation) {
 
 DC_API dc_status dc_invocation_invoke(dc_invocation *invocation) {
     if (invocation == NULL) return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_invocation_invoke: invocation is NULL");
-    const dc_signature *signature = invocation->signature;
-    if (invocation->call_path == DC_CALL_PATH_STUB)
-        signature->stub(invocation->function, invocation->integers, invocation->floats, &invocation->result);
+    if (invocation->stub != NULL)
+        dc__stub_call(invocation->return_class, invocation->stub, invocation->function, invocation->integers,
+                      invocation->floats, &invocation->result);
     else
-        ffi_call((ffi_cif *)&signature->cif, invocation->function, &invocation->result, invocation->ffi_arguments);
+        ffi_call(&invocation->signature->cif, invocation->function, &invocation->result, invocation->ffi_arguments);
     invocation->has_returned = true;
     return DC_OK;
 }
@@ -229,7 +234,7 @@ DC_API dc_status dc_call(dc_signature *signature, dc_function function, const dc
         uint64_t integers[DC_STUB_MAX_INTEGERS] = {0};
         double floats[DC_STUB_MAX_FLOATS] = {0};
         for (size_t i = 0; i < count; i++) store_register_image(signature, integers, floats, i, &converted[i]);
-        signature->stub(function, integers, floats, &result);
+        dc__stub_call(signature->return_class, signature->stub, function, integers, floats, &result);
     } else {
         void *ffi_arguments[DC_MAX_PARAMETERS];
         for (size_t i = 0; i < count; i++) ffi_arguments[i] = &converted[i].u64;

@@ -22,7 +22,7 @@
  *    (nothing about the upper bits) and what clang's assume (extended to at
  *    least 32 bits);
  *  - a narrow integer return leaves its upper register bits undefined; the
- *    caller narrows result->integer to the real return type afterwards.
+ *    caller narrows the stub's uint64_t result to the real return type.
  *
  * ISO C calls a call through a pointer of another function type undefined; the
  * platform ABI defines it. Clang's UBSan check -fsanitize=function would report
@@ -61,2378 +61,2081 @@ _Static_assert(DC_STUB_MAX_INTEGERS <= 6 && DC_STUB_MAX_FLOATS <= 8,
 #endif
 
 DC_NO_SANITIZE_FUNCTION static void stub_rvoid_i0_f0(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef void (*function_type)(void);
     (void)integers;
     (void)floats;
-    (void)result;
     ((function_type)function)();
 }
 
 DC_NO_SANITIZE_FUNCTION static void stub_rvoid_i0_f1(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef void (*function_type)(double);
     (void)integers;
-    (void)result;
     ((function_type)function)(floats[0]);
 }
 
 DC_NO_SANITIZE_FUNCTION static void stub_rvoid_i0_f2(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef void (*function_type)(double, double);
     (void)integers;
-    (void)result;
     ((function_type)function)(floats[0], floats[1]);
 }
 
 DC_NO_SANITIZE_FUNCTION static void stub_rvoid_i0_f3(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef void (*function_type)(double, double, double);
     (void)integers;
-    (void)result;
     ((function_type)function)(floats[0], floats[1], floats[2]);
 }
 
 DC_NO_SANITIZE_FUNCTION static void stub_rvoid_i0_f4(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef void (*function_type)(double, double, double, double);
     (void)integers;
-    (void)result;
     ((function_type)function)(floats[0], floats[1], floats[2], floats[3]);
 }
 
 DC_NO_SANITIZE_FUNCTION static void stub_rvoid_i0_f5(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef void (*function_type)(double, double, double, double, double);
     (void)integers;
-    (void)result;
     ((function_type)function)(floats[0], floats[1], floats[2], floats[3], floats[4]);
 }
 
 DC_NO_SANITIZE_FUNCTION static void stub_rvoid_i0_f6(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef void (*function_type)(double, double, double, double, double, double);
     (void)integers;
-    (void)result;
     ((function_type)function)(floats[0], floats[1], floats[2], floats[3], floats[4],
         floats[5]);
 }
 
 DC_NO_SANITIZE_FUNCTION static void stub_rvoid_i0_f7(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef void (*function_type)(double, double, double, double, double, double, double);
     (void)integers;
-    (void)result;
     ((function_type)function)(floats[0], floats[1], floats[2], floats[3], floats[4],
         floats[5], floats[6]);
 }
 
 DC_NO_SANITIZE_FUNCTION static void stub_rvoid_i0_f8(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef void (*function_type)(double, double, double, double, double, double, double,
         double);
     (void)integers;
-    (void)result;
     ((function_type)function)(floats[0], floats[1], floats[2], floats[3], floats[4],
         floats[5], floats[6], floats[7]);
 }
 
 DC_NO_SANITIZE_FUNCTION static void stub_rvoid_i1_f0(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef void (*function_type)(uint64_t);
     (void)floats;
-    (void)result;
     ((function_type)function)(integers[0]);
 }
 
 DC_NO_SANITIZE_FUNCTION static void stub_rvoid_i1_f1(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef void (*function_type)(uint64_t, double);
-    (void)result;
     ((function_type)function)(integers[0], floats[0]);
 }
 
 DC_NO_SANITIZE_FUNCTION static void stub_rvoid_i1_f2(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef void (*function_type)(uint64_t, double, double);
-    (void)result;
     ((function_type)function)(integers[0], floats[0], floats[1]);
 }
 
 DC_NO_SANITIZE_FUNCTION static void stub_rvoid_i1_f3(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef void (*function_type)(uint64_t, double, double, double);
-    (void)result;
     ((function_type)function)(integers[0], floats[0], floats[1], floats[2]);
 }
 
 DC_NO_SANITIZE_FUNCTION static void stub_rvoid_i1_f4(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef void (*function_type)(uint64_t, double, double, double, double);
-    (void)result;
     ((function_type)function)(integers[0], floats[0], floats[1], floats[2], floats[3]);
 }
 
 DC_NO_SANITIZE_FUNCTION static void stub_rvoid_i1_f5(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef void (*function_type)(uint64_t, double, double, double, double, double);
-    (void)result;
     ((function_type)function)(integers[0], floats[0], floats[1], floats[2], floats[3],
         floats[4]);
 }
 
 DC_NO_SANITIZE_FUNCTION static void stub_rvoid_i1_f6(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef void (*function_type)(uint64_t, double, double, double, double, double,
         double);
-    (void)result;
     ((function_type)function)(integers[0], floats[0], floats[1], floats[2], floats[3],
         floats[4], floats[5]);
 }
 
 DC_NO_SANITIZE_FUNCTION static void stub_rvoid_i1_f7(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef void (*function_type)(uint64_t, double, double, double, double, double,
         double, double);
-    (void)result;
     ((function_type)function)(integers[0], floats[0], floats[1], floats[2], floats[3],
         floats[4], floats[5], floats[6]);
 }
 
 DC_NO_SANITIZE_FUNCTION static void stub_rvoid_i1_f8(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef void (*function_type)(uint64_t, double, double, double, double, double,
         double, double, double);
-    (void)result;
     ((function_type)function)(integers[0], floats[0], floats[1], floats[2], floats[3],
         floats[4], floats[5], floats[6], floats[7]);
 }
 
 DC_NO_SANITIZE_FUNCTION static void stub_rvoid_i2_f0(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef void (*function_type)(uint64_t, uint64_t);
     (void)floats;
-    (void)result;
     ((function_type)function)(integers[0], integers[1]);
 }
 
 DC_NO_SANITIZE_FUNCTION static void stub_rvoid_i2_f1(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef void (*function_type)(uint64_t, uint64_t, double);
-    (void)result;
     ((function_type)function)(integers[0], integers[1], floats[0]);
 }
 
 DC_NO_SANITIZE_FUNCTION static void stub_rvoid_i2_f2(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef void (*function_type)(uint64_t, uint64_t, double, double);
-    (void)result;
     ((function_type)function)(integers[0], integers[1], floats[0], floats[1]);
 }
 
 DC_NO_SANITIZE_FUNCTION static void stub_rvoid_i2_f3(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef void (*function_type)(uint64_t, uint64_t, double, double, double);
-    (void)result;
     ((function_type)function)(integers[0], integers[1], floats[0], floats[1], floats[2]);
 }
 
 DC_NO_SANITIZE_FUNCTION static void stub_rvoid_i2_f4(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef void (*function_type)(uint64_t, uint64_t, double, double, double, double);
-    (void)result;
     ((function_type)function)(integers[0], integers[1], floats[0], floats[1], floats[2],
         floats[3]);
 }
 
 DC_NO_SANITIZE_FUNCTION static void stub_rvoid_i2_f5(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef void (*function_type)(uint64_t, uint64_t, double, double, double, double,
         double);
-    (void)result;
     ((function_type)function)(integers[0], integers[1], floats[0], floats[1], floats[2],
         floats[3], floats[4]);
 }
 
 DC_NO_SANITIZE_FUNCTION static void stub_rvoid_i2_f6(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef void (*function_type)(uint64_t, uint64_t, double, double, double, double,
         double, double);
-    (void)result;
     ((function_type)function)(integers[0], integers[1], floats[0], floats[1], floats[2],
         floats[3], floats[4], floats[5]);
 }
 
 DC_NO_SANITIZE_FUNCTION static void stub_rvoid_i2_f7(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef void (*function_type)(uint64_t, uint64_t, double, double, double, double,
         double, double, double);
-    (void)result;
     ((function_type)function)(integers[0], integers[1], floats[0], floats[1], floats[2],
         floats[3], floats[4], floats[5], floats[6]);
 }
 
 DC_NO_SANITIZE_FUNCTION static void stub_rvoid_i2_f8(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef void (*function_type)(uint64_t, uint64_t, double, double, double, double,
         double, double, double, double);
-    (void)result;
     ((function_type)function)(integers[0], integers[1], floats[0], floats[1], floats[2],
         floats[3], floats[4], floats[5], floats[6], floats[7]);
 }
 
 DC_NO_SANITIZE_FUNCTION static void stub_rvoid_i3_f0(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef void (*function_type)(uint64_t, uint64_t, uint64_t);
     (void)floats;
-    (void)result;
     ((function_type)function)(integers[0], integers[1], integers[2]);
 }
 
 DC_NO_SANITIZE_FUNCTION static void stub_rvoid_i3_f1(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef void (*function_type)(uint64_t, uint64_t, uint64_t, double);
-    (void)result;
     ((function_type)function)(integers[0], integers[1], integers[2], floats[0]);
 }
 
 DC_NO_SANITIZE_FUNCTION static void stub_rvoid_i3_f2(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef void (*function_type)(uint64_t, uint64_t, uint64_t, double, double);
-    (void)result;
     ((function_type)function)(integers[0], integers[1], integers[2], floats[0],
         floats[1]);
 }
 
 DC_NO_SANITIZE_FUNCTION static void stub_rvoid_i3_f3(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef void (*function_type)(uint64_t, uint64_t, uint64_t, double, double, double);
-    (void)result;
     ((function_type)function)(integers[0], integers[1], integers[2], floats[0], floats[1],
         floats[2]);
 }
 
 DC_NO_SANITIZE_FUNCTION static void stub_rvoid_i3_f4(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef void (*function_type)(uint64_t, uint64_t, uint64_t, double, double, double,
         double);
-    (void)result;
     ((function_type)function)(integers[0], integers[1], integers[2], floats[0], floats[1],
         floats[2], floats[3]);
 }
 
 DC_NO_SANITIZE_FUNCTION static void stub_rvoid_i3_f5(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef void (*function_type)(uint64_t, uint64_t, uint64_t, double, double, double,
         double, double);
-    (void)result;
     ((function_type)function)(integers[0], integers[1], integers[2], floats[0], floats[1],
         floats[2], floats[3], floats[4]);
 }
 
 DC_NO_SANITIZE_FUNCTION static void stub_rvoid_i3_f6(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef void (*function_type)(uint64_t, uint64_t, uint64_t, double, double, double,
         double, double, double);
-    (void)result;
     ((function_type)function)(integers[0], integers[1], integers[2], floats[0], floats[1],
         floats[2], floats[3], floats[4], floats[5]);
 }
 
 DC_NO_SANITIZE_FUNCTION static void stub_rvoid_i3_f7(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef void (*function_type)(uint64_t, uint64_t, uint64_t, double, double, double,
         double, double, double, double);
-    (void)result;
     ((function_type)function)(integers[0], integers[1], integers[2], floats[0], floats[1],
         floats[2], floats[3], floats[4], floats[5], floats[6]);
 }
 
 DC_NO_SANITIZE_FUNCTION static void stub_rvoid_i3_f8(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef void (*function_type)(uint64_t, uint64_t, uint64_t, double, double, double,
         double, double, double, double, double);
-    (void)result;
     ((function_type)function)(integers[0], integers[1], integers[2], floats[0], floats[1],
         floats[2], floats[3], floats[4], floats[5], floats[6], floats[7]);
 }
 
 DC_NO_SANITIZE_FUNCTION static void stub_rvoid_i4_f0(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef void (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t);
     (void)floats;
-    (void)result;
     ((function_type)function)(integers[0], integers[1], integers[2], integers[3]);
 }
 
 DC_NO_SANITIZE_FUNCTION static void stub_rvoid_i4_f1(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef void (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, double);
-    (void)result;
     ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
         floats[0]);
 }
 
 DC_NO_SANITIZE_FUNCTION static void stub_rvoid_i4_f2(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef void (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, double, double);
-    (void)result;
     ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
         floats[0], floats[1]);
 }
 
 DC_NO_SANITIZE_FUNCTION static void stub_rvoid_i4_f3(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef void (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, double, double,
         double);
-    (void)result;
     ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
         floats[0], floats[1], floats[2]);
 }
 
 DC_NO_SANITIZE_FUNCTION static void stub_rvoid_i4_f4(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef void (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, double, double,
         double, double);
-    (void)result;
     ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
         floats[0], floats[1], floats[2], floats[3]);
 }
 
 DC_NO_SANITIZE_FUNCTION static void stub_rvoid_i4_f5(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef void (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, double, double,
         double, double, double);
-    (void)result;
     ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
         floats[0], floats[1], floats[2], floats[3], floats[4]);
 }
 
 DC_NO_SANITIZE_FUNCTION static void stub_rvoid_i4_f6(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef void (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, double, double,
         double, double, double, double);
-    (void)result;
     ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
         floats[0], floats[1], floats[2], floats[3], floats[4], floats[5]);
 }
 
 DC_NO_SANITIZE_FUNCTION static void stub_rvoid_i4_f7(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef void (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, double, double,
         double, double, double, double, double);
-    (void)result;
     ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
         floats[0], floats[1], floats[2], floats[3], floats[4], floats[5], floats[6]);
 }
 
 DC_NO_SANITIZE_FUNCTION static void stub_rvoid_i4_f8(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef void (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, double, double,
         double, double, double, double, double, double);
-    (void)result;
     ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
         floats[0], floats[1], floats[2], floats[3], floats[4], floats[5], floats[6],
         floats[7]);
 }
 
 DC_NO_SANITIZE_FUNCTION static void stub_rvoid_i5_f0(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef void (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
     (void)floats;
-    (void)result;
     ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
         integers[4]);
 }
 
 DC_NO_SANITIZE_FUNCTION static void stub_rvoid_i5_f1(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef void (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
         double);
-    (void)result;
     ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
         integers[4], floats[0]);
 }
 
 DC_NO_SANITIZE_FUNCTION static void stub_rvoid_i5_f2(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef void (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
         double, double);
-    (void)result;
     ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
         integers[4], floats[0], floats[1]);
 }
 
 DC_NO_SANITIZE_FUNCTION static void stub_rvoid_i5_f3(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef void (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
         double, double, double);
-    (void)result;
     ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
         integers[4], floats[0], floats[1], floats[2]);
 }
 
 DC_NO_SANITIZE_FUNCTION static void stub_rvoid_i5_f4(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef void (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
         double, double, double, double);
-    (void)result;
     ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
         integers[4], floats[0], floats[1], floats[2], floats[3]);
 }
 
 DC_NO_SANITIZE_FUNCTION static void stub_rvoid_i5_f5(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef void (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
         double, double, double, double, double);
-    (void)result;
     ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
         integers[4], floats[0], floats[1], floats[2], floats[3], floats[4]);
 }
 
 DC_NO_SANITIZE_FUNCTION static void stub_rvoid_i5_f6(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef void (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
         double, double, double, double, double, double);
-    (void)result;
     ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
         integers[4], floats[0], floats[1], floats[2], floats[3], floats[4], floats[5]);
 }
 
 DC_NO_SANITIZE_FUNCTION static void stub_rvoid_i5_f7(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef void (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
         double, double, double, double, double, double, double);
-    (void)result;
     ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
         integers[4], floats[0], floats[1], floats[2], floats[3], floats[4], floats[5],
         floats[6]);
 }
 
 DC_NO_SANITIZE_FUNCTION static void stub_rvoid_i5_f8(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef void (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
         double, double, double, double, double, double, double, double);
-    (void)result;
     ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
         integers[4], floats[0], floats[1], floats[2], floats[3], floats[4], floats[5],
         floats[6], floats[7]);
 }
 
 DC_NO_SANITIZE_FUNCTION static void stub_rvoid_i6_f0(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef void (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
         uint64_t);
     (void)floats;
-    (void)result;
     ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
         integers[4], integers[5]);
 }
 
 DC_NO_SANITIZE_FUNCTION static void stub_rvoid_i6_f1(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef void (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
         uint64_t, double);
-    (void)result;
     ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
         integers[4], integers[5], floats[0]);
 }
 
 DC_NO_SANITIZE_FUNCTION static void stub_rvoid_i6_f2(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef void (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
         uint64_t, double, double);
-    (void)result;
     ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
         integers[4], integers[5], floats[0], floats[1]);
 }
 
 DC_NO_SANITIZE_FUNCTION static void stub_rvoid_i6_f3(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef void (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
         uint64_t, double, double, double);
-    (void)result;
     ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
         integers[4], integers[5], floats[0], floats[1], floats[2]);
 }
 
 DC_NO_SANITIZE_FUNCTION static void stub_rvoid_i6_f4(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef void (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
         uint64_t, double, double, double, double);
-    (void)result;
     ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
         integers[4], integers[5], floats[0], floats[1], floats[2], floats[3]);
 }
 
 DC_NO_SANITIZE_FUNCTION static void stub_rvoid_i6_f5(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef void (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
         uint64_t, double, double, double, double, double);
-    (void)result;
     ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
         integers[4], integers[5], floats[0], floats[1], floats[2], floats[3], floats[4]);
 }
 
 DC_NO_SANITIZE_FUNCTION static void stub_rvoid_i6_f6(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef void (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
         uint64_t, double, double, double, double, double, double);
-    (void)result;
     ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
         integers[4], integers[5], floats[0], floats[1], floats[2], floats[3], floats[4],
         floats[5]);
 }
 
 DC_NO_SANITIZE_FUNCTION static void stub_rvoid_i6_f7(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef void (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
         uint64_t, double, double, double, double, double, double, double);
-    (void)result;
     ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
         integers[4], integers[5], floats[0], floats[1], floats[2], floats[3], floats[4],
         floats[5], floats[6]);
 }
 
 DC_NO_SANITIZE_FUNCTION static void stub_rvoid_i6_f8(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef void (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
         uint64_t, double, double, double, double, double, double, double, double);
-    (void)result;
     ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
         integers[4], integers[5], floats[0], floats[1], floats[2], floats[3], floats[4],
         floats[5], floats[6], floats[7]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rinteger_i0_f0(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+DC_NO_SANITIZE_FUNCTION static uint64_t stub_rinteger_i0_f0(
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef uint64_t (*function_type)(void);
     (void)integers;
     (void)floats;
-    result->integer = ((function_type)function)();
+    return ((function_type)function)();
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rinteger_i0_f1(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+DC_NO_SANITIZE_FUNCTION static uint64_t stub_rinteger_i0_f1(
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef uint64_t (*function_type)(double);
     (void)integers;
-    result->integer = ((function_type)function)(floats[0]);
+    return ((function_type)function)(floats[0]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rinteger_i0_f2(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+DC_NO_SANITIZE_FUNCTION static uint64_t stub_rinteger_i0_f2(
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef uint64_t (*function_type)(double, double);
     (void)integers;
-    result->integer = ((function_type)function)(floats[0], floats[1]);
+    return ((function_type)function)(floats[0], floats[1]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rinteger_i0_f3(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+DC_NO_SANITIZE_FUNCTION static uint64_t stub_rinteger_i0_f3(
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef uint64_t (*function_type)(double, double, double);
     (void)integers;
-    result->integer = ((function_type)function)(floats[0], floats[1], floats[2]);
+    return ((function_type)function)(floats[0], floats[1], floats[2]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rinteger_i0_f4(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+DC_NO_SANITIZE_FUNCTION static uint64_t stub_rinteger_i0_f4(
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef uint64_t (*function_type)(double, double, double, double);
     (void)integers;
-    result->integer = ((function_type)function)(floats[0], floats[1], floats[2],
+    return ((function_type)function)(floats[0], floats[1], floats[2], floats[3]);
+}
+
+DC_NO_SANITIZE_FUNCTION static uint64_t stub_rinteger_i0_f5(
+    dc_function function, const uint64_t *integers, const double *floats) {
+    typedef uint64_t (*function_type)(double, double, double, double, double);
+    (void)integers;
+    return ((function_type)function)(floats[0], floats[1], floats[2], floats[3],
+        floats[4]);
+}
+
+DC_NO_SANITIZE_FUNCTION static uint64_t stub_rinteger_i0_f6(
+    dc_function function, const uint64_t *integers, const double *floats) {
+    typedef uint64_t (*function_type)(double, double, double, double, double, double);
+    (void)integers;
+    return ((function_type)function)(floats[0], floats[1], floats[2], floats[3],
+        floats[4], floats[5]);
+}
+
+DC_NO_SANITIZE_FUNCTION static uint64_t stub_rinteger_i0_f7(
+    dc_function function, const uint64_t *integers, const double *floats) {
+    typedef uint64_t (*function_type)(double, double, double, double, double, double,
+        double);
+    (void)integers;
+    return ((function_type)function)(floats[0], floats[1], floats[2], floats[3],
+        floats[4], floats[5], floats[6]);
+}
+
+DC_NO_SANITIZE_FUNCTION static uint64_t stub_rinteger_i0_f8(
+    dc_function function, const uint64_t *integers, const double *floats) {
+    typedef uint64_t (*function_type)(double, double, double, double, double, double,
+        double, double);
+    (void)integers;
+    return ((function_type)function)(floats[0], floats[1], floats[2], floats[3],
+        floats[4], floats[5], floats[6], floats[7]);
+}
+
+DC_NO_SANITIZE_FUNCTION static uint64_t stub_rinteger_i1_f0(
+    dc_function function, const uint64_t *integers, const double *floats) {
+    typedef uint64_t (*function_type)(uint64_t);
+    (void)floats;
+    return ((function_type)function)(integers[0]);
+}
+
+DC_NO_SANITIZE_FUNCTION static uint64_t stub_rinteger_i1_f1(
+    dc_function function, const uint64_t *integers, const double *floats) {
+    typedef uint64_t (*function_type)(uint64_t, double);
+    return ((function_type)function)(integers[0], floats[0]);
+}
+
+DC_NO_SANITIZE_FUNCTION static uint64_t stub_rinteger_i1_f2(
+    dc_function function, const uint64_t *integers, const double *floats) {
+    typedef uint64_t (*function_type)(uint64_t, double, double);
+    return ((function_type)function)(integers[0], floats[0], floats[1]);
+}
+
+DC_NO_SANITIZE_FUNCTION static uint64_t stub_rinteger_i1_f3(
+    dc_function function, const uint64_t *integers, const double *floats) {
+    typedef uint64_t (*function_type)(uint64_t, double, double, double);
+    return ((function_type)function)(integers[0], floats[0], floats[1], floats[2]);
+}
+
+DC_NO_SANITIZE_FUNCTION static uint64_t stub_rinteger_i1_f4(
+    dc_function function, const uint64_t *integers, const double *floats) {
+    typedef uint64_t (*function_type)(uint64_t, double, double, double, double);
+    return ((function_type)function)(integers[0], floats[0], floats[1], floats[2],
         floats[3]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rinteger_i0_f5(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
-    typedef uint64_t (*function_type)(double, double, double, double, double);
-    (void)integers;
-    result->integer = ((function_type)function)(floats[0], floats[1], floats[2],
+DC_NO_SANITIZE_FUNCTION static uint64_t stub_rinteger_i1_f5(
+    dc_function function, const uint64_t *integers, const double *floats) {
+    typedef uint64_t (*function_type)(uint64_t, double, double, double, double, double);
+    return ((function_type)function)(integers[0], floats[0], floats[1], floats[2],
         floats[3], floats[4]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rinteger_i0_f6(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
-    typedef uint64_t (*function_type)(double, double, double, double, double, double);
-    (void)integers;
-    result->integer = ((function_type)function)(floats[0], floats[1], floats[2],
+DC_NO_SANITIZE_FUNCTION static uint64_t stub_rinteger_i1_f6(
+    dc_function function, const uint64_t *integers, const double *floats) {
+    typedef uint64_t (*function_type)(uint64_t, double, double, double, double, double,
+        double);
+    return ((function_type)function)(integers[0], floats[0], floats[1], floats[2],
         floats[3], floats[4], floats[5]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rinteger_i0_f7(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
-    typedef uint64_t (*function_type)(double, double, double, double, double, double,
-        double);
-    (void)integers;
-    result->integer = ((function_type)function)(floats[0], floats[1], floats[2],
+DC_NO_SANITIZE_FUNCTION static uint64_t stub_rinteger_i1_f7(
+    dc_function function, const uint64_t *integers, const double *floats) {
+    typedef uint64_t (*function_type)(uint64_t, double, double, double, double, double,
+        double, double);
+    return ((function_type)function)(integers[0], floats[0], floats[1], floats[2],
         floats[3], floats[4], floats[5], floats[6]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rinteger_i0_f8(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
-    typedef uint64_t (*function_type)(double, double, double, double, double, double,
-        double, double);
-    (void)integers;
-    result->integer = ((function_type)function)(floats[0], floats[1], floats[2],
+DC_NO_SANITIZE_FUNCTION static uint64_t stub_rinteger_i1_f8(
+    dc_function function, const uint64_t *integers, const double *floats) {
+    typedef uint64_t (*function_type)(uint64_t, double, double, double, double, double,
+        double, double, double);
+    return ((function_type)function)(integers[0], floats[0], floats[1], floats[2],
         floats[3], floats[4], floats[5], floats[6], floats[7]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rinteger_i1_f0(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
-    typedef uint64_t (*function_type)(uint64_t);
+DC_NO_SANITIZE_FUNCTION static uint64_t stub_rinteger_i2_f0(
+    dc_function function, const uint64_t *integers, const double *floats) {
+    typedef uint64_t (*function_type)(uint64_t, uint64_t);
     (void)floats;
-    result->integer = ((function_type)function)(integers[0]);
+    return ((function_type)function)(integers[0], integers[1]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rinteger_i1_f1(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
-    typedef uint64_t (*function_type)(uint64_t, double);
-    result->integer = ((function_type)function)(integers[0], floats[0]);
+DC_NO_SANITIZE_FUNCTION static uint64_t stub_rinteger_i2_f1(
+    dc_function function, const uint64_t *integers, const double *floats) {
+    typedef uint64_t (*function_type)(uint64_t, uint64_t, double);
+    return ((function_type)function)(integers[0], integers[1], floats[0]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rinteger_i1_f2(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
-    typedef uint64_t (*function_type)(uint64_t, double, double);
-    result->integer = ((function_type)function)(integers[0], floats[0], floats[1]);
+DC_NO_SANITIZE_FUNCTION static uint64_t stub_rinteger_i2_f2(
+    dc_function function, const uint64_t *integers, const double *floats) {
+    typedef uint64_t (*function_type)(uint64_t, uint64_t, double, double);
+    return ((function_type)function)(integers[0], integers[1], floats[0], floats[1]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rinteger_i1_f3(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
-    typedef uint64_t (*function_type)(uint64_t, double, double, double);
-    result->integer = ((function_type)function)(integers[0], floats[0], floats[1],
+DC_NO_SANITIZE_FUNCTION static uint64_t stub_rinteger_i2_f3(
+    dc_function function, const uint64_t *integers, const double *floats) {
+    typedef uint64_t (*function_type)(uint64_t, uint64_t, double, double, double);
+    return ((function_type)function)(integers[0], integers[1], floats[0], floats[1],
         floats[2]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rinteger_i1_f4(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
-    typedef uint64_t (*function_type)(uint64_t, double, double, double, double);
-    result->integer = ((function_type)function)(integers[0], floats[0], floats[1],
+DC_NO_SANITIZE_FUNCTION static uint64_t stub_rinteger_i2_f4(
+    dc_function function, const uint64_t *integers, const double *floats) {
+    typedef uint64_t (*function_type)(uint64_t, uint64_t, double, double, double, double);
+    return ((function_type)function)(integers[0], integers[1], floats[0], floats[1],
         floats[2], floats[3]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rinteger_i1_f5(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
-    typedef uint64_t (*function_type)(uint64_t, double, double, double, double, double);
-    result->integer = ((function_type)function)(integers[0], floats[0], floats[1],
+DC_NO_SANITIZE_FUNCTION static uint64_t stub_rinteger_i2_f5(
+    dc_function function, const uint64_t *integers, const double *floats) {
+    typedef uint64_t (*function_type)(uint64_t, uint64_t, double, double, double, double,
+        double);
+    return ((function_type)function)(integers[0], integers[1], floats[0], floats[1],
         floats[2], floats[3], floats[4]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rinteger_i1_f6(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
-    typedef uint64_t (*function_type)(uint64_t, double, double, double, double, double,
-        double);
-    result->integer = ((function_type)function)(integers[0], floats[0], floats[1],
+DC_NO_SANITIZE_FUNCTION static uint64_t stub_rinteger_i2_f6(
+    dc_function function, const uint64_t *integers, const double *floats) {
+    typedef uint64_t (*function_type)(uint64_t, uint64_t, double, double, double, double,
+        double, double);
+    return ((function_type)function)(integers[0], integers[1], floats[0], floats[1],
         floats[2], floats[3], floats[4], floats[5]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rinteger_i1_f7(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
-    typedef uint64_t (*function_type)(uint64_t, double, double, double, double, double,
-        double, double);
-    result->integer = ((function_type)function)(integers[0], floats[0], floats[1],
+DC_NO_SANITIZE_FUNCTION static uint64_t stub_rinteger_i2_f7(
+    dc_function function, const uint64_t *integers, const double *floats) {
+    typedef uint64_t (*function_type)(uint64_t, uint64_t, double, double, double, double,
+        double, double, double);
+    return ((function_type)function)(integers[0], integers[1], floats[0], floats[1],
         floats[2], floats[3], floats[4], floats[5], floats[6]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rinteger_i1_f8(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
-    typedef uint64_t (*function_type)(uint64_t, double, double, double, double, double,
-        double, double, double);
-    result->integer = ((function_type)function)(integers[0], floats[0], floats[1],
+DC_NO_SANITIZE_FUNCTION static uint64_t stub_rinteger_i2_f8(
+    dc_function function, const uint64_t *integers, const double *floats) {
+    typedef uint64_t (*function_type)(uint64_t, uint64_t, double, double, double, double,
+        double, double, double, double);
+    return ((function_type)function)(integers[0], integers[1], floats[0], floats[1],
         floats[2], floats[3], floats[4], floats[5], floats[6], floats[7]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rinteger_i2_f0(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
-    typedef uint64_t (*function_type)(uint64_t, uint64_t);
+DC_NO_SANITIZE_FUNCTION static uint64_t stub_rinteger_i3_f0(
+    dc_function function, const uint64_t *integers, const double *floats) {
+    typedef uint64_t (*function_type)(uint64_t, uint64_t, uint64_t);
     (void)floats;
-    result->integer = ((function_type)function)(integers[0], integers[1]);
+    return ((function_type)function)(integers[0], integers[1], integers[2]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rinteger_i2_f1(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
-    typedef uint64_t (*function_type)(uint64_t, uint64_t, double);
-    result->integer = ((function_type)function)(integers[0], integers[1], floats[0]);
+DC_NO_SANITIZE_FUNCTION static uint64_t stub_rinteger_i3_f1(
+    dc_function function, const uint64_t *integers, const double *floats) {
+    typedef uint64_t (*function_type)(uint64_t, uint64_t, uint64_t, double);
+    return ((function_type)function)(integers[0], integers[1], integers[2], floats[0]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rinteger_i2_f2(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
-    typedef uint64_t (*function_type)(uint64_t, uint64_t, double, double);
-    result->integer = ((function_type)function)(integers[0], integers[1], floats[0],
+DC_NO_SANITIZE_FUNCTION static uint64_t stub_rinteger_i3_f2(
+    dc_function function, const uint64_t *integers, const double *floats) {
+    typedef uint64_t (*function_type)(uint64_t, uint64_t, uint64_t, double, double);
+    return ((function_type)function)(integers[0], integers[1], integers[2], floats[0],
         floats[1]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rinteger_i2_f3(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
-    typedef uint64_t (*function_type)(uint64_t, uint64_t, double, double, double);
-    result->integer = ((function_type)function)(integers[0], integers[1], floats[0],
+DC_NO_SANITIZE_FUNCTION static uint64_t stub_rinteger_i3_f3(
+    dc_function function, const uint64_t *integers, const double *floats) {
+    typedef uint64_t (*function_type)(uint64_t, uint64_t, uint64_t, double, double,
+        double);
+    return ((function_type)function)(integers[0], integers[1], integers[2], floats[0],
         floats[1], floats[2]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rinteger_i2_f4(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
-    typedef uint64_t (*function_type)(uint64_t, uint64_t, double, double, double, double);
-    result->integer = ((function_type)function)(integers[0], integers[1], floats[0],
+DC_NO_SANITIZE_FUNCTION static uint64_t stub_rinteger_i3_f4(
+    dc_function function, const uint64_t *integers, const double *floats) {
+    typedef uint64_t (*function_type)(uint64_t, uint64_t, uint64_t, double, double,
+        double, double);
+    return ((function_type)function)(integers[0], integers[1], integers[2], floats[0],
         floats[1], floats[2], floats[3]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rinteger_i2_f5(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
-    typedef uint64_t (*function_type)(uint64_t, uint64_t, double, double, double, double,
-        double);
-    result->integer = ((function_type)function)(integers[0], integers[1], floats[0],
+DC_NO_SANITIZE_FUNCTION static uint64_t stub_rinteger_i3_f5(
+    dc_function function, const uint64_t *integers, const double *floats) {
+    typedef uint64_t (*function_type)(uint64_t, uint64_t, uint64_t, double, double,
+        double, double, double);
+    return ((function_type)function)(integers[0], integers[1], integers[2], floats[0],
         floats[1], floats[2], floats[3], floats[4]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rinteger_i2_f6(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
-    typedef uint64_t (*function_type)(uint64_t, uint64_t, double, double, double, double,
-        double, double);
-    result->integer = ((function_type)function)(integers[0], integers[1], floats[0],
+DC_NO_SANITIZE_FUNCTION static uint64_t stub_rinteger_i3_f6(
+    dc_function function, const uint64_t *integers, const double *floats) {
+    typedef uint64_t (*function_type)(uint64_t, uint64_t, uint64_t, double, double,
+        double, double, double, double);
+    return ((function_type)function)(integers[0], integers[1], integers[2], floats[0],
         floats[1], floats[2], floats[3], floats[4], floats[5]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rinteger_i2_f7(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
-    typedef uint64_t (*function_type)(uint64_t, uint64_t, double, double, double, double,
-        double, double, double);
-    result->integer = ((function_type)function)(integers[0], integers[1], floats[0],
+DC_NO_SANITIZE_FUNCTION static uint64_t stub_rinteger_i3_f7(
+    dc_function function, const uint64_t *integers, const double *floats) {
+    typedef uint64_t (*function_type)(uint64_t, uint64_t, uint64_t, double, double,
+        double, double, double, double, double);
+    return ((function_type)function)(integers[0], integers[1], integers[2], floats[0],
         floats[1], floats[2], floats[3], floats[4], floats[5], floats[6]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rinteger_i2_f8(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
-    typedef uint64_t (*function_type)(uint64_t, uint64_t, double, double, double, double,
-        double, double, double, double);
-    result->integer = ((function_type)function)(integers[0], integers[1], floats[0],
+DC_NO_SANITIZE_FUNCTION static uint64_t stub_rinteger_i3_f8(
+    dc_function function, const uint64_t *integers, const double *floats) {
+    typedef uint64_t (*function_type)(uint64_t, uint64_t, uint64_t, double, double,
+        double, double, double, double, double, double);
+    return ((function_type)function)(integers[0], integers[1], integers[2], floats[0],
         floats[1], floats[2], floats[3], floats[4], floats[5], floats[6], floats[7]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rinteger_i3_f0(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
-    typedef uint64_t (*function_type)(uint64_t, uint64_t, uint64_t);
+DC_NO_SANITIZE_FUNCTION static uint64_t stub_rinteger_i4_f0(
+    dc_function function, const uint64_t *integers, const double *floats) {
+    typedef uint64_t (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t);
     (void)floats;
-    result->integer = ((function_type)function)(integers[0], integers[1], integers[2]);
+    return ((function_type)function)(integers[0], integers[1], integers[2], integers[3]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rinteger_i3_f1(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
-    typedef uint64_t (*function_type)(uint64_t, uint64_t, uint64_t, double);
-    result->integer = ((function_type)function)(integers[0], integers[1], integers[2],
+DC_NO_SANITIZE_FUNCTION static uint64_t stub_rinteger_i4_f1(
+    dc_function function, const uint64_t *integers, const double *floats) {
+    typedef uint64_t (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, double);
+    return ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
         floats[0]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rinteger_i3_f2(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
-    typedef uint64_t (*function_type)(uint64_t, uint64_t, uint64_t, double, double);
-    result->integer = ((function_type)function)(integers[0], integers[1], integers[2],
+DC_NO_SANITIZE_FUNCTION static uint64_t stub_rinteger_i4_f2(
+    dc_function function, const uint64_t *integers, const double *floats) {
+    typedef uint64_t (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, double,
+        double);
+    return ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
         floats[0], floats[1]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rinteger_i3_f3(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
-    typedef uint64_t (*function_type)(uint64_t, uint64_t, uint64_t, double, double,
-        double);
-    result->integer = ((function_type)function)(integers[0], integers[1], integers[2],
+DC_NO_SANITIZE_FUNCTION static uint64_t stub_rinteger_i4_f3(
+    dc_function function, const uint64_t *integers, const double *floats) {
+    typedef uint64_t (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, double,
+        double, double);
+    return ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
         floats[0], floats[1], floats[2]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rinteger_i3_f4(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
-    typedef uint64_t (*function_type)(uint64_t, uint64_t, uint64_t, double, double,
-        double, double);
-    result->integer = ((function_type)function)(integers[0], integers[1], integers[2],
+DC_NO_SANITIZE_FUNCTION static uint64_t stub_rinteger_i4_f4(
+    dc_function function, const uint64_t *integers, const double *floats) {
+    typedef uint64_t (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, double,
+        double, double, double);
+    return ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
         floats[0], floats[1], floats[2], floats[3]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rinteger_i3_f5(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
-    typedef uint64_t (*function_type)(uint64_t, uint64_t, uint64_t, double, double,
-        double, double, double);
-    result->integer = ((function_type)function)(integers[0], integers[1], integers[2],
+DC_NO_SANITIZE_FUNCTION static uint64_t stub_rinteger_i4_f5(
+    dc_function function, const uint64_t *integers, const double *floats) {
+    typedef uint64_t (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, double,
+        double, double, double, double);
+    return ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
         floats[0], floats[1], floats[2], floats[3], floats[4]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rinteger_i3_f6(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
-    typedef uint64_t (*function_type)(uint64_t, uint64_t, uint64_t, double, double,
-        double, double, double, double);
-    result->integer = ((function_type)function)(integers[0], integers[1], integers[2],
+DC_NO_SANITIZE_FUNCTION static uint64_t stub_rinteger_i4_f6(
+    dc_function function, const uint64_t *integers, const double *floats) {
+    typedef uint64_t (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, double,
+        double, double, double, double, double);
+    return ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
         floats[0], floats[1], floats[2], floats[3], floats[4], floats[5]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rinteger_i3_f7(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
-    typedef uint64_t (*function_type)(uint64_t, uint64_t, uint64_t, double, double,
-        double, double, double, double, double);
-    result->integer = ((function_type)function)(integers[0], integers[1], integers[2],
+DC_NO_SANITIZE_FUNCTION static uint64_t stub_rinteger_i4_f7(
+    dc_function function, const uint64_t *integers, const double *floats) {
+    typedef uint64_t (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, double,
+        double, double, double, double, double, double);
+    return ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
         floats[0], floats[1], floats[2], floats[3], floats[4], floats[5], floats[6]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rinteger_i3_f8(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
-    typedef uint64_t (*function_type)(uint64_t, uint64_t, uint64_t, double, double,
-        double, double, double, double, double, double);
-    result->integer = ((function_type)function)(integers[0], integers[1], integers[2],
+DC_NO_SANITIZE_FUNCTION static uint64_t stub_rinteger_i4_f8(
+    dc_function function, const uint64_t *integers, const double *floats) {
+    typedef uint64_t (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, double,
+        double, double, double, double, double, double, double);
+    return ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
         floats[0], floats[1], floats[2], floats[3], floats[4], floats[5], floats[6],
         floats[7]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rinteger_i4_f0(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
-    typedef uint64_t (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t);
+DC_NO_SANITIZE_FUNCTION static uint64_t stub_rinteger_i5_f0(
+    dc_function function, const uint64_t *integers, const double *floats) {
+    typedef uint64_t (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
     (void)floats;
-    result->integer = ((function_type)function)(integers[0], integers[1], integers[2],
-        integers[3]);
+    return ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
+        integers[4]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rinteger_i4_f1(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
-    typedef uint64_t (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, double);
-    result->integer = ((function_type)function)(integers[0], integers[1], integers[2],
-        integers[3], floats[0]);
-}
-
-DC_NO_SANITIZE_FUNCTION static void stub_rinteger_i4_f2(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
-    typedef uint64_t (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, double,
+DC_NO_SANITIZE_FUNCTION static uint64_t stub_rinteger_i5_f1(
+    dc_function function, const uint64_t *integers, const double *floats) {
+    typedef uint64_t (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
         double);
-    result->integer = ((function_type)function)(integers[0], integers[1], integers[2],
-        integers[3], floats[0], floats[1]);
+    return ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
+        integers[4], floats[0]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rinteger_i4_f3(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
-    typedef uint64_t (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, double,
+DC_NO_SANITIZE_FUNCTION static uint64_t stub_rinteger_i5_f2(
+    dc_function function, const uint64_t *integers, const double *floats) {
+    typedef uint64_t (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
         double, double);
-    result->integer = ((function_type)function)(integers[0], integers[1], integers[2],
-        integers[3], floats[0], floats[1], floats[2]);
+    return ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
+        integers[4], floats[0], floats[1]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rinteger_i4_f4(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
-    typedef uint64_t (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, double,
+DC_NO_SANITIZE_FUNCTION static uint64_t stub_rinteger_i5_f3(
+    dc_function function, const uint64_t *integers, const double *floats) {
+    typedef uint64_t (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
         double, double, double);
-    result->integer = ((function_type)function)(integers[0], integers[1], integers[2],
-        integers[3], floats[0], floats[1], floats[2], floats[3]);
+    return ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
+        integers[4], floats[0], floats[1], floats[2]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rinteger_i4_f5(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
-    typedef uint64_t (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, double,
+DC_NO_SANITIZE_FUNCTION static uint64_t stub_rinteger_i5_f4(
+    dc_function function, const uint64_t *integers, const double *floats) {
+    typedef uint64_t (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
         double, double, double, double);
-    result->integer = ((function_type)function)(integers[0], integers[1], integers[2],
-        integers[3], floats[0], floats[1], floats[2], floats[3], floats[4]);
+    return ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
+        integers[4], floats[0], floats[1], floats[2], floats[3]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rinteger_i4_f6(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
-    typedef uint64_t (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, double,
+DC_NO_SANITIZE_FUNCTION static uint64_t stub_rinteger_i5_f5(
+    dc_function function, const uint64_t *integers, const double *floats) {
+    typedef uint64_t (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
         double, double, double, double, double);
-    result->integer = ((function_type)function)(integers[0], integers[1], integers[2],
-        integers[3], floats[0], floats[1], floats[2], floats[3], floats[4], floats[5]);
+    return ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
+        integers[4], floats[0], floats[1], floats[2], floats[3], floats[4]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rinteger_i4_f7(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
-    typedef uint64_t (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, double,
+DC_NO_SANITIZE_FUNCTION static uint64_t stub_rinteger_i5_f6(
+    dc_function function, const uint64_t *integers, const double *floats) {
+    typedef uint64_t (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
         double, double, double, double, double, double);
-    result->integer = ((function_type)function)(integers[0], integers[1], integers[2],
-        integers[3], floats[0], floats[1], floats[2], floats[3], floats[4], floats[5],
+    return ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
+        integers[4], floats[0], floats[1], floats[2], floats[3], floats[4], floats[5]);
+}
+
+DC_NO_SANITIZE_FUNCTION static uint64_t stub_rinteger_i5_f7(
+    dc_function function, const uint64_t *integers, const double *floats) {
+    typedef uint64_t (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
+        double, double, double, double, double, double, double);
+    return ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
+        integers[4], floats[0], floats[1], floats[2], floats[3], floats[4], floats[5],
         floats[6]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rinteger_i4_f8(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
-    typedef uint64_t (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, double,
-        double, double, double, double, double, double, double);
-    result->integer = ((function_type)function)(integers[0], integers[1], integers[2],
-        integers[3], floats[0], floats[1], floats[2], floats[3], floats[4], floats[5],
+DC_NO_SANITIZE_FUNCTION static uint64_t stub_rinteger_i5_f8(
+    dc_function function, const uint64_t *integers, const double *floats) {
+    typedef uint64_t (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
+        double, double, double, double, double, double, double, double);
+    return ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
+        integers[4], floats[0], floats[1], floats[2], floats[3], floats[4], floats[5],
         floats[6], floats[7]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rinteger_i5_f0(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
-    typedef uint64_t (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
-    (void)floats;
-    result->integer = ((function_type)function)(integers[0], integers[1], integers[2],
-        integers[3], integers[4]);
-}
-
-DC_NO_SANITIZE_FUNCTION static void stub_rinteger_i5_f1(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
-    typedef uint64_t (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
-        double);
-    result->integer = ((function_type)function)(integers[0], integers[1], integers[2],
-        integers[3], integers[4], floats[0]);
-}
-
-DC_NO_SANITIZE_FUNCTION static void stub_rinteger_i5_f2(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
-    typedef uint64_t (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
-        double, double);
-    result->integer = ((function_type)function)(integers[0], integers[1], integers[2],
-        integers[3], integers[4], floats[0], floats[1]);
-}
-
-DC_NO_SANITIZE_FUNCTION static void stub_rinteger_i5_f3(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
-    typedef uint64_t (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
-        double, double, double);
-    result->integer = ((function_type)function)(integers[0], integers[1], integers[2],
-        integers[3], integers[4], floats[0], floats[1], floats[2]);
-}
-
-DC_NO_SANITIZE_FUNCTION static void stub_rinteger_i5_f4(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
-    typedef uint64_t (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
-        double, double, double, double);
-    result->integer = ((function_type)function)(integers[0], integers[1], integers[2],
-        integers[3], integers[4], floats[0], floats[1], floats[2], floats[3]);
-}
-
-DC_NO_SANITIZE_FUNCTION static void stub_rinteger_i5_f5(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
-    typedef uint64_t (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
-        double, double, double, double, double);
-    result->integer = ((function_type)function)(integers[0], integers[1], integers[2],
-        integers[3], integers[4], floats[0], floats[1], floats[2], floats[3], floats[4]);
-}
-
-DC_NO_SANITIZE_FUNCTION static void stub_rinteger_i5_f6(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
-    typedef uint64_t (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
-        double, double, double, double, double, double);
-    result->integer = ((function_type)function)(integers[0], integers[1], integers[2],
-        integers[3], integers[4], floats[0], floats[1], floats[2], floats[3], floats[4],
-        floats[5]);
-}
-
-DC_NO_SANITIZE_FUNCTION static void stub_rinteger_i5_f7(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
-    typedef uint64_t (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
-        double, double, double, double, double, double, double);
-    result->integer = ((function_type)function)(integers[0], integers[1], integers[2],
-        integers[3], integers[4], floats[0], floats[1], floats[2], floats[3], floats[4],
-        floats[5], floats[6]);
-}
-
-DC_NO_SANITIZE_FUNCTION static void stub_rinteger_i5_f8(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
-    typedef uint64_t (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
-        double, double, double, double, double, double, double, double);
-    result->integer = ((function_type)function)(integers[0], integers[1], integers[2],
-        integers[3], integers[4], floats[0], floats[1], floats[2], floats[3], floats[4],
-        floats[5], floats[6], floats[7]);
-}
-
-DC_NO_SANITIZE_FUNCTION static void stub_rinteger_i6_f0(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+DC_NO_SANITIZE_FUNCTION static uint64_t stub_rinteger_i6_f0(
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef uint64_t (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
         uint64_t);
     (void)floats;
-    result->integer = ((function_type)function)(integers[0], integers[1], integers[2],
-        integers[3], integers[4], integers[5]);
+    return ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
+        integers[4], integers[5]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rinteger_i6_f1(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+DC_NO_SANITIZE_FUNCTION static uint64_t stub_rinteger_i6_f1(
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef uint64_t (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
         uint64_t, double);
-    result->integer = ((function_type)function)(integers[0], integers[1], integers[2],
-        integers[3], integers[4], integers[5], floats[0]);
+    return ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
+        integers[4], integers[5], floats[0]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rinteger_i6_f2(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+DC_NO_SANITIZE_FUNCTION static uint64_t stub_rinteger_i6_f2(
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef uint64_t (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
         uint64_t, double, double);
-    result->integer = ((function_type)function)(integers[0], integers[1], integers[2],
-        integers[3], integers[4], integers[5], floats[0], floats[1]);
+    return ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
+        integers[4], integers[5], floats[0], floats[1]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rinteger_i6_f3(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+DC_NO_SANITIZE_FUNCTION static uint64_t stub_rinteger_i6_f3(
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef uint64_t (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
         uint64_t, double, double, double);
-    result->integer = ((function_type)function)(integers[0], integers[1], integers[2],
-        integers[3], integers[4], integers[5], floats[0], floats[1], floats[2]);
+    return ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
+        integers[4], integers[5], floats[0], floats[1], floats[2]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rinteger_i6_f4(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+DC_NO_SANITIZE_FUNCTION static uint64_t stub_rinteger_i6_f4(
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef uint64_t (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
         uint64_t, double, double, double, double);
-    result->integer = ((function_type)function)(integers[0], integers[1], integers[2],
-        integers[3], integers[4], integers[5], floats[0], floats[1], floats[2],
-        floats[3]);
+    return ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
+        integers[4], integers[5], floats[0], floats[1], floats[2], floats[3]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rinteger_i6_f5(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+DC_NO_SANITIZE_FUNCTION static uint64_t stub_rinteger_i6_f5(
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef uint64_t (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
         uint64_t, double, double, double, double, double);
-    result->integer = ((function_type)function)(integers[0], integers[1], integers[2],
-        integers[3], integers[4], integers[5], floats[0], floats[1], floats[2], floats[3],
-        floats[4]);
+    return ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
+        integers[4], integers[5], floats[0], floats[1], floats[2], floats[3], floats[4]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rinteger_i6_f6(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+DC_NO_SANITIZE_FUNCTION static uint64_t stub_rinteger_i6_f6(
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef uint64_t (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
         uint64_t, double, double, double, double, double, double);
-    result->integer = ((function_type)function)(integers[0], integers[1], integers[2],
-        integers[3], integers[4], integers[5], floats[0], floats[1], floats[2], floats[3],
-        floats[4], floats[5]);
+    return ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
+        integers[4], integers[5], floats[0], floats[1], floats[2], floats[3], floats[4],
+        floats[5]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rinteger_i6_f7(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+DC_NO_SANITIZE_FUNCTION static uint64_t stub_rinteger_i6_f7(
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef uint64_t (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
         uint64_t, double, double, double, double, double, double, double);
-    result->integer = ((function_type)function)(integers[0], integers[1], integers[2],
-        integers[3], integers[4], integers[5], floats[0], floats[1], floats[2], floats[3],
-        floats[4], floats[5], floats[6]);
+    return ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
+        integers[4], integers[5], floats[0], floats[1], floats[2], floats[3], floats[4],
+        floats[5], floats[6]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rinteger_i6_f8(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+DC_NO_SANITIZE_FUNCTION static uint64_t stub_rinteger_i6_f8(
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef uint64_t (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
         uint64_t, double, double, double, double, double, double, double, double);
-    result->integer = ((function_type)function)(integers[0], integers[1], integers[2],
-        integers[3], integers[4], integers[5], floats[0], floats[1], floats[2], floats[3],
-        floats[4], floats[5], floats[6], floats[7]);
+    return ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
+        integers[4], integers[5], floats[0], floats[1], floats[2], floats[3], floats[4],
+        floats[5], floats[6], floats[7]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rfloat_i0_f0(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+DC_NO_SANITIZE_FUNCTION static float stub_rfloat_i0_f0(
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef float (*function_type)(void);
     (void)integers;
     (void)floats;
-    result->f = ((function_type)function)();
+    return ((function_type)function)();
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rfloat_i0_f1(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+DC_NO_SANITIZE_FUNCTION static float stub_rfloat_i0_f1(
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef float (*function_type)(double);
     (void)integers;
-    result->f = ((function_type)function)(floats[0]);
+    return ((function_type)function)(floats[0]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rfloat_i0_f2(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+DC_NO_SANITIZE_FUNCTION static float stub_rfloat_i0_f2(
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef float (*function_type)(double, double);
     (void)integers;
-    result->f = ((function_type)function)(floats[0], floats[1]);
+    return ((function_type)function)(floats[0], floats[1]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rfloat_i0_f3(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+DC_NO_SANITIZE_FUNCTION static float stub_rfloat_i0_f3(
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef float (*function_type)(double, double, double);
     (void)integers;
-    result->f = ((function_type)function)(floats[0], floats[1], floats[2]);
+    return ((function_type)function)(floats[0], floats[1], floats[2]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rfloat_i0_f4(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+DC_NO_SANITIZE_FUNCTION static float stub_rfloat_i0_f4(
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef float (*function_type)(double, double, double, double);
     (void)integers;
-    result->f = ((function_type)function)(floats[0], floats[1], floats[2], floats[3]);
+    return ((function_type)function)(floats[0], floats[1], floats[2], floats[3]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rfloat_i0_f5(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+DC_NO_SANITIZE_FUNCTION static float stub_rfloat_i0_f5(
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef float (*function_type)(double, double, double, double, double);
     (void)integers;
-    result->f = ((function_type)function)(floats[0], floats[1], floats[2], floats[3],
+    return ((function_type)function)(floats[0], floats[1], floats[2], floats[3],
         floats[4]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rfloat_i0_f6(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+DC_NO_SANITIZE_FUNCTION static float stub_rfloat_i0_f6(
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef float (*function_type)(double, double, double, double, double, double);
     (void)integers;
-    result->f = ((function_type)function)(floats[0], floats[1], floats[2], floats[3],
+    return ((function_type)function)(floats[0], floats[1], floats[2], floats[3],
         floats[4], floats[5]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rfloat_i0_f7(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+DC_NO_SANITIZE_FUNCTION static float stub_rfloat_i0_f7(
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef float (*function_type)(double, double, double, double, double, double,
         double);
     (void)integers;
-    result->f = ((function_type)function)(floats[0], floats[1], floats[2], floats[3],
+    return ((function_type)function)(floats[0], floats[1], floats[2], floats[3],
         floats[4], floats[5], floats[6]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rfloat_i0_f8(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+DC_NO_SANITIZE_FUNCTION static float stub_rfloat_i0_f8(
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef float (*function_type)(double, double, double, double, double, double, double,
         double);
     (void)integers;
-    result->f = ((function_type)function)(floats[0], floats[1], floats[2], floats[3],
+    return ((function_type)function)(floats[0], floats[1], floats[2], floats[3],
         floats[4], floats[5], floats[6], floats[7]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rfloat_i1_f0(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+DC_NO_SANITIZE_FUNCTION static float stub_rfloat_i1_f0(
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef float (*function_type)(uint64_t);
     (void)floats;
-    result->f = ((function_type)function)(integers[0]);
+    return ((function_type)function)(integers[0]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rfloat_i1_f1(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+DC_NO_SANITIZE_FUNCTION static float stub_rfloat_i1_f1(
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef float (*function_type)(uint64_t, double);
-    result->f = ((function_type)function)(integers[0], floats[0]);
+    return ((function_type)function)(integers[0], floats[0]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rfloat_i1_f2(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+DC_NO_SANITIZE_FUNCTION static float stub_rfloat_i1_f2(
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef float (*function_type)(uint64_t, double, double);
-    result->f = ((function_type)function)(integers[0], floats[0], floats[1]);
+    return ((function_type)function)(integers[0], floats[0], floats[1]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rfloat_i1_f3(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+DC_NO_SANITIZE_FUNCTION static float stub_rfloat_i1_f3(
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef float (*function_type)(uint64_t, double, double, double);
-    result->f = ((function_type)function)(integers[0], floats[0], floats[1], floats[2]);
+    return ((function_type)function)(integers[0], floats[0], floats[1], floats[2]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rfloat_i1_f4(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+DC_NO_SANITIZE_FUNCTION static float stub_rfloat_i1_f4(
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef float (*function_type)(uint64_t, double, double, double, double);
-    result->f = ((function_type)function)(integers[0], floats[0], floats[1], floats[2],
+    return ((function_type)function)(integers[0], floats[0], floats[1], floats[2],
         floats[3]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rfloat_i1_f5(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+DC_NO_SANITIZE_FUNCTION static float stub_rfloat_i1_f5(
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef float (*function_type)(uint64_t, double, double, double, double, double);
-    result->f = ((function_type)function)(integers[0], floats[0], floats[1], floats[2],
+    return ((function_type)function)(integers[0], floats[0], floats[1], floats[2],
         floats[3], floats[4]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rfloat_i1_f6(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+DC_NO_SANITIZE_FUNCTION static float stub_rfloat_i1_f6(
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef float (*function_type)(uint64_t, double, double, double, double, double,
         double);
-    result->f = ((function_type)function)(integers[0], floats[0], floats[1], floats[2],
+    return ((function_type)function)(integers[0], floats[0], floats[1], floats[2],
         floats[3], floats[4], floats[5]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rfloat_i1_f7(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+DC_NO_SANITIZE_FUNCTION static float stub_rfloat_i1_f7(
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef float (*function_type)(uint64_t, double, double, double, double, double,
         double, double);
-    result->f = ((function_type)function)(integers[0], floats[0], floats[1], floats[2],
+    return ((function_type)function)(integers[0], floats[0], floats[1], floats[2],
         floats[3], floats[4], floats[5], floats[6]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rfloat_i1_f8(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+DC_NO_SANITIZE_FUNCTION static float stub_rfloat_i1_f8(
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef float (*function_type)(uint64_t, double, double, double, double, double,
         double, double, double);
-    result->f = ((function_type)function)(integers[0], floats[0], floats[1], floats[2],
+    return ((function_type)function)(integers[0], floats[0], floats[1], floats[2],
         floats[3], floats[4], floats[5], floats[6], floats[7]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rfloat_i2_f0(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+DC_NO_SANITIZE_FUNCTION static float stub_rfloat_i2_f0(
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef float (*function_type)(uint64_t, uint64_t);
     (void)floats;
-    result->f = ((function_type)function)(integers[0], integers[1]);
+    return ((function_type)function)(integers[0], integers[1]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rfloat_i2_f1(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+DC_NO_SANITIZE_FUNCTION static float stub_rfloat_i2_f1(
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef float (*function_type)(uint64_t, uint64_t, double);
-    result->f = ((function_type)function)(integers[0], integers[1], floats[0]);
+    return ((function_type)function)(integers[0], integers[1], floats[0]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rfloat_i2_f2(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+DC_NO_SANITIZE_FUNCTION static float stub_rfloat_i2_f2(
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef float (*function_type)(uint64_t, uint64_t, double, double);
-    result->f = ((function_type)function)(integers[0], integers[1], floats[0], floats[1]);
+    return ((function_type)function)(integers[0], integers[1], floats[0], floats[1]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rfloat_i2_f3(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+DC_NO_SANITIZE_FUNCTION static float stub_rfloat_i2_f3(
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef float (*function_type)(uint64_t, uint64_t, double, double, double);
-    result->f = ((function_type)function)(integers[0], integers[1], floats[0], floats[1],
+    return ((function_type)function)(integers[0], integers[1], floats[0], floats[1],
         floats[2]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rfloat_i2_f4(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+DC_NO_SANITIZE_FUNCTION static float stub_rfloat_i2_f4(
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef float (*function_type)(uint64_t, uint64_t, double, double, double, double);
-    result->f = ((function_type)function)(integers[0], integers[1], floats[0], floats[1],
+    return ((function_type)function)(integers[0], integers[1], floats[0], floats[1],
         floats[2], floats[3]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rfloat_i2_f5(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+DC_NO_SANITIZE_FUNCTION static float stub_rfloat_i2_f5(
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef float (*function_type)(uint64_t, uint64_t, double, double, double, double,
         double);
-    result->f = ((function_type)function)(integers[0], integers[1], floats[0], floats[1],
+    return ((function_type)function)(integers[0], integers[1], floats[0], floats[1],
         floats[2], floats[3], floats[4]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rfloat_i2_f6(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+DC_NO_SANITIZE_FUNCTION static float stub_rfloat_i2_f6(
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef float (*function_type)(uint64_t, uint64_t, double, double, double, double,
         double, double);
-    result->f = ((function_type)function)(integers[0], integers[1], floats[0], floats[1],
+    return ((function_type)function)(integers[0], integers[1], floats[0], floats[1],
         floats[2], floats[3], floats[4], floats[5]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rfloat_i2_f7(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+DC_NO_SANITIZE_FUNCTION static float stub_rfloat_i2_f7(
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef float (*function_type)(uint64_t, uint64_t, double, double, double, double,
         double, double, double);
-    result->f = ((function_type)function)(integers[0], integers[1], floats[0], floats[1],
+    return ((function_type)function)(integers[0], integers[1], floats[0], floats[1],
         floats[2], floats[3], floats[4], floats[5], floats[6]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rfloat_i2_f8(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+DC_NO_SANITIZE_FUNCTION static float stub_rfloat_i2_f8(
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef float (*function_type)(uint64_t, uint64_t, double, double, double, double,
         double, double, double, double);
-    result->f = ((function_type)function)(integers[0], integers[1], floats[0], floats[1],
+    return ((function_type)function)(integers[0], integers[1], floats[0], floats[1],
         floats[2], floats[3], floats[4], floats[5], floats[6], floats[7]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rfloat_i3_f0(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+DC_NO_SANITIZE_FUNCTION static float stub_rfloat_i3_f0(
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef float (*function_type)(uint64_t, uint64_t, uint64_t);
     (void)floats;
-    result->f = ((function_type)function)(integers[0], integers[1], integers[2]);
+    return ((function_type)function)(integers[0], integers[1], integers[2]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rfloat_i3_f1(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+DC_NO_SANITIZE_FUNCTION static float stub_rfloat_i3_f1(
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef float (*function_type)(uint64_t, uint64_t, uint64_t, double);
-    result->f = ((function_type)function)(integers[0], integers[1], integers[2],
+    return ((function_type)function)(integers[0], integers[1], integers[2], floats[0]);
+}
+
+DC_NO_SANITIZE_FUNCTION static float stub_rfloat_i3_f2(
+    dc_function function, const uint64_t *integers, const double *floats) {
+    typedef float (*function_type)(uint64_t, uint64_t, uint64_t, double, double);
+    return ((function_type)function)(integers[0], integers[1], integers[2], floats[0],
+        floats[1]);
+}
+
+DC_NO_SANITIZE_FUNCTION static float stub_rfloat_i3_f3(
+    dc_function function, const uint64_t *integers, const double *floats) {
+    typedef float (*function_type)(uint64_t, uint64_t, uint64_t, double, double, double);
+    return ((function_type)function)(integers[0], integers[1], integers[2], floats[0],
+        floats[1], floats[2]);
+}
+
+DC_NO_SANITIZE_FUNCTION static float stub_rfloat_i3_f4(
+    dc_function function, const uint64_t *integers, const double *floats) {
+    typedef float (*function_type)(uint64_t, uint64_t, uint64_t, double, double, double,
+        double);
+    return ((function_type)function)(integers[0], integers[1], integers[2], floats[0],
+        floats[1], floats[2], floats[3]);
+}
+
+DC_NO_SANITIZE_FUNCTION static float stub_rfloat_i3_f5(
+    dc_function function, const uint64_t *integers, const double *floats) {
+    typedef float (*function_type)(uint64_t, uint64_t, uint64_t, double, double, double,
+        double, double);
+    return ((function_type)function)(integers[0], integers[1], integers[2], floats[0],
+        floats[1], floats[2], floats[3], floats[4]);
+}
+
+DC_NO_SANITIZE_FUNCTION static float stub_rfloat_i3_f6(
+    dc_function function, const uint64_t *integers, const double *floats) {
+    typedef float (*function_type)(uint64_t, uint64_t, uint64_t, double, double, double,
+        double, double, double);
+    return ((function_type)function)(integers[0], integers[1], integers[2], floats[0],
+        floats[1], floats[2], floats[3], floats[4], floats[5]);
+}
+
+DC_NO_SANITIZE_FUNCTION static float stub_rfloat_i3_f7(
+    dc_function function, const uint64_t *integers, const double *floats) {
+    typedef float (*function_type)(uint64_t, uint64_t, uint64_t, double, double, double,
+        double, double, double, double);
+    return ((function_type)function)(integers[0], integers[1], integers[2], floats[0],
+        floats[1], floats[2], floats[3], floats[4], floats[5], floats[6]);
+}
+
+DC_NO_SANITIZE_FUNCTION static float stub_rfloat_i3_f8(
+    dc_function function, const uint64_t *integers, const double *floats) {
+    typedef float (*function_type)(uint64_t, uint64_t, uint64_t, double, double, double,
+        double, double, double, double, double);
+    return ((function_type)function)(integers[0], integers[1], integers[2], floats[0],
+        floats[1], floats[2], floats[3], floats[4], floats[5], floats[6], floats[7]);
+}
+
+DC_NO_SANITIZE_FUNCTION static float stub_rfloat_i4_f0(
+    dc_function function, const uint64_t *integers, const double *floats) {
+    typedef float (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t);
+    (void)floats;
+    return ((function_type)function)(integers[0], integers[1], integers[2], integers[3]);
+}
+
+DC_NO_SANITIZE_FUNCTION static float stub_rfloat_i4_f1(
+    dc_function function, const uint64_t *integers, const double *floats) {
+    typedef float (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, double);
+    return ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
         floats[0]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rfloat_i3_f2(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
-    typedef float (*function_type)(uint64_t, uint64_t, uint64_t, double, double);
-    result->f = ((function_type)function)(integers[0], integers[1], integers[2],
+DC_NO_SANITIZE_FUNCTION static float stub_rfloat_i4_f2(
+    dc_function function, const uint64_t *integers, const double *floats) {
+    typedef float (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, double,
+        double);
+    return ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
         floats[0], floats[1]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rfloat_i3_f3(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
-    typedef float (*function_type)(uint64_t, uint64_t, uint64_t, double, double, double);
-    result->f = ((function_type)function)(integers[0], integers[1], integers[2],
+DC_NO_SANITIZE_FUNCTION static float stub_rfloat_i4_f3(
+    dc_function function, const uint64_t *integers, const double *floats) {
+    typedef float (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, double, double,
+        double);
+    return ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
         floats[0], floats[1], floats[2]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rfloat_i3_f4(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
-    typedef float (*function_type)(uint64_t, uint64_t, uint64_t, double, double, double,
-        double);
-    result->f = ((function_type)function)(integers[0], integers[1], integers[2],
+DC_NO_SANITIZE_FUNCTION static float stub_rfloat_i4_f4(
+    dc_function function, const uint64_t *integers, const double *floats) {
+    typedef float (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, double, double,
+        double, double);
+    return ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
         floats[0], floats[1], floats[2], floats[3]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rfloat_i3_f5(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
-    typedef float (*function_type)(uint64_t, uint64_t, uint64_t, double, double, double,
-        double, double);
-    result->f = ((function_type)function)(integers[0], integers[1], integers[2],
+DC_NO_SANITIZE_FUNCTION static float stub_rfloat_i4_f5(
+    dc_function function, const uint64_t *integers, const double *floats) {
+    typedef float (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, double, double,
+        double, double, double);
+    return ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
         floats[0], floats[1], floats[2], floats[3], floats[4]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rfloat_i3_f6(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
-    typedef float (*function_type)(uint64_t, uint64_t, uint64_t, double, double, double,
-        double, double, double);
-    result->f = ((function_type)function)(integers[0], integers[1], integers[2],
+DC_NO_SANITIZE_FUNCTION static float stub_rfloat_i4_f6(
+    dc_function function, const uint64_t *integers, const double *floats) {
+    typedef float (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, double, double,
+        double, double, double, double);
+    return ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
         floats[0], floats[1], floats[2], floats[3], floats[4], floats[5]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rfloat_i3_f7(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
-    typedef float (*function_type)(uint64_t, uint64_t, uint64_t, double, double, double,
-        double, double, double, double);
-    result->f = ((function_type)function)(integers[0], integers[1], integers[2],
+DC_NO_SANITIZE_FUNCTION static float stub_rfloat_i4_f7(
+    dc_function function, const uint64_t *integers, const double *floats) {
+    typedef float (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, double, double,
+        double, double, double, double, double);
+    return ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
         floats[0], floats[1], floats[2], floats[3], floats[4], floats[5], floats[6]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rfloat_i3_f8(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
-    typedef float (*function_type)(uint64_t, uint64_t, uint64_t, double, double, double,
-        double, double, double, double, double);
-    result->f = ((function_type)function)(integers[0], integers[1], integers[2],
+DC_NO_SANITIZE_FUNCTION static float stub_rfloat_i4_f8(
+    dc_function function, const uint64_t *integers, const double *floats) {
+    typedef float (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, double, double,
+        double, double, double, double, double, double);
+    return ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
         floats[0], floats[1], floats[2], floats[3], floats[4], floats[5], floats[6],
         floats[7]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rfloat_i4_f0(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
-    typedef float (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t);
+DC_NO_SANITIZE_FUNCTION static float stub_rfloat_i5_f0(
+    dc_function function, const uint64_t *integers, const double *floats) {
+    typedef float (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
     (void)floats;
-    result->f = ((function_type)function)(integers[0], integers[1], integers[2],
-        integers[3]);
+    return ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
+        integers[4]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rfloat_i4_f1(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
-    typedef float (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, double);
-    result->f = ((function_type)function)(integers[0], integers[1], integers[2],
-        integers[3], floats[0]);
-}
-
-DC_NO_SANITIZE_FUNCTION static void stub_rfloat_i4_f2(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
-    typedef float (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, double,
+DC_NO_SANITIZE_FUNCTION static float stub_rfloat_i5_f1(
+    dc_function function, const uint64_t *integers, const double *floats) {
+    typedef float (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
         double);
-    result->f = ((function_type)function)(integers[0], integers[1], integers[2],
-        integers[3], floats[0], floats[1]);
+    return ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
+        integers[4], floats[0]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rfloat_i4_f3(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
-    typedef float (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, double, double,
-        double);
-    result->f = ((function_type)function)(integers[0], integers[1], integers[2],
-        integers[3], floats[0], floats[1], floats[2]);
-}
-
-DC_NO_SANITIZE_FUNCTION static void stub_rfloat_i4_f4(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
-    typedef float (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, double, double,
+DC_NO_SANITIZE_FUNCTION static float stub_rfloat_i5_f2(
+    dc_function function, const uint64_t *integers, const double *floats) {
+    typedef float (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
         double, double);
-    result->f = ((function_type)function)(integers[0], integers[1], integers[2],
-        integers[3], floats[0], floats[1], floats[2], floats[3]);
+    return ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
+        integers[4], floats[0], floats[1]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rfloat_i4_f5(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
-    typedef float (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, double, double,
+DC_NO_SANITIZE_FUNCTION static float stub_rfloat_i5_f3(
+    dc_function function, const uint64_t *integers, const double *floats) {
+    typedef float (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
         double, double, double);
-    result->f = ((function_type)function)(integers[0], integers[1], integers[2],
-        integers[3], floats[0], floats[1], floats[2], floats[3], floats[4]);
+    return ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
+        integers[4], floats[0], floats[1], floats[2]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rfloat_i4_f6(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
-    typedef float (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, double, double,
+DC_NO_SANITIZE_FUNCTION static float stub_rfloat_i5_f4(
+    dc_function function, const uint64_t *integers, const double *floats) {
+    typedef float (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
         double, double, double, double);
-    result->f = ((function_type)function)(integers[0], integers[1], integers[2],
-        integers[3], floats[0], floats[1], floats[2], floats[3], floats[4], floats[5]);
+    return ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
+        integers[4], floats[0], floats[1], floats[2], floats[3]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rfloat_i4_f7(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
-    typedef float (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, double, double,
+DC_NO_SANITIZE_FUNCTION static float stub_rfloat_i5_f5(
+    dc_function function, const uint64_t *integers, const double *floats) {
+    typedef float (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
         double, double, double, double, double);
-    result->f = ((function_type)function)(integers[0], integers[1], integers[2],
-        integers[3], floats[0], floats[1], floats[2], floats[3], floats[4], floats[5],
+    return ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
+        integers[4], floats[0], floats[1], floats[2], floats[3], floats[4]);
+}
+
+DC_NO_SANITIZE_FUNCTION static float stub_rfloat_i5_f6(
+    dc_function function, const uint64_t *integers, const double *floats) {
+    typedef float (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
+        double, double, double, double, double, double);
+    return ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
+        integers[4], floats[0], floats[1], floats[2], floats[3], floats[4], floats[5]);
+}
+
+DC_NO_SANITIZE_FUNCTION static float stub_rfloat_i5_f7(
+    dc_function function, const uint64_t *integers, const double *floats) {
+    typedef float (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
+        double, double, double, double, double, double, double);
+    return ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
+        integers[4], floats[0], floats[1], floats[2], floats[3], floats[4], floats[5],
         floats[6]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rfloat_i4_f8(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
-    typedef float (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, double, double,
-        double, double, double, double, double, double);
-    result->f = ((function_type)function)(integers[0], integers[1], integers[2],
-        integers[3], floats[0], floats[1], floats[2], floats[3], floats[4], floats[5],
+DC_NO_SANITIZE_FUNCTION static float stub_rfloat_i5_f8(
+    dc_function function, const uint64_t *integers, const double *floats) {
+    typedef float (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
+        double, double, double, double, double, double, double, double);
+    return ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
+        integers[4], floats[0], floats[1], floats[2], floats[3], floats[4], floats[5],
         floats[6], floats[7]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rfloat_i5_f0(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
-    typedef float (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
-    (void)floats;
-    result->f = ((function_type)function)(integers[0], integers[1], integers[2],
-        integers[3], integers[4]);
-}
-
-DC_NO_SANITIZE_FUNCTION static void stub_rfloat_i5_f1(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
-    typedef float (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
-        double);
-    result->f = ((function_type)function)(integers[0], integers[1], integers[2],
-        integers[3], integers[4], floats[0]);
-}
-
-DC_NO_SANITIZE_FUNCTION static void stub_rfloat_i5_f2(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
-    typedef float (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
-        double, double);
-    result->f = ((function_type)function)(integers[0], integers[1], integers[2],
-        integers[3], integers[4], floats[0], floats[1]);
-}
-
-DC_NO_SANITIZE_FUNCTION static void stub_rfloat_i5_f3(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
-    typedef float (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
-        double, double, double);
-    result->f = ((function_type)function)(integers[0], integers[1], integers[2],
-        integers[3], integers[4], floats[0], floats[1], floats[2]);
-}
-
-DC_NO_SANITIZE_FUNCTION static void stub_rfloat_i5_f4(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
-    typedef float (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
-        double, double, double, double);
-    result->f = ((function_type)function)(integers[0], integers[1], integers[2],
-        integers[3], integers[4], floats[0], floats[1], floats[2], floats[3]);
-}
-
-DC_NO_SANITIZE_FUNCTION static void stub_rfloat_i5_f5(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
-    typedef float (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
-        double, double, double, double, double);
-    result->f = ((function_type)function)(integers[0], integers[1], integers[2],
-        integers[3], integers[4], floats[0], floats[1], floats[2], floats[3], floats[4]);
-}
-
-DC_NO_SANITIZE_FUNCTION static void stub_rfloat_i5_f6(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
-    typedef float (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
-        double, double, double, double, double, double);
-    result->f = ((function_type)function)(integers[0], integers[1], integers[2],
-        integers[3], integers[4], floats[0], floats[1], floats[2], floats[3], floats[4],
-        floats[5]);
-}
-
-DC_NO_SANITIZE_FUNCTION static void stub_rfloat_i5_f7(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
-    typedef float (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
-        double, double, double, double, double, double, double);
-    result->f = ((function_type)function)(integers[0], integers[1], integers[2],
-        integers[3], integers[4], floats[0], floats[1], floats[2], floats[3], floats[4],
-        floats[5], floats[6]);
-}
-
-DC_NO_SANITIZE_FUNCTION static void stub_rfloat_i5_f8(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
-    typedef float (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
-        double, double, double, double, double, double, double, double);
-    result->f = ((function_type)function)(integers[0], integers[1], integers[2],
-        integers[3], integers[4], floats[0], floats[1], floats[2], floats[3], floats[4],
-        floats[5], floats[6], floats[7]);
-}
-
-DC_NO_SANITIZE_FUNCTION static void stub_rfloat_i6_f0(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+DC_NO_SANITIZE_FUNCTION static float stub_rfloat_i6_f0(
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef float (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
         uint64_t);
     (void)floats;
-    result->f = ((function_type)function)(integers[0], integers[1], integers[2],
-        integers[3], integers[4], integers[5]);
+    return ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
+        integers[4], integers[5]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rfloat_i6_f1(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+DC_NO_SANITIZE_FUNCTION static float stub_rfloat_i6_f1(
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef float (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
         uint64_t, double);
-    result->f = ((function_type)function)(integers[0], integers[1], integers[2],
-        integers[3], integers[4], integers[5], floats[0]);
+    return ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
+        integers[4], integers[5], floats[0]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rfloat_i6_f2(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+DC_NO_SANITIZE_FUNCTION static float stub_rfloat_i6_f2(
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef float (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
         uint64_t, double, double);
-    result->f = ((function_type)function)(integers[0], integers[1], integers[2],
-        integers[3], integers[4], integers[5], floats[0], floats[1]);
+    return ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
+        integers[4], integers[5], floats[0], floats[1]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rfloat_i6_f3(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+DC_NO_SANITIZE_FUNCTION static float stub_rfloat_i6_f3(
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef float (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
         uint64_t, double, double, double);
-    result->f = ((function_type)function)(integers[0], integers[1], integers[2],
-        integers[3], integers[4], integers[5], floats[0], floats[1], floats[2]);
+    return ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
+        integers[4], integers[5], floats[0], floats[1], floats[2]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rfloat_i6_f4(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+DC_NO_SANITIZE_FUNCTION static float stub_rfloat_i6_f4(
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef float (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
         uint64_t, double, double, double, double);
-    result->f = ((function_type)function)(integers[0], integers[1], integers[2],
-        integers[3], integers[4], integers[5], floats[0], floats[1], floats[2],
-        floats[3]);
+    return ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
+        integers[4], integers[5], floats[0], floats[1], floats[2], floats[3]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rfloat_i6_f5(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+DC_NO_SANITIZE_FUNCTION static float stub_rfloat_i6_f5(
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef float (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
         uint64_t, double, double, double, double, double);
-    result->f = ((function_type)function)(integers[0], integers[1], integers[2],
-        integers[3], integers[4], integers[5], floats[0], floats[1], floats[2], floats[3],
-        floats[4]);
+    return ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
+        integers[4], integers[5], floats[0], floats[1], floats[2], floats[3], floats[4]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rfloat_i6_f6(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+DC_NO_SANITIZE_FUNCTION static float stub_rfloat_i6_f6(
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef float (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
         uint64_t, double, double, double, double, double, double);
-    result->f = ((function_type)function)(integers[0], integers[1], integers[2],
-        integers[3], integers[4], integers[5], floats[0], floats[1], floats[2], floats[3],
-        floats[4], floats[5]);
+    return ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
+        integers[4], integers[5], floats[0], floats[1], floats[2], floats[3], floats[4],
+        floats[5]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rfloat_i6_f7(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+DC_NO_SANITIZE_FUNCTION static float stub_rfloat_i6_f7(
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef float (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
         uint64_t, double, double, double, double, double, double, double);
-    result->f = ((function_type)function)(integers[0], integers[1], integers[2],
-        integers[3], integers[4], integers[5], floats[0], floats[1], floats[2], floats[3],
-        floats[4], floats[5], floats[6]);
+    return ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
+        integers[4], integers[5], floats[0], floats[1], floats[2], floats[3], floats[4],
+        floats[5], floats[6]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rfloat_i6_f8(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+DC_NO_SANITIZE_FUNCTION static float stub_rfloat_i6_f8(
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef float (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
         uint64_t, double, double, double, double, double, double, double, double);
-    result->f = ((function_type)function)(integers[0], integers[1], integers[2],
-        integers[3], integers[4], integers[5], floats[0], floats[1], floats[2], floats[3],
-        floats[4], floats[5], floats[6], floats[7]);
+    return ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
+        integers[4], integers[5], floats[0], floats[1], floats[2], floats[3], floats[4],
+        floats[5], floats[6], floats[7]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rdouble_i0_f0(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+DC_NO_SANITIZE_FUNCTION static double stub_rdouble_i0_f0(
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef double (*function_type)(void);
     (void)integers;
     (void)floats;
-    result->d = ((function_type)function)();
+    return ((function_type)function)();
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rdouble_i0_f1(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+DC_NO_SANITIZE_FUNCTION static double stub_rdouble_i0_f1(
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef double (*function_type)(double);
     (void)integers;
-    result->d = ((function_type)function)(floats[0]);
+    return ((function_type)function)(floats[0]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rdouble_i0_f2(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+DC_NO_SANITIZE_FUNCTION static double stub_rdouble_i0_f2(
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef double (*function_type)(double, double);
     (void)integers;
-    result->d = ((function_type)function)(floats[0], floats[1]);
+    return ((function_type)function)(floats[0], floats[1]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rdouble_i0_f3(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+DC_NO_SANITIZE_FUNCTION static double stub_rdouble_i0_f3(
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef double (*function_type)(double, double, double);
     (void)integers;
-    result->d = ((function_type)function)(floats[0], floats[1], floats[2]);
+    return ((function_type)function)(floats[0], floats[1], floats[2]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rdouble_i0_f4(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+DC_NO_SANITIZE_FUNCTION static double stub_rdouble_i0_f4(
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef double (*function_type)(double, double, double, double);
     (void)integers;
-    result->d = ((function_type)function)(floats[0], floats[1], floats[2], floats[3]);
+    return ((function_type)function)(floats[0], floats[1], floats[2], floats[3]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rdouble_i0_f5(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+DC_NO_SANITIZE_FUNCTION static double stub_rdouble_i0_f5(
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef double (*function_type)(double, double, double, double, double);
     (void)integers;
-    result->d = ((function_type)function)(floats[0], floats[1], floats[2], floats[3],
+    return ((function_type)function)(floats[0], floats[1], floats[2], floats[3],
         floats[4]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rdouble_i0_f6(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+DC_NO_SANITIZE_FUNCTION static double stub_rdouble_i0_f6(
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef double (*function_type)(double, double, double, double, double, double);
     (void)integers;
-    result->d = ((function_type)function)(floats[0], floats[1], floats[2], floats[3],
+    return ((function_type)function)(floats[0], floats[1], floats[2], floats[3],
         floats[4], floats[5]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rdouble_i0_f7(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+DC_NO_SANITIZE_FUNCTION static double stub_rdouble_i0_f7(
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef double (*function_type)(double, double, double, double, double, double,
         double);
     (void)integers;
-    result->d = ((function_type)function)(floats[0], floats[1], floats[2], floats[3],
+    return ((function_type)function)(floats[0], floats[1], floats[2], floats[3],
         floats[4], floats[5], floats[6]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rdouble_i0_f8(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+DC_NO_SANITIZE_FUNCTION static double stub_rdouble_i0_f8(
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef double (*function_type)(double, double, double, double, double, double,
         double, double);
     (void)integers;
-    result->d = ((function_type)function)(floats[0], floats[1], floats[2], floats[3],
+    return ((function_type)function)(floats[0], floats[1], floats[2], floats[3],
         floats[4], floats[5], floats[6], floats[7]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rdouble_i1_f0(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+DC_NO_SANITIZE_FUNCTION static double stub_rdouble_i1_f0(
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef double (*function_type)(uint64_t);
     (void)floats;
-    result->d = ((function_type)function)(integers[0]);
+    return ((function_type)function)(integers[0]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rdouble_i1_f1(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+DC_NO_SANITIZE_FUNCTION static double stub_rdouble_i1_f1(
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef double (*function_type)(uint64_t, double);
-    result->d = ((function_type)function)(integers[0], floats[0]);
+    return ((function_type)function)(integers[0], floats[0]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rdouble_i1_f2(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+DC_NO_SANITIZE_FUNCTION static double stub_rdouble_i1_f2(
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef double (*function_type)(uint64_t, double, double);
-    result->d = ((function_type)function)(integers[0], floats[0], floats[1]);
+    return ((function_type)function)(integers[0], floats[0], floats[1]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rdouble_i1_f3(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+DC_NO_SANITIZE_FUNCTION static double stub_rdouble_i1_f3(
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef double (*function_type)(uint64_t, double, double, double);
-    result->d = ((function_type)function)(integers[0], floats[0], floats[1], floats[2]);
+    return ((function_type)function)(integers[0], floats[0], floats[1], floats[2]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rdouble_i1_f4(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+DC_NO_SANITIZE_FUNCTION static double stub_rdouble_i1_f4(
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef double (*function_type)(uint64_t, double, double, double, double);
-    result->d = ((function_type)function)(integers[0], floats[0], floats[1], floats[2],
+    return ((function_type)function)(integers[0], floats[0], floats[1], floats[2],
         floats[3]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rdouble_i1_f5(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+DC_NO_SANITIZE_FUNCTION static double stub_rdouble_i1_f5(
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef double (*function_type)(uint64_t, double, double, double, double, double);
-    result->d = ((function_type)function)(integers[0], floats[0], floats[1], floats[2],
+    return ((function_type)function)(integers[0], floats[0], floats[1], floats[2],
         floats[3], floats[4]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rdouble_i1_f6(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+DC_NO_SANITIZE_FUNCTION static double stub_rdouble_i1_f6(
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef double (*function_type)(uint64_t, double, double, double, double, double,
         double);
-    result->d = ((function_type)function)(integers[0], floats[0], floats[1], floats[2],
+    return ((function_type)function)(integers[0], floats[0], floats[1], floats[2],
         floats[3], floats[4], floats[5]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rdouble_i1_f7(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+DC_NO_SANITIZE_FUNCTION static double stub_rdouble_i1_f7(
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef double (*function_type)(uint64_t, double, double, double, double, double,
         double, double);
-    result->d = ((function_type)function)(integers[0], floats[0], floats[1], floats[2],
+    return ((function_type)function)(integers[0], floats[0], floats[1], floats[2],
         floats[3], floats[4], floats[5], floats[6]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rdouble_i1_f8(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+DC_NO_SANITIZE_FUNCTION static double stub_rdouble_i1_f8(
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef double (*function_type)(uint64_t, double, double, double, double, double,
         double, double, double);
-    result->d = ((function_type)function)(integers[0], floats[0], floats[1], floats[2],
+    return ((function_type)function)(integers[0], floats[0], floats[1], floats[2],
         floats[3], floats[4], floats[5], floats[6], floats[7]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rdouble_i2_f0(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+DC_NO_SANITIZE_FUNCTION static double stub_rdouble_i2_f0(
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef double (*function_type)(uint64_t, uint64_t);
     (void)floats;
-    result->d = ((function_type)function)(integers[0], integers[1]);
+    return ((function_type)function)(integers[0], integers[1]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rdouble_i2_f1(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+DC_NO_SANITIZE_FUNCTION static double stub_rdouble_i2_f1(
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef double (*function_type)(uint64_t, uint64_t, double);
-    result->d = ((function_type)function)(integers[0], integers[1], floats[0]);
+    return ((function_type)function)(integers[0], integers[1], floats[0]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rdouble_i2_f2(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+DC_NO_SANITIZE_FUNCTION static double stub_rdouble_i2_f2(
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef double (*function_type)(uint64_t, uint64_t, double, double);
-    result->d = ((function_type)function)(integers[0], integers[1], floats[0], floats[1]);
+    return ((function_type)function)(integers[0], integers[1], floats[0], floats[1]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rdouble_i2_f3(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+DC_NO_SANITIZE_FUNCTION static double stub_rdouble_i2_f3(
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef double (*function_type)(uint64_t, uint64_t, double, double, double);
-    result->d = ((function_type)function)(integers[0], integers[1], floats[0], floats[1],
+    return ((function_type)function)(integers[0], integers[1], floats[0], floats[1],
         floats[2]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rdouble_i2_f4(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+DC_NO_SANITIZE_FUNCTION static double stub_rdouble_i2_f4(
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef double (*function_type)(uint64_t, uint64_t, double, double, double, double);
-    result->d = ((function_type)function)(integers[0], integers[1], floats[0], floats[1],
+    return ((function_type)function)(integers[0], integers[1], floats[0], floats[1],
         floats[2], floats[3]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rdouble_i2_f5(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+DC_NO_SANITIZE_FUNCTION static double stub_rdouble_i2_f5(
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef double (*function_type)(uint64_t, uint64_t, double, double, double, double,
         double);
-    result->d = ((function_type)function)(integers[0], integers[1], floats[0], floats[1],
+    return ((function_type)function)(integers[0], integers[1], floats[0], floats[1],
         floats[2], floats[3], floats[4]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rdouble_i2_f6(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+DC_NO_SANITIZE_FUNCTION static double stub_rdouble_i2_f6(
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef double (*function_type)(uint64_t, uint64_t, double, double, double, double,
         double, double);
-    result->d = ((function_type)function)(integers[0], integers[1], floats[0], floats[1],
+    return ((function_type)function)(integers[0], integers[1], floats[0], floats[1],
         floats[2], floats[3], floats[4], floats[5]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rdouble_i2_f7(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+DC_NO_SANITIZE_FUNCTION static double stub_rdouble_i2_f7(
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef double (*function_type)(uint64_t, uint64_t, double, double, double, double,
         double, double, double);
-    result->d = ((function_type)function)(integers[0], integers[1], floats[0], floats[1],
+    return ((function_type)function)(integers[0], integers[1], floats[0], floats[1],
         floats[2], floats[3], floats[4], floats[5], floats[6]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rdouble_i2_f8(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+DC_NO_SANITIZE_FUNCTION static double stub_rdouble_i2_f8(
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef double (*function_type)(uint64_t, uint64_t, double, double, double, double,
         double, double, double, double);
-    result->d = ((function_type)function)(integers[0], integers[1], floats[0], floats[1],
+    return ((function_type)function)(integers[0], integers[1], floats[0], floats[1],
         floats[2], floats[3], floats[4], floats[5], floats[6], floats[7]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rdouble_i3_f0(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+DC_NO_SANITIZE_FUNCTION static double stub_rdouble_i3_f0(
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef double (*function_type)(uint64_t, uint64_t, uint64_t);
     (void)floats;
-    result->d = ((function_type)function)(integers[0], integers[1], integers[2]);
+    return ((function_type)function)(integers[0], integers[1], integers[2]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rdouble_i3_f1(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+DC_NO_SANITIZE_FUNCTION static double stub_rdouble_i3_f1(
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef double (*function_type)(uint64_t, uint64_t, uint64_t, double);
-    result->d = ((function_type)function)(integers[0], integers[1], integers[2],
+    return ((function_type)function)(integers[0], integers[1], integers[2], floats[0]);
+}
+
+DC_NO_SANITIZE_FUNCTION static double stub_rdouble_i3_f2(
+    dc_function function, const uint64_t *integers, const double *floats) {
+    typedef double (*function_type)(uint64_t, uint64_t, uint64_t, double, double);
+    return ((function_type)function)(integers[0], integers[1], integers[2], floats[0],
+        floats[1]);
+}
+
+DC_NO_SANITIZE_FUNCTION static double stub_rdouble_i3_f3(
+    dc_function function, const uint64_t *integers, const double *floats) {
+    typedef double (*function_type)(uint64_t, uint64_t, uint64_t, double, double, double);
+    return ((function_type)function)(integers[0], integers[1], integers[2], floats[0],
+        floats[1], floats[2]);
+}
+
+DC_NO_SANITIZE_FUNCTION static double stub_rdouble_i3_f4(
+    dc_function function, const uint64_t *integers, const double *floats) {
+    typedef double (*function_type)(uint64_t, uint64_t, uint64_t, double, double, double,
+        double);
+    return ((function_type)function)(integers[0], integers[1], integers[2], floats[0],
+        floats[1], floats[2], floats[3]);
+}
+
+DC_NO_SANITIZE_FUNCTION static double stub_rdouble_i3_f5(
+    dc_function function, const uint64_t *integers, const double *floats) {
+    typedef double (*function_type)(uint64_t, uint64_t, uint64_t, double, double, double,
+        double, double);
+    return ((function_type)function)(integers[0], integers[1], integers[2], floats[0],
+        floats[1], floats[2], floats[3], floats[4]);
+}
+
+DC_NO_SANITIZE_FUNCTION static double stub_rdouble_i3_f6(
+    dc_function function, const uint64_t *integers, const double *floats) {
+    typedef double (*function_type)(uint64_t, uint64_t, uint64_t, double, double, double,
+        double, double, double);
+    return ((function_type)function)(integers[0], integers[1], integers[2], floats[0],
+        floats[1], floats[2], floats[3], floats[4], floats[5]);
+}
+
+DC_NO_SANITIZE_FUNCTION static double stub_rdouble_i3_f7(
+    dc_function function, const uint64_t *integers, const double *floats) {
+    typedef double (*function_type)(uint64_t, uint64_t, uint64_t, double, double, double,
+        double, double, double, double);
+    return ((function_type)function)(integers[0], integers[1], integers[2], floats[0],
+        floats[1], floats[2], floats[3], floats[4], floats[5], floats[6]);
+}
+
+DC_NO_SANITIZE_FUNCTION static double stub_rdouble_i3_f8(
+    dc_function function, const uint64_t *integers, const double *floats) {
+    typedef double (*function_type)(uint64_t, uint64_t, uint64_t, double, double, double,
+        double, double, double, double, double);
+    return ((function_type)function)(integers[0], integers[1], integers[2], floats[0],
+        floats[1], floats[2], floats[3], floats[4], floats[5], floats[6], floats[7]);
+}
+
+DC_NO_SANITIZE_FUNCTION static double stub_rdouble_i4_f0(
+    dc_function function, const uint64_t *integers, const double *floats) {
+    typedef double (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t);
+    (void)floats;
+    return ((function_type)function)(integers[0], integers[1], integers[2], integers[3]);
+}
+
+DC_NO_SANITIZE_FUNCTION static double stub_rdouble_i4_f1(
+    dc_function function, const uint64_t *integers, const double *floats) {
+    typedef double (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, double);
+    return ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
         floats[0]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rdouble_i3_f2(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
-    typedef double (*function_type)(uint64_t, uint64_t, uint64_t, double, double);
-    result->d = ((function_type)function)(integers[0], integers[1], integers[2],
+DC_NO_SANITIZE_FUNCTION static double stub_rdouble_i4_f2(
+    dc_function function, const uint64_t *integers, const double *floats) {
+    typedef double (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, double,
+        double);
+    return ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
         floats[0], floats[1]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rdouble_i3_f3(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
-    typedef double (*function_type)(uint64_t, uint64_t, uint64_t, double, double, double);
-    result->d = ((function_type)function)(integers[0], integers[1], integers[2],
+DC_NO_SANITIZE_FUNCTION static double stub_rdouble_i4_f3(
+    dc_function function, const uint64_t *integers, const double *floats) {
+    typedef double (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, double,
+        double, double);
+    return ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
         floats[0], floats[1], floats[2]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rdouble_i3_f4(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
-    typedef double (*function_type)(uint64_t, uint64_t, uint64_t, double, double, double,
-        double);
-    result->d = ((function_type)function)(integers[0], integers[1], integers[2],
+DC_NO_SANITIZE_FUNCTION static double stub_rdouble_i4_f4(
+    dc_function function, const uint64_t *integers, const double *floats) {
+    typedef double (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, double,
+        double, double, double);
+    return ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
         floats[0], floats[1], floats[2], floats[3]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rdouble_i3_f5(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
-    typedef double (*function_type)(uint64_t, uint64_t, uint64_t, double, double, double,
-        double, double);
-    result->d = ((function_type)function)(integers[0], integers[1], integers[2],
+DC_NO_SANITIZE_FUNCTION static double stub_rdouble_i4_f5(
+    dc_function function, const uint64_t *integers, const double *floats) {
+    typedef double (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, double,
+        double, double, double, double);
+    return ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
         floats[0], floats[1], floats[2], floats[3], floats[4]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rdouble_i3_f6(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
-    typedef double (*function_type)(uint64_t, uint64_t, uint64_t, double, double, double,
-        double, double, double);
-    result->d = ((function_type)function)(integers[0], integers[1], integers[2],
+DC_NO_SANITIZE_FUNCTION static double stub_rdouble_i4_f6(
+    dc_function function, const uint64_t *integers, const double *floats) {
+    typedef double (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, double,
+        double, double, double, double, double);
+    return ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
         floats[0], floats[1], floats[2], floats[3], floats[4], floats[5]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rdouble_i3_f7(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
-    typedef double (*function_type)(uint64_t, uint64_t, uint64_t, double, double, double,
-        double, double, double, double);
-    result->d = ((function_type)function)(integers[0], integers[1], integers[2],
+DC_NO_SANITIZE_FUNCTION static double stub_rdouble_i4_f7(
+    dc_function function, const uint64_t *integers, const double *floats) {
+    typedef double (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, double,
+        double, double, double, double, double, double);
+    return ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
         floats[0], floats[1], floats[2], floats[3], floats[4], floats[5], floats[6]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rdouble_i3_f8(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
-    typedef double (*function_type)(uint64_t, uint64_t, uint64_t, double, double, double,
-        double, double, double, double, double);
-    result->d = ((function_type)function)(integers[0], integers[1], integers[2],
+DC_NO_SANITIZE_FUNCTION static double stub_rdouble_i4_f8(
+    dc_function function, const uint64_t *integers, const double *floats) {
+    typedef double (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, double,
+        double, double, double, double, double, double, double);
+    return ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
         floats[0], floats[1], floats[2], floats[3], floats[4], floats[5], floats[6],
         floats[7]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rdouble_i4_f0(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
-    typedef double (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t);
+DC_NO_SANITIZE_FUNCTION static double stub_rdouble_i5_f0(
+    dc_function function, const uint64_t *integers, const double *floats) {
+    typedef double (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
     (void)floats;
-    result->d = ((function_type)function)(integers[0], integers[1], integers[2],
-        integers[3]);
+    return ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
+        integers[4]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rdouble_i4_f1(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
-    typedef double (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, double);
-    result->d = ((function_type)function)(integers[0], integers[1], integers[2],
-        integers[3], floats[0]);
-}
-
-DC_NO_SANITIZE_FUNCTION static void stub_rdouble_i4_f2(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
-    typedef double (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, double,
+DC_NO_SANITIZE_FUNCTION static double stub_rdouble_i5_f1(
+    dc_function function, const uint64_t *integers, const double *floats) {
+    typedef double (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
         double);
-    result->d = ((function_type)function)(integers[0], integers[1], integers[2],
-        integers[3], floats[0], floats[1]);
+    return ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
+        integers[4], floats[0]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rdouble_i4_f3(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
-    typedef double (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, double,
+DC_NO_SANITIZE_FUNCTION static double stub_rdouble_i5_f2(
+    dc_function function, const uint64_t *integers, const double *floats) {
+    typedef double (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
         double, double);
-    result->d = ((function_type)function)(integers[0], integers[1], integers[2],
-        integers[3], floats[0], floats[1], floats[2]);
+    return ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
+        integers[4], floats[0], floats[1]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rdouble_i4_f4(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
-    typedef double (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, double,
+DC_NO_SANITIZE_FUNCTION static double stub_rdouble_i5_f3(
+    dc_function function, const uint64_t *integers, const double *floats) {
+    typedef double (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
         double, double, double);
-    result->d = ((function_type)function)(integers[0], integers[1], integers[2],
-        integers[3], floats[0], floats[1], floats[2], floats[3]);
+    return ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
+        integers[4], floats[0], floats[1], floats[2]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rdouble_i4_f5(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
-    typedef double (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, double,
+DC_NO_SANITIZE_FUNCTION static double stub_rdouble_i5_f4(
+    dc_function function, const uint64_t *integers, const double *floats) {
+    typedef double (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
         double, double, double, double);
-    result->d = ((function_type)function)(integers[0], integers[1], integers[2],
-        integers[3], floats[0], floats[1], floats[2], floats[3], floats[4]);
+    return ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
+        integers[4], floats[0], floats[1], floats[2], floats[3]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rdouble_i4_f6(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
-    typedef double (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, double,
+DC_NO_SANITIZE_FUNCTION static double stub_rdouble_i5_f5(
+    dc_function function, const uint64_t *integers, const double *floats) {
+    typedef double (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
         double, double, double, double, double);
-    result->d = ((function_type)function)(integers[0], integers[1], integers[2],
-        integers[3], floats[0], floats[1], floats[2], floats[3], floats[4], floats[5]);
+    return ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
+        integers[4], floats[0], floats[1], floats[2], floats[3], floats[4]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rdouble_i4_f7(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
-    typedef double (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, double,
+DC_NO_SANITIZE_FUNCTION static double stub_rdouble_i5_f6(
+    dc_function function, const uint64_t *integers, const double *floats) {
+    typedef double (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
         double, double, double, double, double, double);
-    result->d = ((function_type)function)(integers[0], integers[1], integers[2],
-        integers[3], floats[0], floats[1], floats[2], floats[3], floats[4], floats[5],
+    return ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
+        integers[4], floats[0], floats[1], floats[2], floats[3], floats[4], floats[5]);
+}
+
+DC_NO_SANITIZE_FUNCTION static double stub_rdouble_i5_f7(
+    dc_function function, const uint64_t *integers, const double *floats) {
+    typedef double (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
+        double, double, double, double, double, double, double);
+    return ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
+        integers[4], floats[0], floats[1], floats[2], floats[3], floats[4], floats[5],
         floats[6]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rdouble_i4_f8(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
-    typedef double (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, double,
-        double, double, double, double, double, double, double);
-    result->d = ((function_type)function)(integers[0], integers[1], integers[2],
-        integers[3], floats[0], floats[1], floats[2], floats[3], floats[4], floats[5],
+DC_NO_SANITIZE_FUNCTION static double stub_rdouble_i5_f8(
+    dc_function function, const uint64_t *integers, const double *floats) {
+    typedef double (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
+        double, double, double, double, double, double, double, double);
+    return ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
+        integers[4], floats[0], floats[1], floats[2], floats[3], floats[4], floats[5],
         floats[6], floats[7]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rdouble_i5_f0(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
-    typedef double (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
-    (void)floats;
-    result->d = ((function_type)function)(integers[0], integers[1], integers[2],
-        integers[3], integers[4]);
-}
-
-DC_NO_SANITIZE_FUNCTION static void stub_rdouble_i5_f1(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
-    typedef double (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
-        double);
-    result->d = ((function_type)function)(integers[0], integers[1], integers[2],
-        integers[3], integers[4], floats[0]);
-}
-
-DC_NO_SANITIZE_FUNCTION static void stub_rdouble_i5_f2(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
-    typedef double (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
-        double, double);
-    result->d = ((function_type)function)(integers[0], integers[1], integers[2],
-        integers[3], integers[4], floats[0], floats[1]);
-}
-
-DC_NO_SANITIZE_FUNCTION static void stub_rdouble_i5_f3(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
-    typedef double (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
-        double, double, double);
-    result->d = ((function_type)function)(integers[0], integers[1], integers[2],
-        integers[3], integers[4], floats[0], floats[1], floats[2]);
-}
-
-DC_NO_SANITIZE_FUNCTION static void stub_rdouble_i5_f4(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
-    typedef double (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
-        double, double, double, double);
-    result->d = ((function_type)function)(integers[0], integers[1], integers[2],
-        integers[3], integers[4], floats[0], floats[1], floats[2], floats[3]);
-}
-
-DC_NO_SANITIZE_FUNCTION static void stub_rdouble_i5_f5(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
-    typedef double (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
-        double, double, double, double, double);
-    result->d = ((function_type)function)(integers[0], integers[1], integers[2],
-        integers[3], integers[4], floats[0], floats[1], floats[2], floats[3], floats[4]);
-}
-
-DC_NO_SANITIZE_FUNCTION static void stub_rdouble_i5_f6(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
-    typedef double (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
-        double, double, double, double, double, double);
-    result->d = ((function_type)function)(integers[0], integers[1], integers[2],
-        integers[3], integers[4], floats[0], floats[1], floats[2], floats[3], floats[4],
-        floats[5]);
-}
-
-DC_NO_SANITIZE_FUNCTION static void stub_rdouble_i5_f7(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
-    typedef double (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
-        double, double, double, double, double, double, double);
-    result->d = ((function_type)function)(integers[0], integers[1], integers[2],
-        integers[3], integers[4], floats[0], floats[1], floats[2], floats[3], floats[4],
-        floats[5], floats[6]);
-}
-
-DC_NO_SANITIZE_FUNCTION static void stub_rdouble_i5_f8(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
-    typedef double (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
-        double, double, double, double, double, double, double, double);
-    result->d = ((function_type)function)(integers[0], integers[1], integers[2],
-        integers[3], integers[4], floats[0], floats[1], floats[2], floats[3], floats[4],
-        floats[5], floats[6], floats[7]);
-}
-
-DC_NO_SANITIZE_FUNCTION static void stub_rdouble_i6_f0(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+DC_NO_SANITIZE_FUNCTION static double stub_rdouble_i6_f0(
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef double (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
         uint64_t);
     (void)floats;
-    result->d = ((function_type)function)(integers[0], integers[1], integers[2],
-        integers[3], integers[4], integers[5]);
+    return ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
+        integers[4], integers[5]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rdouble_i6_f1(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+DC_NO_SANITIZE_FUNCTION static double stub_rdouble_i6_f1(
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef double (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
         uint64_t, double);
-    result->d = ((function_type)function)(integers[0], integers[1], integers[2],
-        integers[3], integers[4], integers[5], floats[0]);
+    return ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
+        integers[4], integers[5], floats[0]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rdouble_i6_f2(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+DC_NO_SANITIZE_FUNCTION static double stub_rdouble_i6_f2(
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef double (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
         uint64_t, double, double);
-    result->d = ((function_type)function)(integers[0], integers[1], integers[2],
-        integers[3], integers[4], integers[5], floats[0], floats[1]);
+    return ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
+        integers[4], integers[5], floats[0], floats[1]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rdouble_i6_f3(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+DC_NO_SANITIZE_FUNCTION static double stub_rdouble_i6_f3(
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef double (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
         uint64_t, double, double, double);
-    result->d = ((function_type)function)(integers[0], integers[1], integers[2],
-        integers[3], integers[4], integers[5], floats[0], floats[1], floats[2]);
+    return ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
+        integers[4], integers[5], floats[0], floats[1], floats[2]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rdouble_i6_f4(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+DC_NO_SANITIZE_FUNCTION static double stub_rdouble_i6_f4(
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef double (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
         uint64_t, double, double, double, double);
-    result->d = ((function_type)function)(integers[0], integers[1], integers[2],
-        integers[3], integers[4], integers[5], floats[0], floats[1], floats[2],
-        floats[3]);
+    return ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
+        integers[4], integers[5], floats[0], floats[1], floats[2], floats[3]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rdouble_i6_f5(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+DC_NO_SANITIZE_FUNCTION static double stub_rdouble_i6_f5(
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef double (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
         uint64_t, double, double, double, double, double);
-    result->d = ((function_type)function)(integers[0], integers[1], integers[2],
-        integers[3], integers[4], integers[5], floats[0], floats[1], floats[2], floats[3],
-        floats[4]);
+    return ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
+        integers[4], integers[5], floats[0], floats[1], floats[2], floats[3], floats[4]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rdouble_i6_f6(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+DC_NO_SANITIZE_FUNCTION static double stub_rdouble_i6_f6(
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef double (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
         uint64_t, double, double, double, double, double, double);
-    result->d = ((function_type)function)(integers[0], integers[1], integers[2],
-        integers[3], integers[4], integers[5], floats[0], floats[1], floats[2], floats[3],
-        floats[4], floats[5]);
+    return ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
+        integers[4], integers[5], floats[0], floats[1], floats[2], floats[3], floats[4],
+        floats[5]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rdouble_i6_f7(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+DC_NO_SANITIZE_FUNCTION static double stub_rdouble_i6_f7(
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef double (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
         uint64_t, double, double, double, double, double, double, double);
-    result->d = ((function_type)function)(integers[0], integers[1], integers[2],
-        integers[3], integers[4], integers[5], floats[0], floats[1], floats[2], floats[3],
-        floats[4], floats[5], floats[6]);
+    return ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
+        integers[4], integers[5], floats[0], floats[1], floats[2], floats[3], floats[4],
+        floats[5], floats[6]);
 }
 
-DC_NO_SANITIZE_FUNCTION static void stub_rdouble_i6_f8(
-    dc_function function, const uint64_t *integers, const double *floats,
-    dc_raw_return *result) {
+DC_NO_SANITIZE_FUNCTION static double stub_rdouble_i6_f8(
+    dc_function function, const uint64_t *integers, const double *floats) {
     typedef double (*function_type)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
         uint64_t, double, double, double, double, double, double, double, double);
-    result->d = ((function_type)function)(integers[0], integers[1], integers[2],
-        integers[3], integers[4], integers[5], floats[0], floats[1], floats[2], floats[3],
-        floats[4], floats[5], floats[6], floats[7]);
+    return ((function_type)function)(integers[0], integers[1], integers[2], integers[3],
+        integers[4], integers[5], floats[0], floats[1], floats[2], floats[3], floats[4],
+        floats[5], floats[6], floats[7]);
 }
 
 /* stubs[return class][integer count][float count] */
 static const dc_stub stubs[DC_RETURN_CLASS_COUNT][DC_STUB_MAX_INTEGERS + 1]
                           [DC_STUB_MAX_FLOATS + 1] = {
     [DC_RETURN_VOID] = {
-        {stub_rvoid_i0_f0, stub_rvoid_i0_f1, stub_rvoid_i0_f2, stub_rvoid_i0_f3,
-         stub_rvoid_i0_f4, stub_rvoid_i0_f5, stub_rvoid_i0_f6, stub_rvoid_i0_f7,
-         stub_rvoid_i0_f8},
-        {stub_rvoid_i1_f0, stub_rvoid_i1_f1, stub_rvoid_i1_f2, stub_rvoid_i1_f3,
-         stub_rvoid_i1_f4, stub_rvoid_i1_f5, stub_rvoid_i1_f6, stub_rvoid_i1_f7,
-         stub_rvoid_i1_f8},
-        {stub_rvoid_i2_f0, stub_rvoid_i2_f1, stub_rvoid_i2_f2, stub_rvoid_i2_f3,
-         stub_rvoid_i2_f4, stub_rvoid_i2_f5, stub_rvoid_i2_f6, stub_rvoid_i2_f7,
-         stub_rvoid_i2_f8},
-        {stub_rvoid_i3_f0, stub_rvoid_i3_f1, stub_rvoid_i3_f2, stub_rvoid_i3_f3,
-         stub_rvoid_i3_f4, stub_rvoid_i3_f5, stub_rvoid_i3_f6, stub_rvoid_i3_f7,
-         stub_rvoid_i3_f8},
-        {stub_rvoid_i4_f0, stub_rvoid_i4_f1, stub_rvoid_i4_f2, stub_rvoid_i4_f3,
-         stub_rvoid_i4_f4, stub_rvoid_i4_f5, stub_rvoid_i4_f6, stub_rvoid_i4_f7,
-         stub_rvoid_i4_f8},
-        {stub_rvoid_i5_f0, stub_rvoid_i5_f1, stub_rvoid_i5_f2, stub_rvoid_i5_f3,
-         stub_rvoid_i5_f4, stub_rvoid_i5_f5, stub_rvoid_i5_f6, stub_rvoid_i5_f7,
-         stub_rvoid_i5_f8},
-        {stub_rvoid_i6_f0, stub_rvoid_i6_f1, stub_rvoid_i6_f2, stub_rvoid_i6_f3,
-         stub_rvoid_i6_f4, stub_rvoid_i6_f5, stub_rvoid_i6_f6, stub_rvoid_i6_f7,
-         stub_rvoid_i6_f8},
+        {(dc_stub)stub_rvoid_i0_f0, (dc_stub)stub_rvoid_i0_f1, (dc_stub)stub_rvoid_i0_f2,
+         (dc_stub)stub_rvoid_i0_f3, (dc_stub)stub_rvoid_i0_f4, (dc_stub)stub_rvoid_i0_f5,
+         (dc_stub)stub_rvoid_i0_f6, (dc_stub)stub_rvoid_i0_f7, (dc_stub)stub_rvoid_i0_f8},
+        {(dc_stub)stub_rvoid_i1_f0, (dc_stub)stub_rvoid_i1_f1, (dc_stub)stub_rvoid_i1_f2,
+         (dc_stub)stub_rvoid_i1_f3, (dc_stub)stub_rvoid_i1_f4, (dc_stub)stub_rvoid_i1_f5,
+         (dc_stub)stub_rvoid_i1_f6, (dc_stub)stub_rvoid_i1_f7, (dc_stub)stub_rvoid_i1_f8},
+        {(dc_stub)stub_rvoid_i2_f0, (dc_stub)stub_rvoid_i2_f1, (dc_stub)stub_rvoid_i2_f2,
+         (dc_stub)stub_rvoid_i2_f3, (dc_stub)stub_rvoid_i2_f4, (dc_stub)stub_rvoid_i2_f5,
+         (dc_stub)stub_rvoid_i2_f6, (dc_stub)stub_rvoid_i2_f7, (dc_stub)stub_rvoid_i2_f8},
+        {(dc_stub)stub_rvoid_i3_f0, (dc_stub)stub_rvoid_i3_f1, (dc_stub)stub_rvoid_i3_f2,
+         (dc_stub)stub_rvoid_i3_f3, (dc_stub)stub_rvoid_i3_f4, (dc_stub)stub_rvoid_i3_f5,
+         (dc_stub)stub_rvoid_i3_f6, (dc_stub)stub_rvoid_i3_f7, (dc_stub)stub_rvoid_i3_f8},
+        {(dc_stub)stub_rvoid_i4_f0, (dc_stub)stub_rvoid_i4_f1, (dc_stub)stub_rvoid_i4_f2,
+         (dc_stub)stub_rvoid_i4_f3, (dc_stub)stub_rvoid_i4_f4, (dc_stub)stub_rvoid_i4_f5,
+         (dc_stub)stub_rvoid_i4_f6, (dc_stub)stub_rvoid_i4_f7, (dc_stub)stub_rvoid_i4_f8},
+        {(dc_stub)stub_rvoid_i5_f0, (dc_stub)stub_rvoid_i5_f1, (dc_stub)stub_rvoid_i5_f2,
+         (dc_stub)stub_rvoid_i5_f3, (dc_stub)stub_rvoid_i5_f4, (dc_stub)stub_rvoid_i5_f5,
+         (dc_stub)stub_rvoid_i5_f6, (dc_stub)stub_rvoid_i5_f7, (dc_stub)stub_rvoid_i5_f8},
+        {(dc_stub)stub_rvoid_i6_f0, (dc_stub)stub_rvoid_i6_f1, (dc_stub)stub_rvoid_i6_f2,
+         (dc_stub)stub_rvoid_i6_f3, (dc_stub)stub_rvoid_i6_f4, (dc_stub)stub_rvoid_i6_f5,
+         (dc_stub)stub_rvoid_i6_f6, (dc_stub)stub_rvoid_i6_f7, (dc_stub)stub_rvoid_i6_f8},
     },
     [DC_RETURN_INTEGER] = {
-        {stub_rinteger_i0_f0, stub_rinteger_i0_f1, stub_rinteger_i0_f2,
-         stub_rinteger_i0_f3, stub_rinteger_i0_f4, stub_rinteger_i0_f5,
-         stub_rinteger_i0_f6, stub_rinteger_i0_f7, stub_rinteger_i0_f8},
-        {stub_rinteger_i1_f0, stub_rinteger_i1_f1, stub_rinteger_i1_f2,
-         stub_rinteger_i1_f3, stub_rinteger_i1_f4, stub_rinteger_i1_f5,
-         stub_rinteger_i1_f6, stub_rinteger_i1_f7, stub_rinteger_i1_f8},
-        {stub_rinteger_i2_f0, stub_rinteger_i2_f1, stub_rinteger_i2_f2,
-         stub_rinteger_i2_f3, stub_rinteger_i2_f4, stub_rinteger_i2_f5,
-         stub_rinteger_i2_f6, stub_rinteger_i2_f7, stub_rinteger_i2_f8},
-        {stub_rinteger_i3_f0, stub_rinteger_i3_f1, stub_rinteger_i3_f2,
-         stub_rinteger_i3_f3, stub_rinteger_i3_f4, stub_rinteger_i3_f5,
-         stub_rinteger_i3_f6, stub_rinteger_i3_f7, stub_rinteger_i3_f8},
-        {stub_rinteger_i4_f0, stub_rinteger_i4_f1, stub_rinteger_i4_f2,
-         stub_rinteger_i4_f3, stub_rinteger_i4_f4, stub_rinteger_i4_f5,
-         stub_rinteger_i4_f6, stub_rinteger_i4_f7, stub_rinteger_i4_f8},
-        {stub_rinteger_i5_f0, stub_rinteger_i5_f1, stub_rinteger_i5_f2,
-         stub_rinteger_i5_f3, stub_rinteger_i5_f4, stub_rinteger_i5_f5,
-         stub_rinteger_i5_f6, stub_rinteger_i5_f7, stub_rinteger_i5_f8},
-        {stub_rinteger_i6_f0, stub_rinteger_i6_f1, stub_rinteger_i6_f2,
-         stub_rinteger_i6_f3, stub_rinteger_i6_f4, stub_rinteger_i6_f5,
-         stub_rinteger_i6_f6, stub_rinteger_i6_f7, stub_rinteger_i6_f8},
+        {(dc_stub)stub_rinteger_i0_f0, (dc_stub)stub_rinteger_i0_f1,
+         (dc_stub)stub_rinteger_i0_f2, (dc_stub)stub_rinteger_i0_f3,
+         (dc_stub)stub_rinteger_i0_f4, (dc_stub)stub_rinteger_i0_f5,
+         (dc_stub)stub_rinteger_i0_f6, (dc_stub)stub_rinteger_i0_f7,
+         (dc_stub)stub_rinteger_i0_f8},
+        {(dc_stub)stub_rinteger_i1_f0, (dc_stub)stub_rinteger_i1_f1,
+         (dc_stub)stub_rinteger_i1_f2, (dc_stub)stub_rinteger_i1_f3,
+         (dc_stub)stub_rinteger_i1_f4, (dc_stub)stub_rinteger_i1_f5,
+         (dc_stub)stub_rinteger_i1_f6, (dc_stub)stub_rinteger_i1_f7,
+         (dc_stub)stub_rinteger_i1_f8},
+        {(dc_stub)stub_rinteger_i2_f0, (dc_stub)stub_rinteger_i2_f1,
+         (dc_stub)stub_rinteger_i2_f2, (dc_stub)stub_rinteger_i2_f3,
+         (dc_stub)stub_rinteger_i2_f4, (dc_stub)stub_rinteger_i2_f5,
+         (dc_stub)stub_rinteger_i2_f6, (dc_stub)stub_rinteger_i2_f7,
+         (dc_stub)stub_rinteger_i2_f8},
+        {(dc_stub)stub_rinteger_i3_f0, (dc_stub)stub_rinteger_i3_f1,
+         (dc_stub)stub_rinteger_i3_f2, (dc_stub)stub_rinteger_i3_f3,
+         (dc_stub)stub_rinteger_i3_f4, (dc_stub)stub_rinteger_i3_f5,
+         (dc_stub)stub_rinteger_i3_f6, (dc_stub)stub_rinteger_i3_f7,
+         (dc_stub)stub_rinteger_i3_f8},
+        {(dc_stub)stub_rinteger_i4_f0, (dc_stub)stub_rinteger_i4_f1,
+         (dc_stub)stub_rinteger_i4_f2, (dc_stub)stub_rinteger_i4_f3,
+         (dc_stub)stub_rinteger_i4_f4, (dc_stub)stub_rinteger_i4_f5,
+         (dc_stub)stub_rinteger_i4_f6, (dc_stub)stub_rinteger_i4_f7,
+         (dc_stub)stub_rinteger_i4_f8},
+        {(dc_stub)stub_rinteger_i5_f0, (dc_stub)stub_rinteger_i5_f1,
+         (dc_stub)stub_rinteger_i5_f2, (dc_stub)stub_rinteger_i5_f3,
+         (dc_stub)stub_rinteger_i5_f4, (dc_stub)stub_rinteger_i5_f5,
+         (dc_stub)stub_rinteger_i5_f6, (dc_stub)stub_rinteger_i5_f7,
+         (dc_stub)stub_rinteger_i5_f8},
+        {(dc_stub)stub_rinteger_i6_f0, (dc_stub)stub_rinteger_i6_f1,
+         (dc_stub)stub_rinteger_i6_f2, (dc_stub)stub_rinteger_i6_f3,
+         (dc_stub)stub_rinteger_i6_f4, (dc_stub)stub_rinteger_i6_f5,
+         (dc_stub)stub_rinteger_i6_f6, (dc_stub)stub_rinteger_i6_f7,
+         (dc_stub)stub_rinteger_i6_f8},
     },
     [DC_RETURN_FLOAT] = {
-        {stub_rfloat_i0_f0, stub_rfloat_i0_f1, stub_rfloat_i0_f2, stub_rfloat_i0_f3,
-         stub_rfloat_i0_f4, stub_rfloat_i0_f5, stub_rfloat_i0_f6, stub_rfloat_i0_f7,
-         stub_rfloat_i0_f8},
-        {stub_rfloat_i1_f0, stub_rfloat_i1_f1, stub_rfloat_i1_f2, stub_rfloat_i1_f3,
-         stub_rfloat_i1_f4, stub_rfloat_i1_f5, stub_rfloat_i1_f6, stub_rfloat_i1_f7,
-         stub_rfloat_i1_f8},
-        {stub_rfloat_i2_f0, stub_rfloat_i2_f1, stub_rfloat_i2_f2, stub_rfloat_i2_f3,
-         stub_rfloat_i2_f4, stub_rfloat_i2_f5, stub_rfloat_i2_f6, stub_rfloat_i2_f7,
-         stub_rfloat_i2_f8},
-        {stub_rfloat_i3_f0, stub_rfloat_i3_f1, stub_rfloat_i3_f2, stub_rfloat_i3_f3,
-         stub_rfloat_i3_f4, stub_rfloat_i3_f5, stub_rfloat_i3_f6, stub_rfloat_i3_f7,
-         stub_rfloat_i3_f8},
-        {stub_rfloat_i4_f0, stub_rfloat_i4_f1, stub_rfloat_i4_f2, stub_rfloat_i4_f3,
-         stub_rfloat_i4_f4, stub_rfloat_i4_f5, stub_rfloat_i4_f6, stub_rfloat_i4_f7,
-         stub_rfloat_i4_f8},
-        {stub_rfloat_i5_f0, stub_rfloat_i5_f1, stub_rfloat_i5_f2, stub_rfloat_i5_f3,
-         stub_rfloat_i5_f4, stub_rfloat_i5_f5, stub_rfloat_i5_f6, stub_rfloat_i5_f7,
-         stub_rfloat_i5_f8},
-        {stub_rfloat_i6_f0, stub_rfloat_i6_f1, stub_rfloat_i6_f2, stub_rfloat_i6_f3,
-         stub_rfloat_i6_f4, stub_rfloat_i6_f5, stub_rfloat_i6_f6, stub_rfloat_i6_f7,
-         stub_rfloat_i6_f8},
+        {(dc_stub)stub_rfloat_i0_f0, (dc_stub)stub_rfloat_i0_f1,
+         (dc_stub)stub_rfloat_i0_f2, (dc_stub)stub_rfloat_i0_f3,
+         (dc_stub)stub_rfloat_i0_f4, (dc_stub)stub_rfloat_i0_f5,
+         (dc_stub)stub_rfloat_i0_f6, (dc_stub)stub_rfloat_i0_f7,
+         (dc_stub)stub_rfloat_i0_f8},
+        {(dc_stub)stub_rfloat_i1_f0, (dc_stub)stub_rfloat_i1_f1,
+         (dc_stub)stub_rfloat_i1_f2, (dc_stub)stub_rfloat_i1_f3,
+         (dc_stub)stub_rfloat_i1_f4, (dc_stub)stub_rfloat_i1_f5,
+         (dc_stub)stub_rfloat_i1_f6, (dc_stub)stub_rfloat_i1_f7,
+         (dc_stub)stub_rfloat_i1_f8},
+        {(dc_stub)stub_rfloat_i2_f0, (dc_stub)stub_rfloat_i2_f1,
+         (dc_stub)stub_rfloat_i2_f2, (dc_stub)stub_rfloat_i2_f3,
+         (dc_stub)stub_rfloat_i2_f4, (dc_stub)stub_rfloat_i2_f5,
+         (dc_stub)stub_rfloat_i2_f6, (dc_stub)stub_rfloat_i2_f7,
+         (dc_stub)stub_rfloat_i2_f8},
+        {(dc_stub)stub_rfloat_i3_f0, (dc_stub)stub_rfloat_i3_f1,
+         (dc_stub)stub_rfloat_i3_f2, (dc_stub)stub_rfloat_i3_f3,
+         (dc_stub)stub_rfloat_i3_f4, (dc_stub)stub_rfloat_i3_f5,
+         (dc_stub)stub_rfloat_i3_f6, (dc_stub)stub_rfloat_i3_f7,
+         (dc_stub)stub_rfloat_i3_f8},
+        {(dc_stub)stub_rfloat_i4_f0, (dc_stub)stub_rfloat_i4_f1,
+         (dc_stub)stub_rfloat_i4_f2, (dc_stub)stub_rfloat_i4_f3,
+         (dc_stub)stub_rfloat_i4_f4, (dc_stub)stub_rfloat_i4_f5,
+         (dc_stub)stub_rfloat_i4_f6, (dc_stub)stub_rfloat_i4_f7,
+         (dc_stub)stub_rfloat_i4_f8},
+        {(dc_stub)stub_rfloat_i5_f0, (dc_stub)stub_rfloat_i5_f1,
+         (dc_stub)stub_rfloat_i5_f2, (dc_stub)stub_rfloat_i5_f3,
+         (dc_stub)stub_rfloat_i5_f4, (dc_stub)stub_rfloat_i5_f5,
+         (dc_stub)stub_rfloat_i5_f6, (dc_stub)stub_rfloat_i5_f7,
+         (dc_stub)stub_rfloat_i5_f8},
+        {(dc_stub)stub_rfloat_i6_f0, (dc_stub)stub_rfloat_i6_f1,
+         (dc_stub)stub_rfloat_i6_f2, (dc_stub)stub_rfloat_i6_f3,
+         (dc_stub)stub_rfloat_i6_f4, (dc_stub)stub_rfloat_i6_f5,
+         (dc_stub)stub_rfloat_i6_f6, (dc_stub)stub_rfloat_i6_f7,
+         (dc_stub)stub_rfloat_i6_f8},
     },
     [DC_RETURN_DOUBLE] = {
-        {stub_rdouble_i0_f0, stub_rdouble_i0_f1, stub_rdouble_i0_f2, stub_rdouble_i0_f3,
-         stub_rdouble_i0_f4, stub_rdouble_i0_f5, stub_rdouble_i0_f6, stub_rdouble_i0_f7,
-         stub_rdouble_i0_f8},
-        {stub_rdouble_i1_f0, stub_rdouble_i1_f1, stub_rdouble_i1_f2, stub_rdouble_i1_f3,
-         stub_rdouble_i1_f4, stub_rdouble_i1_f5, stub_rdouble_i1_f6, stub_rdouble_i1_f7,
-         stub_rdouble_i1_f8},
-        {stub_rdouble_i2_f0, stub_rdouble_i2_f1, stub_rdouble_i2_f2, stub_rdouble_i2_f3,
-         stub_rdouble_i2_f4, stub_rdouble_i2_f5, stub_rdouble_i2_f6, stub_rdouble_i2_f7,
-         stub_rdouble_i2_f8},
-        {stub_rdouble_i3_f0, stub_rdouble_i3_f1, stub_rdouble_i3_f2, stub_rdouble_i3_f3,
-         stub_rdouble_i3_f4, stub_rdouble_i3_f5, stub_rdouble_i3_f6, stub_rdouble_i3_f7,
-         stub_rdouble_i3_f8},
-        {stub_rdouble_i4_f0, stub_rdouble_i4_f1, stub_rdouble_i4_f2, stub_rdouble_i4_f3,
-         stub_rdouble_i4_f4, stub_rdouble_i4_f5, stub_rdouble_i4_f6, stub_rdouble_i4_f7,
-         stub_rdouble_i4_f8},
-        {stub_rdouble_i5_f0, stub_rdouble_i5_f1, stub_rdouble_i5_f2, stub_rdouble_i5_f3,
-         stub_rdouble_i5_f4, stub_rdouble_i5_f5, stub_rdouble_i5_f6, stub_rdouble_i5_f7,
-         stub_rdouble_i5_f8},
-        {stub_rdouble_i6_f0, stub_rdouble_i6_f1, stub_rdouble_i6_f2, stub_rdouble_i6_f3,
-         stub_rdouble_i6_f4, stub_rdouble_i6_f5, stub_rdouble_i6_f6, stub_rdouble_i6_f7,
-         stub_rdouble_i6_f8},
+        {(dc_stub)stub_rdouble_i0_f0, (dc_stub)stub_rdouble_i0_f1,
+         (dc_stub)stub_rdouble_i0_f2, (dc_stub)stub_rdouble_i0_f3,
+         (dc_stub)stub_rdouble_i0_f4, (dc_stub)stub_rdouble_i0_f5,
+         (dc_stub)stub_rdouble_i0_f6, (dc_stub)stub_rdouble_i0_f7,
+         (dc_stub)stub_rdouble_i0_f8},
+        {(dc_stub)stub_rdouble_i1_f0, (dc_stub)stub_rdouble_i1_f1,
+         (dc_stub)stub_rdouble_i1_f2, (dc_stub)stub_rdouble_i1_f3,
+         (dc_stub)stub_rdouble_i1_f4, (dc_stub)stub_rdouble_i1_f5,
+         (dc_stub)stub_rdouble_i1_f6, (dc_stub)stub_rdouble_i1_f7,
+         (dc_stub)stub_rdouble_i1_f8},
+        {(dc_stub)stub_rdouble_i2_f0, (dc_stub)stub_rdouble_i2_f1,
+         (dc_stub)stub_rdouble_i2_f2, (dc_stub)stub_rdouble_i2_f3,
+         (dc_stub)stub_rdouble_i2_f4, (dc_stub)stub_rdouble_i2_f5,
+         (dc_stub)stub_rdouble_i2_f6, (dc_stub)stub_rdouble_i2_f7,
+         (dc_stub)stub_rdouble_i2_f8},
+        {(dc_stub)stub_rdouble_i3_f0, (dc_stub)stub_rdouble_i3_f1,
+         (dc_stub)stub_rdouble_i3_f2, (dc_stub)stub_rdouble_i3_f3,
+         (dc_stub)stub_rdouble_i3_f4, (dc_stub)stub_rdouble_i3_f5,
+         (dc_stub)stub_rdouble_i3_f6, (dc_stub)stub_rdouble_i3_f7,
+         (dc_stub)stub_rdouble_i3_f8},
+        {(dc_stub)stub_rdouble_i4_f0, (dc_stub)stub_rdouble_i4_f1,
+         (dc_stub)stub_rdouble_i4_f2, (dc_stub)stub_rdouble_i4_f3,
+         (dc_stub)stub_rdouble_i4_f4, (dc_stub)stub_rdouble_i4_f5,
+         (dc_stub)stub_rdouble_i4_f6, (dc_stub)stub_rdouble_i4_f7,
+         (dc_stub)stub_rdouble_i4_f8},
+        {(dc_stub)stub_rdouble_i5_f0, (dc_stub)stub_rdouble_i5_f1,
+         (dc_stub)stub_rdouble_i5_f2, (dc_stub)stub_rdouble_i5_f3,
+         (dc_stub)stub_rdouble_i5_f4, (dc_stub)stub_rdouble_i5_f5,
+         (dc_stub)stub_rdouble_i5_f6, (dc_stub)stub_rdouble_i5_f7,
+         (dc_stub)stub_rdouble_i5_f8},
+        {(dc_stub)stub_rdouble_i6_f0, (dc_stub)stub_rdouble_i6_f1,
+         (dc_stub)stub_rdouble_i6_f2, (dc_stub)stub_rdouble_i6_f3,
+         (dc_stub)stub_rdouble_i6_f4, (dc_stub)stub_rdouble_i6_f5,
+         (dc_stub)stub_rdouble_i6_f6, (dc_stub)stub_rdouble_i6_f7,
+         (dc_stub)stub_rdouble_i6_f8},
     },
 };
 
