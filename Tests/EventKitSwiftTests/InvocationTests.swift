@@ -249,14 +249,7 @@ struct InvocationTests {
             ("Q", address(of: { UInt64.max } as @convention(c) () -> UInt64), .uint64(.max)),
             ("B", address(of: { true } as @convention(c) () -> Bool), .bool(true)),
         ]
-        for (encoding, function, expected) in cases {
-            let signature = try Signature(encoding)
-            for path in [Signature.CallPath.stub, .libffi] {
-                let invocation = try Invocation(function: function, signature: signature)
-                try invocation.setCallPath(path)
-                #expect(try invocation.invoke() == expected, "\(encoding) on \(path)")
-            }
-        }
+        try expectReturnsOnBothPaths(cases)
     }
 
     @Test("A narrow return is read from the low bits of its register, whatever the upper bits hold")
@@ -279,14 +272,7 @@ struct InvocationTests {
             ("B", address(of: dirtyFalse), .bool(false)),
             ("f", address(of: dirtyFloat), .float(1.5)),
         ]
-        for (encoding, function, expected) in cases {
-            let signature = try Signature(encoding)
-            for path in [Signature.CallPath.stub, .libffi] {
-                let invocation = try Invocation(function: function, signature: signature)
-                try invocation.setCallPath(path)
-                #expect(try invocation.invoke() == expected, "\(encoding) on \(path)")
-            }
-        }
+        try expectReturnsOnBothPaths(cases)
     }
 
     @Test("A value converts to a narrower or wider parameter type when it fits exactly")

@@ -30,3 +30,19 @@ func expectDispatchError(
     #expect(error == expected(error.message), "threw \(error)", sourceLocation: sourceLocation)
     return error.message
 }
+
+/// Calls each parameterless function with the signature its encoding names,
+/// on the stub path and on libffi, and expects `expected` from both.
+func expectReturnsOnBothPaths(
+    _ cases: [(encoding: String, function: UnsafeRawPointer, expected: Value)],
+    sourceLocation: SourceLocation = #_sourceLocation
+) throws {
+    for (encoding, function, expected) in cases {
+        let signature = try Signature(encoding)
+        for path in [Signature.CallPath.stub, .libffi] {
+            let invocation = try Invocation(function: function, signature: signature)
+            try invocation.setCallPath(path)
+            #expect(try invocation.invoke() == expected, "\(encoding) on \(path)", sourceLocation: sourceLocation)
+        }
+    }
+}
