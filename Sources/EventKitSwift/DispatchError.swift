@@ -47,6 +47,16 @@ public enum DispatchError: Error, Equatable, CustomStringConvertible {
     case unsupported(String)
     /// libffi could not prepare the call. `DC_ERR_FFI`.
     case ffi(String)
+    /// No event, handler or target by that name or id. `DC_ERR_NOT_FOUND`.
+    case notFound(String)
+    /// An execute that required a handler found none. `DC_ERR_NO_HANDLER`.
+    case noHandler(String)
+    /// The operation does not apply now, such as unblocking a handler that
+    /// is not blocked. `DC_ERR_STATE`.
+    case invalidState(String)
+    /// Executes nested deeper than the core allows on one thread.
+    /// `DC_ERR_DEPTH`.
+    case nestedTooDeeply(String)
 
     /// The detail message: what was wrong, naming position, index and types.
     public var message: String {
@@ -55,7 +65,8 @@ public enum DispatchError: Error, Equatable, CustomStringConvertible {
             .outOfMemory(let message), .badSignature(let message),
             .typeMismatch(let message), .arity(let message),
             .indexOutOfRange(let message), .notInvoked(let message),
-            .unsupported(let message), .ffi(let message):
+            .unsupported(let message), .ffi(let message), .notFound(let message),
+            .noHandler(let message), .invalidState(let message), .nestedTooDeeply(let message):
             return message
         }
     }
@@ -98,10 +109,15 @@ extension DispatchError {
         case .notInvoked: DC_ERR_NOT_INVOKED
         case .unsupported: DC_ERR_UNSUPPORTED
         case .ffi: DC_ERR_FFI
+        case .notFound: DC_ERR_NOT_FOUND
+        case .noHandler: DC_ERR_NO_HANDLER
+        case .invalidState: DC_ERR_STATE
+        case .nestedTooDeeply: DC_ERR_DEPTH
         }
     }
 
-    /// The error for a failing `status` with `message`; `nil` for `DC_OK`.
+    /// The error for a failing `status` with `message`; `nil` for `DC_OK` and
+    /// `DC_EXISTS`, the two statuses that are not failures.
     ///
     /// Every `DispatchError` is built here. A status this version does not
     /// know (the C list only ever grows) becomes ``unsupported(_:)`` with the C
@@ -109,7 +125,7 @@ extension DispatchError {
     /// test suite checks that no C status falls through to that branch.
     init?(status: dc_status, message: String) {
         switch status {
-        case DC_OK: return nil
+        case DC_OK, DC_EXISTS: return nil
         case DC_ERR_NULL_ARGUMENT: self = .nullArgument(message)
         case DC_ERR_INVALID_ARGUMENT: self = .invalidArgument(message)
         case DC_ERR_NO_MEMORY: self = .outOfMemory(message)
@@ -120,6 +136,10 @@ extension DispatchError {
         case DC_ERR_NOT_INVOKED: self = .notInvoked(message)
         case DC_ERR_UNSUPPORTED: self = .unsupported(message)
         case DC_ERR_FFI: self = .ffi(message)
+        case DC_ERR_NOT_FOUND: self = .notFound(message)
+        case DC_ERR_NO_HANDLER: self = .noHandler(message)
+        case DC_ERR_STATE: self = .invalidState(message)
+        case DC_ERR_DEPTH: self = .nestedTooDeeply(message)
         default:
             let name = String(cString: dc_status_name(status))
             self = .unsupported("\(name) (\(status.rawValue)): \(message)")
@@ -132,7 +152,7 @@ extension DispatchError {
     /// Call it directly on the status a `dc_` function returned: the message
     /// is per thread and the next failing C call replaces it.
     static func check(_ status: dc_status) throws(DispatchError) {
-        guard status != DC_OK else { return }
+        guard status != DC_OK, status != DC_EXISTS else { return }
         let message = String(cString: dc_last_error_message())
         if let error = DispatchError(status: status, message: message) {
             throw error
@@ -142,8 +162,8 @@ extension DispatchError {
     /// The raw values of every failure status the C core defines, for the
     /// test that proves each has its own case. `package`: tests reach it
     /// without `@testable`, users never see it.
-    package static var cFailureStatusRawValues: Range<UInt32> {
-        (DC_OK.rawValue + 1)..<DC_STATUS_COUNT.rawValue
+    package static var cFailureStatusRawValues: [UInt32] {
+        ((DC_OK.rawValue + 1)..<DC_STATUS_COUNT.rawValue).filter { $0 != DC_EXISTS.rawValue }
     }
 
     /// The C enumerator name of a raw status value, as the C core spells it.

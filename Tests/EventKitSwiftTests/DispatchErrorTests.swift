@@ -6,7 +6,7 @@ struct DispatchErrorTests {
     @Test("Every failure status of the C core has its own case with the C name")
     func everyStatusHasACase() {
         let rawValues = Array(DispatchError.cFailureStatusRawValues)
-        #expect(rawValues.count == 10)
+        #expect(rawValues.count == 14)
         var names: Set<String> = []
         for rawValue in rawValues {
             let error = DispatchError(statusRawValue: rawValue, message: "detail")
@@ -17,9 +17,11 @@ struct DispatchErrorTests {
         #expect(names.count == rawValues.count)
     }
 
-    @Test("Success is not an error")
+    @Test("Success, and an existing registration kept, are not errors")
     func successIsNoError() {
         #expect(DispatchError(statusRawValue: 0, message: "") == nil)
+        #expect(DispatchError(statusRawValue: 11, message: "") == nil)
+        #expect(DispatchError.cStatusName(rawValue: 11) == "DC_EXISTS")
     }
 
     @Test("A status unknown to the Swift layer is reported as unsupported with its C name")
@@ -40,6 +42,10 @@ struct DispatchErrorTests {
         #expect(DispatchError.notInvoked("").statusName == "DC_ERR_NOT_INVOKED")
         #expect(DispatchError.unsupported("").statusName == "DC_ERR_UNSUPPORTED")
         #expect(DispatchError.ffi("").statusName == "DC_ERR_FFI")
+        #expect(DispatchError.notFound("").statusName == "DC_ERR_NOT_FOUND")
+        #expect(DispatchError.noHandler("").statusName == "DC_ERR_NO_HANDLER")
+        #expect(DispatchError.invalidState("").statusName == "DC_ERR_STATE")
+        #expect(DispatchError.nestedTooDeeply("").statusName == "DC_ERR_DEPTH")
     }
 
     @Test("An error from the C core carries the detail message of the failing call")
