@@ -10,6 +10,8 @@
 #include <ffi.h>
 #include <stdatomic.h>
 
+struct dc_table;
+
 #if defined(__GNUC__)
 #define DC_PRINTF_LIKE(fmt, args) __attribute__((format(printf, fmt, args)))
 #else
@@ -126,6 +128,152 @@ struct dc_signature {
 
     char encoding[2 * DC_MAX_PARAMETERS + 3]; /* canonical, NUL-terminated */
 };
+
+/* ---- read-side sections and deferred freeing (reclaim.c) ------------------- */
+
+/*
+ * Executes read tables, handler lists and handlers without taking a lock and
+ * without writing shared memory. Writers never free what a reader may still
+ * hold: they unlink it, retire it with the current epoch, and free it once
+ * every thread that was reading when it was unlinked has finished
+ * (epoch-based reclamation). The reader's side costs two plain stores per
+ * section and one per handler call: its ordering against writers comes from
+ * membarrier(2), which writers issue and readers need not ("asymmetric
+ * fences"). Where membarrier is missing (old kernels, valgrind) readers fall
+ * back to a full fence.
+ *
+ * Each thread that reads has a record, found through thread-local storage and
+ * kept on a global list that writers scan. `calling[d]` names the handler the
+ * thread is calling at nesting depth d, so a writer removing a handler can wait
+ * for calls of it already running on other threads.
+ */
+typedef struct dc_execute_frame {
+    struct dc_table *table; /* NULL for a queue drain */
+    bool stopped;           /* dc_table_stop_emission was called for this frame */
+} dc_execute_frame;
+
+typedef struct dc_thread_record {
+    _Atomic uint64_t epoch; /* 0 outside any section, else the epoch seen on entry */
+    _Atomic(const void *) calling[DC_MAX_EXECUTE_DEPTH + 1];
+    /* Touched only by the owning thread. */
+    unsigned depth;
+    dc_execute_frame frames[DC_MAX_EXECUTE_DEPTH + 1];
+    /* Registry. */
+    _Atomic bool in_use;
+    struct dc_thread_record *next;
+} dc_thread_record;
+
+extern _Atomic uint64_t dc__global_epoch;
+extern bool dc__asymmetric_fences;
+extern _Thread_local dc_thread_record *dc__current_record
+#if defined(__GNUC__)
+    __attribute__((tls_model("initial-exec")))
+#endif
+    ;
+
+/* Decides once how fences work (registers with membarrier). Called by every
+ * constructor whose objects have readers. */
+void dc__reclaim_initialize(void);
+
+/* The calling thread's record, created on first use; NULL when out of memory. */
+dc_thread_record *dc__thread_record_attach(void);
+
+/* Orders a reader's store before its following loads against writers. */
+static inline void dc__light_fence(void) {
+    if (dc__asymmetric_fences)
+        atomic_signal_fence(memory_order_seq_cst);
+    else
+        atomic_thread_fence(memory_order_seq_cst);
+}
+
+/* Enters a read-side section (nested sections are counted); NULL when the
+ * thread has no record and none can be made. The caller checks depth limits. */
+static inline dc_thread_record *dc__read_begin(void) {
+    dc_thread_record *record = dc__current_record;
+    if (record == NULL && (record = dc__thread_record_attach()) == NULL) return NULL;
+    if (record->depth++ == 0) {
+        atomic_store_explicit(&record->epoch,
+                              atomic_load_explicit(&dc__global_epoch, memory_order_acquire),
+                              memory_order_relaxed);
+        dc__light_fence();
+    }
+    return record;
+}
+
+static inline void dc__read_end(dc_thread_record *record) {
+    atomic_store_explicit(&record->calling[record->depth - 1], NULL, memory_order_release);
+    if (--record->depth == 0) atomic_store_explicit(&record->epoch, 0, memory_order_release);
+}
+
+/* Announces the handler about to be called at the current depth; the caller
+ * then re-reads the handler's state before calling it. */
+static inline void dc__read_calling(dc_thread_record *record, const void *handler) {
+    atomic_store_explicit(&record->calling[record->depth - 1], handler, memory_order_relaxed);
+    dc__light_fence();
+}
+
+static inline void dc__read_called(dc_thread_record *record) {
+    atomic_store_explicit(&record->calling[record->depth - 1], NULL, memory_order_release);
+}
+
+/* The writer's side of the fence pairing with dc__light_fence(). */
+void dc__heavy_fence(void);
+
+/* After dc__heavy_fence(): waits until no other thread is calling `handler`. */
+void dc__wait_for_calls(const void *handler);
+
+/* Waits until every thread other than the caller that was inside a read-side
+ * section when it was called has left it. */
+void dc__synchronize(void);
+
+/* Something unlinked, to be freed by `release(object, context)` when no reader
+ * can hold it. */
+typedef struct dc_retired {
+    struct dc_retired *next;
+    uint64_t epoch;
+    void *object;
+    void *context;
+    void (*release)(void *object, void *context);
+} dc_retired;
+
+/* Tags `retired` (allocated by the caller) and pushes it on `*list`. Call after
+ * the object was unlinked. */
+void dc__retire(dc_retired **list, dc_retired *retired, void *object, void *context,
+                void (*release)(void *object, void *context));
+
+/* Frees what on `*list` no reader can hold any more; with `everything`, frees
+ * all of it (the owner knows no reader exists). Caller serializes access to
+ * `list`. */
+void dc__reclaim(dc_retired **list, bool everything);
+
+/* ---- tables and queues (table.c, queue.c) ----------------------------------------- */
+
+struct dc_handler;
+
+void dc__queue_retain(dc_queue *queue);
+void dc__queue_release(dc_queue *queue);
+
+/* Posts a call of `handler` with `count` parameter values; the delivery
+ * duplicates strings and retains objects from index `first_owned` on.
+ * DC_ERR_STATE when the queue is destroyed or the handler no longer
+ * deliverable (nothing is kept), DC_ERR_NO_MEMORY. */
+dc_status dc__queue_post(dc_queue *queue, dc_table *table, struct dc_handler *handler, const dc_value *values,
+                         size_t count, size_t first_owned, const dc_object_callbacks *callbacks);
+
+/* Drops every queued delivery of `handler`. Called after it is marked removed. */
+void dc__queue_purge(dc_queue *queue, const struct dc_handler *handler);
+
+/* False once the handler is removed or blocked. */
+bool dc__handler_deliverable(const struct dc_handler *handler);
+
+/* Runs a queued delivery inside the caller's read-side section; false when it
+ * was dropped (handler removed or blocked by now). */
+bool dc__handler_deliver(dc_thread_record *reader, dc_table *table, struct dc_handler *handler,
+                         dc_value *values);
+
+/* Writes the stub path's register image of parameter `index` (invocation.c). */
+void dc__store_register_image(const dc_signature *signature, uint64_t *integers, double *floats, size_t index,
+                              const dc_value *value);
 
 /* ---- calls (invocation.c) ----------------------------------------------- */
 

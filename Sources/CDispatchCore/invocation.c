@@ -59,8 +59,8 @@ static double floating_image(const dc_value *value) {
     return image;
 }
 
-static void store_register_image(const dc_signature *signature, uint64_t *integers, double *floats,
-                                 size_t index, const dc_value *value) {
+void dc__store_register_image(const dc_signature *signature, uint64_t *integers, double *floats, size_t index,
+                              const dc_value *value) {
     dc_parameter_slot slot = signature->slots[index];
     if (slot.is_floating)
         floats[slot.index] = floating_image(value);
@@ -161,7 +161,7 @@ DC_API dc_status dc_invocation_set_argument(dc_invocation *invocation, size_t in
     if (status != DC_OK) return status;
     invocation->arguments[index] = converted;
     if (invocation->signature->stub != NULL)
-        store_register_image(invocation->signature, invocation->integers, invocation->floats, index, &converted);
+        dc__store_register_image(invocation->signature, invocation->integers, invocation->floats, index, &converted);
     return DC_OK;
 }
 
@@ -233,7 +233,7 @@ DC_API dc_status dc_call(dc_signature *signature, dc_function function, const dc
     if (signature->stub != NULL) {
         uint64_t integers[DC_STUB_MAX_INTEGERS] = {0};
         double floats[DC_STUB_MAX_FLOATS] = {0};
-        for (size_t i = 0; i < count; i++) store_register_image(signature, integers, floats, i, &converted[i]);
+        for (size_t i = 0; i < count; i++) dc__store_register_image(signature, integers, floats, i, &converted[i]);
         dc__stub_call(signature->return_class, signature->stub, function, integers, floats, &result);
     } else {
         void *ffi_arguments[DC_MAX_PARAMETERS];

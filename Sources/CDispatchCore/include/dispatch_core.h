@@ -453,9 +453,10 @@ DC_API dc_status dc_table_create(const char *name, const dc_object_callbacks *ca
 
 /*
  * Removes every handler (calling each destroy notify once, and dropping their
- * queued deliveries) and frees the table. NULL does nothing. Must not be called
- * while an execute on the table is running on another thread; called from one
- * of the table's own handlers, it finishes when the outermost execute returns.
+ * queued deliveries) and frees the table. NULL does nothing. Executes and
+ * drains already running on other threads are waited for; none may start once
+ * destroy is called. Called from one of the table's own handlers, it removes
+ * the handlers at once and frees the table when the outermost execute returns.
  */
 DC_API void dc_table_destroy(dc_table *table);
 
@@ -623,6 +624,7 @@ typedef struct dc_execute_options {
 typedef struct dc_result {
     size_t handled;        /* handlers that ran during the execute */
     size_t queued;         /* deliveries posted to queues for later */
+    size_t dropped;        /* deliveries not posted: queue destroyed, or out of memory */
     size_t return_count;   /* handlers that returned a value */
     bool has_return_value; /* return_value is set */
     bool stopped;          /* a handler called dc_table_stop_emission */
@@ -641,7 +643,9 @@ typedef struct dc_result {
  * Errors, all before any handler runs: DC_ERR_NULL_ARGUMENT; DC_ERR_TYPE or
  * DC_ERR_ARITY naming event, handler id, argument index and both types;
  * DC_ERR_DEPTH (executes nested deeper than DC_MAX_EXECUTE_DEPTH on this
- * thread); DC_ERR_NO_MEMORY (a queued delivery could not be copied).
+ * thread); DC_ERR_NO_MEMORY (no memory for this thread's bookkeeping). A
+ * delivery that cannot be posted (its queue destroyed, or no memory to copy
+ * it) is counted in dc_result.dropped.
  * Replaces: g_signal_emit_by_name.
  */
 DC_API dc_status dc_table_execute(dc_table *table, const char *event, const dc_value *arguments,

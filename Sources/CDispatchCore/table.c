@@ -1,0 +1,1272 @@
+/*
+ * table.c — GSignal for C: named events, ordered handler lists, executes.
+ *
+ * One execute, top to bottom (execute()):
+ *   key -> event record (lock-free name index) -> handler array snapshot
+ *   -> validate the arguments once per distinct handler shape
+ *   -> for each handler: announce the call, re-check its state, call it on the
+ *      stub path or libffi (or post it to its queue), accumulate its result.
+ *
+ * Readers take no lock. Writers serialize on table->lock and publish
+ * immutable or append-only structures with release stores; what they unlink is
+ * retired and freed by reclaim.c once no reader can hold it.
+ */
+#include "internal.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- handlers ---------------------------------------------------------------------- */
+
+/* dc_handler.state: a block count in the low bits, flags above. */
+#define STATE_BLOCK_MASK 0xFFFFu
+#define STATE_TARGET (1u << 26)  /* a target is bound as parameter 0 */
+#define STATE_STRICT (1u << 27)
+#define STATE_ONCE (1u << 28)
+#define STATE_QUEUED (1u << 29)
+#define STATE_FIRED (1u << 30)   /* a once-handler has been claimed by an execute */
+#define STATE_REMOVED (1u << 31)
+
+typedef struct handler_extras {
+    dc_queue *queue;
+    void (*destroy)(void *destroy_data);
+    void *destroy_data;
+} handler_extras;
+
+/* 48 bytes; the fields an execute reads come first. */
+typedef struct dc_handler {
+    dc_function function;
+    dc_signature *signature;
+    void *target;
+    _Atomic uint32_t state;
+    dc_event_id event;
+    handler_extras *extras;  /* NULL unless a queue or destroy notify was given */
+    uint32_t generation;     /* the upper half of the handler's id */
+    uint32_t next;           /* dedupe chain / removal list / free list: slot + 1, 0 ends */
+} dc_handler;
+
+/* Handlers live in fixed chunks that never move, so a pointer to one stays
+ * valid for the table's life; slots are reused only after reclamation. */
+#define CHUNK_SHIFT 10
+#define CHUNK_SIZE (1u << CHUNK_SHIFT)
+
+/* Always removed: what an array slot points to after its handler is removed. */
+static dc_handler tombstone = {.state = STATE_REMOVED};
+
+/* ---- per-event structures readers see ------------------------------------------------ */
+
+/* The handlers of one event in order. Appending writes items[count] and then
+ * publishes count; anything else publishes a new array. */
+typedef struct handler_array {
+    uint32_t capacity;
+    _Atomic uint32_t count;
+    _Atomic(dc_handler *) items[];
+} handler_array;
+
+/* A distinct way of receiving arguments: the arguments are checked once per
+ * shape, not once per handler. */
+typedef struct handler_shape {
+    dc_signature *signature;
+    uint32_t state_flags; /* STATE_TARGET | STATE_STRICT */
+    uint32_t handlers;    /* how many live handlers have it (writer side) */
+} handler_shape;
+
+typedef struct shape_set {
+    uint32_t count;
+    handler_shape shapes[];
+} shape_set;
+
+typedef struct event_record {
+    _Atomic(handler_array *) handlers; /* NULL until the first handler */
+    _Atomic(shape_set *) shapes;       /* NULL until the first handler */
+    uint64_t hash;
+    dc_event_id id;
+    uint32_t live;       /* registered handlers (writer side) */
+    uint32_t tombstones; /* removed handlers still in the array (writer side) */
+    size_t name_length;
+    char name[];
+} event_record;
+
+/* Events by id: records[id - 1]. Grows by publishing a copy. */
+typedef struct event_list {
+    uint32_t capacity;
+    _Atomic uint32_t count;
+    event_record *records[];
+} event_list;
+
+/* Events by name: open addressing, a power-of-two number of slots, at most
+ * half full. Slots are filled once with a release store. */
+typedef struct name_index {
+    uint32_t mask;
+    _Atomic(event_record *) slots[];
+} name_index;
+
+struct dc_table {
+    _Atomic(event_list *) events;
+    _Atomic(name_index *) names;
+    dc_object_callbacks callbacks;
+    char *name;
+
+    pthread_mutex_t lock; /* serializes writers; never held while a handler runs */
+    dc_handler **chunks;
+    uint32_t chunk_count;
+    uint32_t slot_count; /* slots ever handed out */
+    uint32_t free_slots; /* free list head: slot + 1 */
+    uint32_t *buckets;   /* dedupe index over (event, function, target): slot + 1 */
+    uint32_t bucket_mask;
+    uint32_t handler_count;
+    dc_retired *retired;
+    bool destroy_pending; /* dc_table_destroy called from one of its handlers */
+};
+
+/* ---- small helpers ---------------------------------------------------------------------- */
+
+static dc_handler *handler_at(const dc_table *table, uint32_t slot) {
+    return &table->chunks[slot >> CHUNK_SHIFT][slot & (CHUNK_SIZE - 1)];
+}
+
+static uint32_t slot_of(const dc_table *table, const dc_handler *handler) {
+    for (uint32_t chunk = 0; chunk < table->chunk_count; chunk++) {
+        const dc_handler *first = table->chunks[chunk];
+        if (handler >= first && handler < first + CHUNK_SIZE)
+            return (chunk << CHUNK_SHIFT) | (uint32_t)(handler - first);
+    }
+    return UINT32_MAX;
+}
+
+static dc_handler_id id_of(const dc_table *table, const dc_handler *handler) {
+    return ((uint64_t)handler->generation << 32) | slot_of(table, handler);
+}
+
+/* The live handler an id names, or NULL. Caller holds the lock. */
+static dc_handler *find_handler(const dc_table *table, dc_handler_id id) {
+    uint32_t slot = (uint32_t)id, generation = (uint32_t)(id >> 32);
+    if (generation == 0 || slot >= table->slot_count) return NULL;
+    dc_handler *handler = handler_at(table, slot);
+    if (handler->generation != generation ||
+        (atomic_load_explicit(&handler->state, memory_order_relaxed) & STATE_REMOVED))
+        return NULL;
+    return handler;
+}
+
+static uint64_t mix(uint64_t x) {
+    x ^= x >> 31;
+    x *= 0x7fb5d329728ea185ull;
+    x ^= x >> 27;
+    x *= 0x81dadef4bc2dd44dull;
+    return x ^ (x >> 33);
+}
+
+static uint64_t hash_name(const char *name, size_t length) {
+    uint64_t hash = 0x243f6a8885a308d3ull ^ length;
+    for (; length >= 8; name += 8, length -= 8) {
+        uint64_t word;
+        memcpy(&word, name, 8);
+        hash = mix(hash ^ word);
+    }
+    uint64_t tail = 0;
+    memcpy(&tail, name, length);
+    return mix(hash ^ tail);
+}
+
+static uint32_t dedupe_hash(dc_event_id event, dc_function function, const void *target) {
+    uint64_t hash = mix((uint64_t)(uintptr_t)function ^ ((uint64_t)event << 48));
+    return (uint32_t)mix(hash ^ (uint64_t)(uintptr_t)target);
+}
+
+static const char *display_name(const dc_table *table) { return table->name[0] ? table->name : "(unnamed)"; }
+
+/* ---- lookup (readers) ---------------------------------------------------------------- */
+
+static event_record *record_by_id(const dc_table *table, dc_event_id id) {
+    event_list *events = atomic_load_explicit(&table->events, memory_order_acquire);
+    if (id == 0 || id > atomic_load_explicit(&events->count, memory_order_acquire)) return NULL;
+    return events->records[id - 1];
+}
+
+static event_record *record_by_name(const dc_table *table, const char *name, size_t length, uint64_t hash) {
+    name_index *names = atomic_load_explicit(&table->names, memory_order_acquire);
+    for (uint32_t i = (uint32_t)hash & names->mask;; i = (i + 1) & names->mask) {
+        event_record *record = atomic_load_explicit(&names->slots[i], memory_order_acquire);
+        if (record == NULL) return NULL;
+        if (record->hash == hash && record->name_length == length && memcmp(record->name, name, length) == 0)
+            return record;
+    }
+}
+
+/* The event named by id, or by name when id is 0. Readers call it inside a
+ * read-side section, writers under the lock: interning may replace what it reads. */
+static const event_record *lookup_event(const dc_table *table, dc_event_id id, const char *name) {
+    if (id != 0 || name == NULL) return record_by_id(table, id);
+    size_t length = strlen(name);
+    return record_by_name(table, name, length, hash_name(name, length));
+}
+
+/* ---- creation ------------------------------------------------------------------------------- */
+
+static name_index *new_name_index(uint32_t slots) {
+    name_index *names = calloc(1, sizeof *names + slots * sizeof names->slots[0]);
+    if (names != NULL) names->mask = slots - 1;
+    return names;
+}
+
+static event_list *new_event_list(uint32_t capacity) {
+    event_list *events = calloc(1, sizeof *events + capacity * sizeof events->records[0]);
+    if (events != NULL) events->capacity = capacity;
+    return events;
+}
+
+DC_API dc_status dc_table_create(const char *name, const dc_object_callbacks *callbacks, dc_table **out) {
+    if (out == NULL) return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_create: out must not be NULL");
+    dc__reclaim_initialize();
+    dc_table *table = calloc(1, sizeof *table);
+    event_list *events = new_event_list(8);
+    name_index *names = new_name_index(16);
+    char *copy = strdup(name != NULL ? name : "");
+    uint32_t *buckets = calloc(16, sizeof *buckets);
+    if (table == NULL || events == NULL || names == NULL || copy == NULL || buckets == NULL) {
+        free(table), free(events), free(names), free(copy), free(buckets);
+        return dc__fail(DC_ERR_NO_MEMORY, "dc_table_create: out of memory");
+    }
+    pthread_mutex_init(&table->lock, NULL);
+    atomic_init(&table->events, events);
+    atomic_init(&table->names, names);
+    table->name = copy;
+    table->buckets = buckets;
+    table->bucket_mask = 15;
+    if (callbacks != NULL) table->callbacks = *callbacks;
+    *out = table;
+    return DC_OK;
+}
+
+DC_API const char *dc_table_name(const dc_table *table) { return table != NULL ? table->name : ""; }
+
+/* ---- releasing retired things ------------------------------------------------------------ */
+
+static void free_object(void *object, void *context) {
+    (void)context;
+    free(object);
+}
+
+static void free_shape_set(void *object, void *context) {
+    (void)context;
+    free(object);
+}
+
+/* A removed handler's slot goes back to the free list once no reader holds it. */
+static void release_handler_slot(void *object, void *context) {
+    dc_table *table = context;
+    dc_handler *handler = object;
+    dc_signature_release(handler->signature);
+    free(handler->extras);
+    handler->signature = NULL;
+    handler->extras = NULL;
+    handler->function = NULL;
+    handler->target = NULL;
+    if (handler->generation == UINT32_MAX) return; /* its ids are used up: never reused */
+    uint32_t slot = slot_of(table, handler);
+    handler->next = table->free_slots;
+    table->free_slots = slot + 1;
+}
+
+/* Retires `object`; when no memory is left for the bookkeeping the object is
+ * kept (a leak, never a use after free). Caller holds the lock. */
+static void retire(dc_table *table, void *object, void (*release)(void *, void *)) {
+    dc_retired *retired = malloc(sizeof *retired);
+    if (retired != NULL) dc__retire(&table->retired, retired, object, table, release);
+}
+
+/* ---- interning ------------------------------------------------------------------------------- */
+
+/* Finds or creates the record of `name`. Caller holds the lock. */
+static dc_status intern_locked(dc_table *table, const char *name, event_record **out) {
+    size_t length = strlen(name);
+    uint64_t hash = hash_name(name, length);
+    event_record *found = record_by_name(table, name, length, hash);
+    if (found != NULL) {
+        *out = found;
+        return DC_OK;
+    }
+
+    event_list *events = atomic_load_explicit(&table->events, memory_order_relaxed);
+    name_index *names = atomic_load_explicit(&table->names, memory_order_relaxed);
+    uint32_t count = atomic_load_explicit(&events->count, memory_order_relaxed);
+    if (count == UINT32_MAX - 1)
+        return dc__fail(DC_ERR_NO_MEMORY, "table %s: no event ids left", display_name(table));
+
+    event_record *record = calloc(1, sizeof *record + length + 1);
+    event_list *grown_events = count == events->capacity ? new_event_list(events->capacity * 2) : NULL;
+    bool names_full = (count + 1) * 2 > names->mask + 1;
+    name_index *grown_names = names_full ? new_name_index((names->mask + 1) * 2) : NULL;
+    if (record == NULL || (count == events->capacity && grown_events == NULL) || (names_full && grown_names == NULL)) {
+        free(record), free(grown_events), free(grown_names);
+        return dc__fail(DC_ERR_NO_MEMORY, "table %s: no memory to intern event \"%s\"", display_name(table), name);
+    }
+    record->hash = hash;
+    record->id = count + 1;
+    record->name_length = length;
+    memcpy(record->name, name, length + 1);
+
+    if (grown_events != NULL) {
+        memcpy(grown_events->records, events->records, count * sizeof events->records[0]);
+        atomic_init(&grown_events->count, count);
+        atomic_store_explicit(&table->events, grown_events, memory_order_release);
+        retire(table, events, free_object);
+        events = grown_events;
+    }
+    events->records[count] = record;
+    atomic_store_explicit(&events->count, count + 1, memory_order_release);
+
+    if (grown_names != NULL) {
+        for (uint32_t i = 0; i <= names->mask; i++) {
+            event_record *old = atomic_load_explicit(&names->slots[i], memory_order_relaxed);
+            if (old == NULL) continue;
+            uint32_t j = (uint32_t)old->hash & grown_names->mask;
+            while (atomic_load_explicit(&grown_names->slots[j], memory_order_relaxed) != NULL)
+                j = (j + 1) & grown_names->mask;
+            atomic_init(&grown_names->slots[j], old);
+        }
+        atomic_store_explicit(&table->names, grown_names, memory_order_release);
+        retire(table, names, free_object);
+        names = grown_names;
+    }
+    uint32_t i = (uint32_t)hash & names->mask;
+    while (atomic_load_explicit(&names->slots[i], memory_order_relaxed) != NULL) i = (i + 1) & names->mask;
+    atomic_store_explicit(&names->slots[i], record, memory_order_release);
+    *out = record;
+    return DC_OK;
+}
+
+DC_API dc_status dc_table_intern(dc_table *table, const char *event, dc_event_id *out) {
+    if (table == NULL || event == NULL || out == NULL)
+        return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_intern: table, event and out must not be NULL");
+    pthread_mutex_lock(&table->lock);
+    event_record *record;
+    dc_status status = intern_locked(table, event, &record);
+    if (status == DC_OK) dc__reclaim(&table->retired, false);
+    pthread_mutex_unlock(&table->lock);
+    if (status == DC_OK) *out = record->id;
+    return status;
+}
+
+DC_API dc_status dc_table_event_name(const dc_table *table, dc_event_id event, const char **out) {
+    if (table == NULL || out == NULL)
+        return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_event_name: table and out must not be NULL");
+    dc_table *mutable_table = (dc_table *)table;
+    pthread_mutex_lock(&mutable_table->lock);
+    event_record *record = record_by_id(table, event);
+    pthread_mutex_unlock(&mutable_table->lock);
+    if (record == NULL)
+        return dc__fail(DC_ERR_NOT_FOUND, "table %s has no event with id %u", display_name(table), event);
+    *out = record->name;
+    return DC_OK;
+}
+
+/* ---- handler arrays and shape sets (writers) -------------------------------------------- */
+
+/* A new array holding the live handlers of `old` (none when NULL), with `first`
+ * in front when given, and room to grow. */
+static handler_array *rebuilt_array(const handler_array *old, dc_handler *first, uint32_t live) {
+    /* Room for half as many again: appends stay cheap, and an array of a
+     * million handlers costs about 10 bytes per handler. */
+    uint64_t wanted = (uint64_t)live + 1 + (live + 1) / 2;
+    uint32_t capacity = wanted < 4 ? 4 : wanted > UINT32_MAX ? UINT32_MAX : (uint32_t)wanted;
+    handler_array *array = malloc(sizeof *array + capacity * sizeof array->items[0]);
+    if (array == NULL) return NULL;
+    array->capacity = capacity;
+    uint32_t count = 0;
+    if (first != NULL) atomic_init(&array->items[count++], first);
+    uint32_t old_count = old != NULL ? atomic_load_explicit(&old->count, memory_order_relaxed) : 0;
+    for (uint32_t i = 0; i < old_count; i++) {
+        dc_handler *handler = atomic_load_explicit(&old->items[i], memory_order_relaxed);
+        if (!(atomic_load_explicit(&handler->state, memory_order_relaxed) & STATE_REMOVED))
+            atomic_init(&array->items[count++], handler);
+    }
+    atomic_init(&array->count, count);
+    return array;
+}
+
+static void publish_array(dc_table *table, event_record *record, handler_array *array) {
+    handler_array *old = atomic_load_explicit(&record->handlers, memory_order_relaxed);
+    atomic_store_explicit(&record->handlers, array, memory_order_release);
+    record->tombstones = 0;
+    if (old != NULL) retire(table, old, free_object);
+}
+
+static uint32_t shape_flags(uint32_t state) { return state & (STATE_TARGET | STATE_STRICT); }
+
+static shape_set *copy_shapes(const shape_set *old, uint32_t extra) {
+    uint32_t count = old != NULL ? old->count : 0;
+    shape_set *set = malloc(sizeof *set + (count + extra) * sizeof set->shapes[0]);
+    if (set == NULL) return NULL;
+    set->count = count;
+    if (count > 0) memcpy(set->shapes, old->shapes, count * sizeof set->shapes[0]);
+    return set;
+}
+
+static handler_shape *find_shape(shape_set *set, const dc_signature *signature, uint32_t flags) {
+    for (uint32_t i = 0; set != NULL && i < set->count; i++)
+        if (set->shapes[i].signature == signature && set->shapes[i].state_flags == flags) return &set->shapes[i];
+    return NULL;
+}
+
+/* Counts one more handler of the given shape, publishing a new set when the
+ * shape is new. Publish before the handler itself, so a reader that sees the
+ * handler sees its shape. The set is preallocated by the caller (`spare`). */
+static void add_shape(dc_table *table, event_record *record, dc_signature *signature, uint32_t flags,
+                      shape_set *spare) {
+    shape_set *set = atomic_load_explicit(&record->shapes, memory_order_relaxed);
+    handler_shape *shape = find_shape(set, signature, flags);
+    if (shape != NULL) {
+        shape->handlers++;
+        free(spare);
+        return;
+    }
+    spare->shapes[spare->count++] = (handler_shape){signature, flags, 1};
+    atomic_store_explicit(&record->shapes, spare, memory_order_release);
+    if (set != NULL) retire(table, set, free_shape_set);
+}
+
+/* Counts one handler fewer; a shape with no handler left is dropped so it no
+ * longer constrains executes. Publish after the handler is marked removed. */
+static void remove_shape(dc_table *table, event_record *record, const dc_signature *signature, uint32_t flags) {
+    shape_set *set = atomic_load_explicit(&record->shapes, memory_order_relaxed);
+    handler_shape *shape = find_shape(set, signature, flags);
+    if (shape == NULL || --shape->handlers > 0) return;
+    shape_set *smaller = copy_shapes(NULL, set->count);
+    if (smaller == NULL) return; /* keeps checking a shape with no handler: stricter, never unsafe */
+    for (uint32_t i = 0; i < set->count; i++)
+        if (set->shapes[i].handlers > 0) smaller->shapes[smaller->count++] = set->shapes[i];
+    atomic_store_explicit(&record->shapes, smaller, memory_order_release);
+    retire(table, set, free_shape_set);
+}
+
+/* ---- dedupe index ------------------------------------------------------------------------------ */
+
+static uint32_t *bucket_for(dc_table *table, dc_event_id event, dc_function function, const void *target) {
+    return &table->buckets[dedupe_hash(event, function, target) & table->bucket_mask];
+}
+
+static dc_handler *find_duplicate(dc_table *table, dc_event_id event, dc_function function, const void *target) {
+    for (uint32_t link = *bucket_for(table, event, function, target); link != 0;) {
+        dc_handler *handler = handler_at(table, link - 1);
+        uint32_t state = atomic_load_explicit(&handler->state, memory_order_relaxed);
+        if (handler->event == event && handler->function == function && handler->target == target &&
+            !(state & (STATE_REMOVED | STATE_FIRED)))
+            return handler;
+        link = handler->next;
+    }
+    return NULL;
+}
+
+static void dedupe_insert(dc_table *table, dc_handler *handler, uint32_t slot) {
+    uint32_t *bucket = bucket_for(table, handler->event, handler->function, handler->target);
+    handler->next = *bucket;
+    *bucket = slot + 1;
+}
+
+static void dedupe_unlink(dc_table *table, dc_handler *handler, uint32_t slot) {
+    for (uint32_t *link = bucket_for(table, handler->event, handler->function, handler->target); *link != 0;
+         link = &handler_at(table, *link - 1)->next) {
+        if (*link == slot + 1) {
+            *link = handler->next;
+            return;
+        }
+    }
+}
+
+/* Doubles the dedupe index when it holds as many handlers as buckets; keeps
+ * the old one when memory is short (chains only get longer). */
+static void grow_dedupe(dc_table *table) {
+    if (table->handler_count <= table->bucket_mask) return;
+    uint32_t buckets = (table->bucket_mask + 1) * 2;
+    uint32_t *grown = calloc(buckets, sizeof *grown);
+    if (grown == NULL) return;
+    uint32_t *old = table->buckets;
+    uint32_t old_count = table->bucket_mask + 1;
+    table->buckets = grown;
+    table->bucket_mask = buckets - 1;
+    for (uint32_t b = 0; b < old_count; b++) {
+        for (uint32_t link = old[b]; link != 0;) {
+            dc_handler *handler = handler_at(table, link - 1);
+            uint32_t next = handler->next;
+            dedupe_insert(table, handler, link - 1);
+            link = next;
+        }
+    }
+    free(old);
+}
+
+/* ---- registering -------------------------------------------------------------------------------- */
+
+/* A free slot, fresh or reused; UINT32_MAX when memory is short. */
+static uint32_t take_slot(dc_table *table) {
+    if (table->free_slots != 0) {
+        uint32_t slot = table->free_slots - 1;
+        table->free_slots = handler_at(table, slot)->next;
+        return slot;
+    }
+    if (table->slot_count == UINT32_MAX) return UINT32_MAX;
+    if ((table->slot_count & (CHUNK_SIZE - 1)) == 0) {
+        uint32_t chunk = table->slot_count >> CHUNK_SHIFT;
+        dc_handler **chunks = realloc(table->chunks, (chunk + 1) * sizeof *chunks);
+        if (chunks == NULL) return UINT32_MAX;
+        table->chunks = chunks;
+        chunks[chunk] = calloc(CHUNK_SIZE, sizeof(dc_handler));
+        if (chunks[chunk] == NULL) return UINT32_MAX;
+        table->chunk_count = chunk + 1;
+    }
+    return table->slot_count++;
+}
+
+static void give_back_slot(dc_table *table, uint32_t slot) {
+    handler_at(table, slot)->next = table->free_slots;
+    table->free_slots = slot + 1;
+}
+
+static dc_status check_options(const dc_handler_options *options) {
+    const uint32_t known = DC_HANDLER_ONCE | DC_HANDLER_FIRST | DC_HANDLER_STRICT;
+    if (options != NULL && (options->flags & ~known))
+        return dc__fail(DC_ERR_INVALID_ARGUMENT, "dc_table_add: unknown handler flags 0x%x", options->flags & ~known);
+    return DC_OK;
+}
+
+static dc_status check_target(const dc_table *table, const char *event, const dc_signature *signature,
+                              const void *target) {
+    if (target == NULL) return DC_OK;
+    if (signature->parameter_count == 0)
+        return dc__fail(DC_ERR_TYPE,
+                        "table %s, event \"%s\": a bound target needs parameter 0, but signature \"%s\" has none",
+                        display_name(table), event, signature->encoding);
+    if (!dc__is_pointer_like(signature->parameter_types[0]))
+        return dc__fail(DC_ERR_TYPE,
+                        "table %s, event \"%s\": a bound target is passed as parameter 0, which is %s in signature "
+                        "\"%s\" (expected object, pointer or string)",
+                        display_name(table), event, dc_type_name(signature->parameter_types[0]), signature->encoding);
+    return DC_OK;
+}
+
+static dc_status add_locked(dc_table *table, event_record *record, dc_signature *signature, dc_function function,
+                            void *target, const dc_handler_options *options, dc_handler_id *out) {
+    dc_status status = check_target(table, record->name, signature, target);
+    if (status != DC_OK) return status;
+
+    dc_handler *duplicate = find_duplicate(table, record->id, function, target);
+    if (duplicate != NULL) {
+        if (out != NULL) *out = id_of(table, duplicate);
+        return DC_EXISTS;
+    }
+
+    uint32_t flags = options != NULL ? options->flags : 0;
+    uint32_t state = (target != NULL ? STATE_TARGET : 0) | ((flags & DC_HANDLER_STRICT) ? STATE_STRICT : 0) |
+                     ((flags & DC_HANDLER_ONCE) ? STATE_ONCE : 0) |
+                     (options != NULL && options->queue != NULL ? STATE_QUEUED : 0);
+    bool wants_extras = options != NULL && (options->queue != NULL || options->destroy != NULL);
+
+    /* Everything that can fail is allocated before the table changes. */
+    handler_array *array = atomic_load_explicit(&record->handlers, memory_order_relaxed);
+    uint32_t count = array != NULL ? atomic_load_explicit(&array->count, memory_order_relaxed) : 0;
+    bool needs_new_array = array == NULL || (flags & DC_HANDLER_FIRST) || count == array->capacity;
+    handler_array *new_array = needs_new_array ? rebuilt_array(array, NULL, record->live + 1) : NULL;
+    shape_set *spare_shapes = copy_shapes(atomic_load_explicit(&record->shapes, memory_order_relaxed), 1);
+    handler_extras *extras = wants_extras ? malloc(sizeof *extras) : NULL;
+    uint32_t slot = take_slot(table);
+    if ((needs_new_array && new_array == NULL) || spare_shapes == NULL || (wants_extras && extras == NULL) ||
+        slot == UINT32_MAX) {
+        free(new_array), free(spare_shapes), free(extras);
+        if (slot != UINT32_MAX) give_back_slot(table, slot);
+        return dc__fail(DC_ERR_NO_MEMORY, "table %s: no memory to add a handler for \"%s\"", display_name(table),
+                        record->name);
+    }
+
+    dc_handler *handler = handler_at(table, slot);
+    handler->function = function;
+    handler->signature = dc_signature_retain(signature);
+    handler->target = target;
+    handler->event = record->id;
+    handler->generation++;
+    handler->extras = extras;
+    if (extras != NULL) {
+        extras->queue = options->queue;
+        extras->destroy = options->destroy;
+        extras->destroy_data = options->destroy_data;
+        if (extras->queue != NULL) dc__queue_retain(extras->queue);
+    }
+    atomic_store_explicit(&handler->state, state, memory_order_relaxed);
+
+    add_shape(table, record, signature, shape_flags(state), spare_shapes);
+    if (flags & DC_HANDLER_FIRST) {
+        /* rebuilt_array copied the old order; put the new handler in front. */
+        uint32_t live = atomic_load_explicit(&new_array->count, memory_order_relaxed);
+        memmove(&new_array->items[1], &new_array->items[0], live * sizeof new_array->items[0]);
+        atomic_init(&new_array->items[0], handler);
+        atomic_init(&new_array->count, live + 1);
+        publish_array(table, record, new_array);
+    } else if (new_array != NULL) {
+        uint32_t live = atomic_load_explicit(&new_array->count, memory_order_relaxed);
+        atomic_init(&new_array->items[live], handler);
+        atomic_init(&new_array->count, live + 1);
+        publish_array(table, record, new_array);
+    } else {
+        atomic_store_explicit(&array->items[count], handler, memory_order_relaxed);
+        atomic_store_explicit(&array->count, count + 1, memory_order_release);
+    }
+
+    record->live++;
+    table->handler_count++;
+    dedupe_insert(table, handler, slot);
+    grow_dedupe(table);
+    if (out != NULL) *out = ((uint64_t)handler->generation << 32) | slot;
+    return DC_OK;
+}
+
+static dc_status add_checked(dc_table *table, const char *event, dc_event_id event_id, dc_signature *signature,
+                             dc_function function, void *target, const dc_handler_options *options,
+                             dc_handler_id *out) {
+    if (table == NULL || (event == NULL && event_id == 0) || signature == NULL || function == NULL)
+        return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_add: %s must not be NULL",
+                        table == NULL       ? "the table"
+                        : event == NULL && event_id == 0 ? "the event"
+                        : signature == NULL ? "the signature"
+                                            : "the function");
+    dc_status status = check_options(options);
+    if (status != DC_OK) return status;
+
+    pthread_mutex_lock(&table->lock);
+    event_record *record = NULL;
+    if (event != NULL) {
+        status = intern_locked(table, event, &record);
+    } else if ((record = record_by_id(table, event_id)) == NULL) {
+        status = dc__fail(DC_ERR_NOT_FOUND, "table %s has no event with id %u", display_name(table), event_id);
+    }
+    if (status == DC_OK) status = add_locked(table, record, signature, function, target, options, out);
+    if (status == DC_OK) dc__reclaim(&table->retired, false);
+    pthread_mutex_unlock(&table->lock);
+    return status;
+}
+
+DC_API dc_status dc_table_add(dc_table *table, const char *event, dc_signature *signature, dc_function function,
+                              void *target, const dc_handler_options *options, dc_handler_id *out) {
+    if (event == NULL) return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_add: the event must not be NULL");
+    return add_checked(table, event, 0, signature, function, target, options, out);
+}
+
+DC_API dc_status dc_table_add_id(dc_table *table, dc_event_id event, dc_signature *signature, dc_function function,
+                                 void *target, const dc_handler_options *options, dc_handler_id *out) {
+    if (table != NULL && event == 0)
+        return dc__fail(DC_ERR_NOT_FOUND, "table %s has no event with id 0", display_name(table));
+    return add_checked(table, NULL, event, signature, function, target, options, out);
+}
+
+/* ---- removing ------------------------------------------------------------------------------------ */
+
+/*
+ * Removal happens in three steps so that no lock is held while waiting for
+ * other threads or calling destroy notifies:
+ *   1. under the lock: mark removed, unlink from the dedupe index, replace the
+ *      array slot with the tombstone, and chain the handler on a local list;
+ *   2. without it: wait for calls already running elsewhere, drop queued
+ *      deliveries, call the destroy notify;
+ *   3. under the lock: retire the handler's slot and reclaim.
+ */
+typedef struct removal_list {
+    dc_handler *first;
+    size_t count;
+} removal_list;
+
+/* Step 1 for one handler. Caller holds the lock. */
+static void unlink_handler(dc_table *table, dc_handler *handler, removal_list *list) {
+    atomic_fetch_or_explicit(&handler->state, STATE_REMOVED, memory_order_seq_cst);
+    uint32_t slot = slot_of(table, handler);
+    dedupe_unlink(table, handler, slot);
+    event_record *record = record_by_id(table, handler->event);
+    handler_array *array = atomic_load_explicit(&record->handlers, memory_order_relaxed);
+    uint32_t count = atomic_load_explicit(&array->count, memory_order_relaxed);
+    for (uint32_t i = 0; i < count; i++) {
+        if (atomic_load_explicit(&array->items[i], memory_order_relaxed) == handler) {
+            atomic_store_explicit(&array->items[i], &tombstone, memory_order_release);
+            record->tombstones++;
+            break;
+        }
+    }
+    remove_shape(table, record, handler->signature,
+                 shape_flags(atomic_load_explicit(&handler->state, memory_order_relaxed)));
+    record->live--;
+    table->handler_count--;
+    /* Compact when tombstones outnumber live handlers; failing to is harmless. */
+    if (record->tombstones > 8 && record->tombstones > record->live) {
+        handler_array *compact = rebuilt_array(array, NULL, record->live);
+        if (compact != NULL) publish_array(table, record, compact);
+    }
+    handler->next = list->first != NULL ? slot_of(table, list->first) + 1 : 0;
+    list->first = handler;
+    list->count++;
+}
+
+/* Steps 2 and 3. Takes the lock itself; the caller must not hold it. */
+static void finish_removal(dc_table *table, removal_list *list) {
+    if (list->count == 0) return;
+    dc__heavy_fence();
+    for (dc_handler *handler = list->first; handler != NULL;) {
+        dc__wait_for_calls(handler);
+        handler_extras *extras = handler->extras;
+        if (extras != NULL && extras->queue != NULL) dc__queue_purge(extras->queue, handler);
+        if (extras != NULL && extras->destroy != NULL) extras->destroy(extras->destroy_data);
+        handler = handler->next != 0 ? handler_at(table, handler->next - 1) : NULL;
+    }
+    pthread_mutex_lock(&table->lock);
+    for (dc_handler *handler = list->first; handler != NULL;) {
+        dc_handler *next = handler->next != 0 ? handler_at(table, handler->next - 1) : NULL;
+        if (handler->extras != NULL && handler->extras->queue != NULL) {
+            dc__queue_release(handler->extras->queue);
+            handler->extras->queue = NULL;
+        }
+        retire(table, handler, release_handler_slot);
+        handler = next;
+    }
+    dc__reclaim(&table->retired, false);
+    pthread_mutex_unlock(&table->lock);
+}
+
+DC_API dc_status dc_table_remove(dc_table *table, dc_handler_id id) {
+    if (table == NULL) return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_remove: the table must not be NULL");
+    removal_list list = {NULL, 0};
+    pthread_mutex_lock(&table->lock);
+    dc_handler *handler = find_handler(table, id);
+    if (handler != NULL) unlink_handler(table, handler, &list);
+    pthread_mutex_unlock(&table->lock);
+    if (handler == NULL)
+        return dc__fail(DC_ERR_NOT_FOUND, "table %s has no handler with id %llu", display_name(table),
+                        (unsigned long long)id);
+    finish_removal(table, &list);
+    return DC_OK;
+}
+
+/* Removes every live handler for which `matches` holds. */
+static size_t remove_where(dc_table *table, bool (*matches)(const dc_handler *, const void *), const void *context) {
+    removal_list list = {NULL, 0};
+    pthread_mutex_lock(&table->lock);
+    for (uint32_t slot = 0; slot < table->slot_count; slot++) {
+        dc_handler *handler = handler_at(table, slot);
+        if (handler->signature != NULL && !(atomic_load_explicit(&handler->state, memory_order_relaxed) & STATE_REMOVED) &&
+            matches(handler, context))
+            unlink_handler(table, handler, &list);
+    }
+    pthread_mutex_unlock(&table->lock);
+    finish_removal(table, &list);
+    return list.count;
+}
+
+static bool has_target(const dc_handler *handler, const void *target) { return handler->target == target; }
+static bool has_event(const dc_handler *handler, const void *event) {
+    return handler->event == *(const dc_event_id *)event;
+}
+static bool any_handler(const dc_handler *handler, const void *context) {
+    (void)handler, (void)context;
+    return true;
+}
+
+DC_API dc_status dc_table_remove_target(dc_table *table, void *target, size_t *removed) {
+    if (table == NULL || target == NULL)
+        return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_remove_target: table and target must not be NULL");
+    size_t count = remove_where(table, has_target, target);
+    if (removed != NULL) *removed = count;
+    return DC_OK;
+}
+
+DC_API dc_status dc_table_remove_event_id(dc_table *table, dc_event_id event, size_t *removed) {
+    if (table == NULL) return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_remove_event_id: the table must not be NULL");
+    pthread_mutex_lock(&table->lock);
+    bool known = record_by_id(table, event) != NULL;
+    pthread_mutex_unlock(&table->lock);
+    if (!known) return dc__fail(DC_ERR_NOT_FOUND, "table %s has no event with id %u", display_name(table), event);
+    size_t count = remove_where(table, has_event, &event);
+    if (removed != NULL) *removed = count;
+    return DC_OK;
+}
+
+DC_API dc_status dc_table_remove_event(dc_table *table, const char *event, size_t *removed) {
+    if (table == NULL || event == NULL)
+        return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_remove_event: table and event must not be NULL");
+    size_t length = strlen(event);
+    pthread_mutex_lock(&table->lock);
+    event_record *record = record_by_name(table, event, length, hash_name(event, length));
+    pthread_mutex_unlock(&table->lock);
+    size_t count = record != NULL ? remove_where(table, has_event, &record->id) : 0;
+    if (removed != NULL) *removed = count;
+    return DC_OK;
+}
+
+DC_API dc_status dc_table_remove_all(dc_table *table, size_t *removed) {
+    if (table == NULL) return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_remove_all: the table must not be NULL");
+    size_t count = remove_where(table, any_handler, NULL);
+    if (removed != NULL) *removed = count;
+    return DC_OK;
+}
+
+/* Removes a once-handler after its run (or its dropped delivery). */
+void dc__table_remove_handler(dc_table *table, dc_handler *handler) {
+    removal_list list = {NULL, 0};
+    pthread_mutex_lock(&table->lock);
+    if (!(atomic_load_explicit(&handler->state, memory_order_relaxed) & STATE_REMOVED))
+        unlink_handler(table, handler, &list);
+    pthread_mutex_unlock(&table->lock);
+    finish_removal(table, &list);
+}
+
+/* ---- blocking --------------------------------------------------------------------------------------- */
+
+DC_API dc_status dc_table_block(dc_table *table, dc_handler_id id) {
+    if (table == NULL) return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_block: the table must not be NULL");
+    pthread_mutex_lock(&table->lock);
+    dc_handler *handler = find_handler(table, id);
+    dc_status status = DC_OK;
+    if (handler == NULL)
+        status = dc__fail(DC_ERR_NOT_FOUND, "table %s has no handler with id %llu", display_name(table),
+                          (unsigned long long)id);
+    else if ((atomic_load_explicit(&handler->state, memory_order_relaxed) & STATE_BLOCK_MASK) == STATE_BLOCK_MASK)
+        status = dc__fail(DC_ERR_STATE, "handler %llu is blocked %u times already, the most a block count holds",
+                          (unsigned long long)id, STATE_BLOCK_MASK);
+    else
+        atomic_fetch_add_explicit(&handler->state, 1, memory_order_seq_cst);
+    pthread_mutex_unlock(&table->lock);
+    if (status != DC_OK) return status;
+    dc__heavy_fence();
+    dc__wait_for_calls(handler);
+    return DC_OK;
+}
+
+DC_API dc_status dc_table_unblock(dc_table *table, dc_handler_id id) {
+    if (table == NULL) return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_unblock: the table must not be NULL");
+    pthread_mutex_lock(&table->lock);
+    dc_handler *handler = find_handler(table, id);
+    dc_status status = DC_OK;
+    if (handler == NULL)
+        status = dc__fail(DC_ERR_NOT_FOUND, "table %s has no handler with id %llu", display_name(table),
+                          (unsigned long long)id);
+    else if ((atomic_load_explicit(&handler->state, memory_order_relaxed) & STATE_BLOCK_MASK) == 0)
+        status = dc__fail(DC_ERR_STATE, "handler %llu is not blocked", (unsigned long long)id);
+    else
+        atomic_fetch_sub_explicit(&handler->state, 1, memory_order_release);
+    pthread_mutex_unlock(&table->lock);
+    return status;
+}
+
+/* ---- introspection ------------------------------------------------------------------------------------ */
+
+DC_API bool dc_table_contains(const dc_table *table, dc_handler_id id) {
+    if (table == NULL || id == 0) return false;
+    dc_table *mutable_table = (dc_table *)table;
+    pthread_mutex_lock(&mutable_table->lock);
+    bool found = find_handler(table, id) != NULL;
+    pthread_mutex_unlock(&mutable_table->lock);
+    return found;
+}
+
+/* Live handlers of the event named by id, or by name when id is 0; -1 for an
+ * unknown id. */
+static long long live_count(const dc_table *table, dc_event_id id, const char *name) {
+    dc_table *mutable_table = (dc_table *)table;
+    pthread_mutex_lock(&mutable_table->lock);
+    const event_record *record = lookup_event(table, id, name);
+    long long live = record != NULL ? (long long)record->live : id != 0 ? -1 : 0;
+    pthread_mutex_unlock(&mutable_table->lock);
+    return live;
+}
+
+DC_API dc_status dc_table_handler_count(const dc_table *table, const char *event, size_t *out) {
+    if (table == NULL || event == NULL || out == NULL)
+        return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_handler_count: table, event and out must not be NULL");
+    *out = (size_t)live_count(table, 0, event);
+    return DC_OK;
+}
+
+DC_API dc_status dc_table_handler_count_id(const dc_table *table, dc_event_id event, size_t *out) {
+    if (table == NULL || out == NULL)
+        return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_handler_count_id: table and out must not be NULL");
+    long long live = event != 0 ? live_count(table, event, NULL) : -1;
+    if (live < 0) return dc__fail(DC_ERR_NOT_FOUND, "table %s has no event with id %u", display_name(table), event);
+    *out = (size_t)live;
+    return DC_OK;
+}
+
+DC_API dc_status dc_table_events(const dc_table *table, const char **names, size_t capacity, size_t *count) {
+    if (table == NULL || count == NULL || (names == NULL && capacity > 0))
+        return dc__fail(DC_ERR_NULL_ARGUMENT,
+                        "dc_table_events: table, count, and names when capacity > 0, must not be NULL");
+    dc_table *mutable_table = (dc_table *)table;
+    pthread_mutex_lock(&mutable_table->lock);
+    event_list *events = atomic_load_explicit(&table->events, memory_order_relaxed);
+    uint32_t event_count = atomic_load_explicit(&events->count, memory_order_relaxed);
+    size_t found = 0;
+    for (uint32_t i = 0; i < event_count; i++) {
+        if (events->records[i]->live == 0) continue;
+        if (found < capacity) names[found] = events->records[i]->name;
+        found++;
+    }
+    pthread_mutex_unlock(&mutable_table->lock);
+    *count = found;
+    return DC_OK;
+}
+
+/* ---- executing ------------------------------------------------------------------------------------------ */
+
+/* What one execute needs as it goes. */
+typedef struct execution {
+    dc_table *table;
+    const event_record *record;
+    const dc_value *arguments;
+    size_t count;
+    const dc_execute_options *options;
+    dc_result result;
+} execution;
+
+/* How many event arguments a handler of this shape takes, and where the first
+ * one goes. */
+static size_t first_argument_parameter(uint32_t state) { return (state & STATE_TARGET) ? 1 : 0; }
+
+/* The id of a live handler of `shape` in the snapshot, for messages only. */
+static dc_handler_id example_handler(const dc_table *table, const handler_array *array, uint32_t count,
+                                     const handler_shape *shape) {
+    for (uint32_t i = 0; i < count; i++) {
+        dc_handler *handler = atomic_load_explicit(&array->items[i], memory_order_relaxed);
+        uint32_t state = atomic_load_explicit(&handler->state, memory_order_relaxed);
+        if (!(state & STATE_REMOVED) && handler->signature == shape->signature &&
+            shape_flags(state) == shape->state_flags)
+            return ((uint64_t)handler->generation << 32) | slot_of(table, handler);
+    }
+    return 0;
+}
+
+/* Checks the arguments against one handler shape: arity when strict, and
+ * that every argument the shape takes fits its parameter. */
+static dc_status check_shape(const execution *run, const handler_shape *shape, const handler_array *array,
+                             uint32_t count) {
+    const dc_signature *signature = shape->signature;
+    size_t first = first_argument_parameter(shape->state_flags);
+    size_t takes = signature->parameter_count - first;
+    bool strict = (shape->state_flags & STATE_STRICT) || (run->options->flags & DC_EXECUTE_STRICT);
+    if (strict && takes != run->count)
+        return dc__fail(DC_ERR_ARITY,
+                        "table %s, event \"%s\", handler %llu: takes %zu arguments (signature \"%s\"%s), %zu given",
+                        display_name(run->table), run->record->name,
+                        (unsigned long long)example_handler(run->table, array, count, shape), takes,
+                        signature->encoding, first ? " after its target" : "", run->count);
+    size_t used = takes < run->count ? takes : run->count;
+    for (size_t i = 0; i < used; i++) {
+        dc_type type = signature->parameter_types[first + i];
+        dc_value converted;
+        if (run->arguments[i].type == type) continue;
+        if (dc_value_convert(&run->arguments[i], type, &converted) != DC_OK) {
+            char reason[256];
+            snprintf(reason, sizeof reason, "%s", dc_last_error_message());
+            return dc__fail(DC_ERR_TYPE, "table %s, event \"%s\", handler %llu, argument %zu: %s",
+                            display_name(run->table), run->record->name,
+                            (unsigned long long)example_handler(run->table, array, count, shape), i, reason);
+        }
+    }
+    return DC_OK;
+}
+
+/* The arguments of one handler's call, converted to its parameter types;
+ * missing trailing ones are zero. Checked already, so conversions succeed. */
+static void handler_arguments(const dc_handler *handler, uint32_t state, const dc_value *arguments, size_t count,
+                              dc_value *out) {
+    const dc_signature *signature = handler->signature;
+    size_t first = first_argument_parameter(state);
+    if (first) {
+        /* The bound target; check_target made sure parameter 0 is pointer-like. */
+        out[0].u64 = 0;
+        out[0].type = signature->parameter_types[0];
+        if (out[0].type == DC_TYPE_STRING)
+            out[0].string = handler->target;
+        else
+            out[0].pointer = handler->target;
+    }
+    for (size_t p = first; p < signature->parameter_count; p++) {
+        size_t a = p - first;
+        dc_type type = signature->parameter_types[p];
+        if (a < count && arguments[a].type == type) {
+            out[p] = arguments[a];
+        } else if (a < count) {
+            dc_value_convert(&arguments[a], type, &out[p]);
+        } else {
+            out[p].u64 = 0;
+            out[p].type = type;
+        }
+    }
+}
+
+/* Calls `handler` with its parameter values. */
+static void call_with_values(const dc_handler *handler, dc_value *values, dc_raw_return *raw) {
+    const dc_signature *signature = handler->signature;
+    raw->integer = 0;
+    if (signature->stub != NULL) {
+        uint64_t integers[DC_STUB_MAX_INTEGERS];
+        double floats[DC_STUB_MAX_FLOATS];
+        for (size_t p = 0; p < signature->parameter_count; p++)
+            dc__store_register_image(signature, integers, floats, p, &values[p]);
+        dc__stub_call(signature->return_class, signature->stub, handler->function, integers, floats, raw);
+    } else {
+        void *pointers[DC_MAX_PARAMETERS];
+        for (size_t p = 0; p < signature->parameter_count; p++) pointers[p] = &values[p].u64;
+        ffi_call((ffi_cif *)&signature->cif, handler->function, raw, pointers);
+    }
+}
+
+static void accumulate(execution *run, const dc_signature *signature, const dc_raw_return *raw, bool *stop) {
+    if (signature->return_type == DC_TYPE_VOID) return;
+    dc_value value = dc__return_value(signature, raw);
+    dc_result *result = &run->result;
+    switch (run->options->accumulator) {
+    case DC_ACCUMULATE_FIRST:
+        if (!result->has_return_value) result->return_value = value, result->has_return_value = true;
+        break;
+    case DC_ACCUMULATE_ALL:
+        if (result->return_count < run->options->results_capacity)
+            run->options->results[result->return_count] = value;
+        if (!result->has_return_value) result->return_value = value, result->has_return_value = true;
+        break;
+    case DC_ACCUMULATE_TRUE_HANDLED:
+        result->return_value = value, result->has_return_value = true;
+        if (value.type == DC_TYPE_BOOL && value.b) *stop = true;
+        break;
+    default: /* DC_ACCUMULATE_LAST */
+        result->return_value = value, result->has_return_value = true;
+        break;
+    }
+    result->return_count++;
+}
+
+static void finish_pending_destroy(dc_table *table);
+
+/* Runs one handler on this thread, or posts it. Returns false when it did
+ * neither (removed, blocked or already fired). */
+static bool run_handler(execution *run, dc_thread_record *reader, dc_handler *handler, bool *stop) {
+    dc__read_calling(reader, handler);
+    uint32_t state = atomic_load_explicit(&handler->state, memory_order_acquire);
+    if (state & (STATE_REMOVED | STATE_BLOCK_MASK)) {
+        dc__read_called(reader);
+        return false;
+    }
+    if (state & STATE_ONCE) {
+        uint32_t before = atomic_fetch_or_explicit(&handler->state, STATE_FIRED, memory_order_acq_rel);
+        if (before & (STATE_FIRED | STATE_REMOVED)) {
+            dc__read_called(reader);
+            return false;
+        }
+    }
+
+    dc_value values[DC_MAX_PARAMETERS];
+    handler_arguments(handler, state, run->arguments, run->count, values);
+
+    if ((state & STATE_QUEUED) && !dc_queue_is_owner(handler->extras->queue)) {
+        dc_status posted = dc__queue_post(handler->extras->queue, run->table, handler, values,
+                                          handler->signature->parameter_count, first_argument_parameter(state),
+                                          &run->table->callbacks);
+        dc__read_called(reader);
+        if (posted == DC_OK) {
+            run->result.queued++;
+            return true;
+        }
+        run->result.dropped++;
+        if (state & STATE_ONCE) dc__table_remove_handler(run->table, handler);
+        return false;
+    }
+
+    dc_raw_return raw;
+    call_with_values(handler, values, &raw);
+    dc__read_called(reader);
+    run->result.handled++;
+    accumulate(run, handler->signature, &raw, stop);
+    if (state & STATE_ONCE) dc__table_remove_handler(run->table, handler);
+    return true;
+}
+
+static const dc_execute_options default_options = {DC_ACCUMULATE_FIRST, 0, NULL, 0};
+
+static dc_status check_execute_options(const dc_execute_options *options) {
+    const uint32_t known = DC_EXECUTE_REQUIRE_HANDLER | DC_EXECUTE_STRICT;
+    if (options->flags & ~known)
+        return dc__fail(DC_ERR_INVALID_ARGUMENT, "dc_table_execute: unknown execute flags 0x%x", options->flags & ~known);
+    if ((unsigned)options->accumulator > DC_ACCUMULATE_TRUE_HANDLED)
+        return dc__fail(DC_ERR_INVALID_ARGUMENT, "dc_table_execute: %d is not a dc_accumulator",
+                        (int)options->accumulator);
+    if (options->accumulator == DC_ACCUMULATE_ALL && options->results == NULL && options->results_capacity > 0)
+        return dc__fail(DC_ERR_INVALID_ARGUMENT, "dc_table_execute: DC_ACCUMULATE_ALL needs results for its capacity");
+    return DC_OK;
+}
+
+static dc_status execute(dc_table *table, dc_event_id event_id, const char *event_name, const dc_value *arguments,
+                         size_t count, const dc_execute_options *options, dc_result *result) {
+    if (options == NULL) {
+        options = &default_options;
+    } else {
+        dc_status status = check_execute_options(options);
+        if (status != DC_OK) return status;
+    }
+    if (arguments == NULL && count > 0)
+        return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_execute: arguments must not be NULL when count is %zu", count);
+
+    dc_thread_record *reader = dc__read_begin();
+    if (reader == NULL) return dc__fail(DC_ERR_NO_MEMORY, "dc_table_execute: no memory for this thread's record");
+    const event_record *record = lookup_event(table, event_id, event_name);
+    dc_status status = DC_OK;
+    if (record == NULL && event_id != 0)
+        status = dc__fail(DC_ERR_NOT_FOUND, "table %s has no event with id %u", display_name(table), event_id);
+    else if (reader->depth > DC_MAX_EXECUTE_DEPTH)
+        status = dc__fail(DC_ERR_DEPTH, "table %s, event \"%s\": executes nested more than %d deep on this thread",
+                          display_name(table), record != NULL ? record->name : event_name, DC_MAX_EXECUTE_DEPTH);
+    if (status != DC_OK) {
+        dc__read_end(reader);
+        return status;
+    }
+
+    execution run = {table, record, arguments, count, options, {0}};
+    run.result.return_value = dc_void();
+    dc_execute_frame *frame = &reader->frames[reader->depth - 1];
+    frame->table = table;
+    frame->stopped = false;
+
+    /* The snapshot: handlers added from here on wait for the next execute. */
+    handler_array *array = record != NULL ? atomic_load_explicit(&record->handlers, memory_order_acquire) : NULL;
+    uint32_t handler_count = array != NULL ? atomic_load_explicit(&array->count, memory_order_acquire) : 0;
+
+    /* Check every shape before anything runs: the execute runs whole or fails.
+     * Loaded after the snapshot, the set covers every handler in it. */
+    if (handler_count > 0) {
+        const shape_set *shapes = atomic_load_explicit(&record->shapes, memory_order_acquire);
+        for (uint32_t i = 0; i < shapes->count && status == DC_OK; i++)
+            status = check_shape(&run, &shapes->shapes[i], array, handler_count);
+    }
+
+    bool stop = false;
+    for (uint32_t i = 0; status == DC_OK && i < handler_count && !stop; i++) {
+        run_handler(&run, reader, atomic_load_explicit(&array->items[i], memory_order_acquire), &stop);
+        stop = stop || frame->stopped;
+    }
+    run.result.stopped = frame->stopped;
+    frame->table = NULL;
+    dc__read_end(reader);
+
+    if (status == DC_OK && (options->flags & DC_EXECUTE_REQUIRE_HANDLER) && run.result.handled == 0 &&
+        run.result.queued == 0)
+        status = dc__fail(DC_ERR_NO_HANDLER, "table %s, event \"%s\": no handler ran", display_name(table),
+                          record != NULL ? record->name : event_name);
+    if (table->destroy_pending) finish_pending_destroy(table);
+    if (status == DC_OK && result != NULL) *result = run.result;
+    return status;
+}
+
+DC_API dc_status dc_table_execute_with(dc_table *table, const char *event, const dc_value *arguments, size_t count,
+                                       const dc_execute_options *options, dc_result *result) {
+    if (table == NULL || event == NULL)
+        return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_execute: table and event must not be NULL");
+    return execute(table, 0, event, arguments, count, options, result);
+}
+
+DC_API dc_status dc_table_execute_id_with(dc_table *table, dc_event_id event, const dc_value *arguments, size_t count,
+                                          const dc_execute_options *options, dc_result *result) {
+    if (table == NULL) return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_execute_id: the table must not be NULL");
+    if (event == 0) return dc__fail(DC_ERR_NOT_FOUND, "table %s has no event with id 0", display_name(table));
+    return execute(table, event, NULL, arguments, count, options, result);
+}
+
+DC_API dc_status dc_table_execute(dc_table *table, const char *event, const dc_value *arguments, size_t count,
+                                  dc_result *result) {
+    return dc_table_execute_with(table, event, arguments, count, NULL, result);
+}
+
+DC_API dc_status dc_table_execute_id(dc_table *table, dc_event_id event, const dc_value *arguments, size_t count,
+                                     dc_result *result) {
+    return dc_table_execute_id_with(table, event, arguments, count, NULL, result);
+}
+
+DC_API dc_status dc_table_stop_emission(dc_table *table) {
+    if (table == NULL) return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_stop_emission: the table must not be NULL");
+    dc_thread_record *reader = dc__current_record;
+    for (unsigned depth = reader != NULL ? reader->depth : 0; depth > 0; depth--) {
+        if (reader->frames[depth - 1].table == table) {
+            reader->frames[depth - 1].stopped = true;
+            return DC_OK;
+        }
+    }
+    return dc__fail(DC_ERR_STATE, "table %s: no execute of it is running on this thread", display_name(table));
+}
+
+/* ---- queued deliveries (called by queue.c) ---------------------------------------------------------- */
+
+bool dc__handler_deliverable(const dc_handler *handler) {
+    return !(atomic_load_explicit(&handler->state, memory_order_acquire) & (STATE_REMOVED | STATE_BLOCK_MASK));
+}
+
+bool dc__handler_deliver(dc_thread_record *reader, dc_table *table, dc_handler *handler, dc_value *values) {
+    dc_execute_frame *frame = &reader->frames[reader->depth - 1];
+    frame->table = table; /* a delivered handler may stop, remove or destroy as in an execute */
+    frame->stopped = false;
+    dc__read_calling(reader, handler);
+    uint32_t state = atomic_load_explicit(&handler->state, memory_order_acquire);
+    bool deliverable = !(state & (STATE_REMOVED | STATE_BLOCK_MASK));
+    if (deliverable) {
+        dc_raw_return raw;
+        call_with_values(handler, values, &raw);
+    }
+    dc__read_called(reader);
+    if ((state & STATE_ONCE) && !(state & STATE_REMOVED)) dc__table_remove_handler(table, handler);
+    frame->table = NULL;
+    if (table->destroy_pending) finish_pending_destroy(table);
+    return deliverable;
+}
+
+/* ---- destroying -------------------------------------------------------------------------------------------- */
+
+static bool running_on_this_thread(const dc_table *table) {
+    dc_thread_record *reader = dc__current_record;
+    for (unsigned depth = reader != NULL ? reader->depth : 0; depth > 0; depth--)
+        if (reader->frames[depth - 1].table == table) return true;
+    return false;
+}
+
+static void destroy_now(dc_table *table) {
+    remove_where(table, any_handler, NULL);
+    /* Wait out executes and drains still inside the table on other threads;
+     * none can start now, so afterwards everything retired can go. */
+    dc__synchronize();
+    dc__reclaim(&table->retired, true);
+    event_list *events = atomic_load_explicit(&table->events, memory_order_relaxed);
+    uint32_t count = atomic_load_explicit(&events->count, memory_order_relaxed);
+    for (uint32_t i = 0; i < count; i++) {
+        event_record *record = events->records[i];
+        free(atomic_load_explicit(&record->handlers, memory_order_relaxed));
+        free(atomic_load_explicit(&record->shapes, memory_order_relaxed));
+        free(record);
+    }
+    free(events);
+    free(atomic_load_explicit(&table->names, memory_order_relaxed));
+    for (uint32_t chunk = 0; chunk < table->chunk_count; chunk++) free(table->chunks[chunk]);
+    free(table->chunks);
+    free(table->buckets);
+    free(table->name);
+    pthread_mutex_destroy(&table->lock);
+    free(table);
+}
+
+static void finish_pending_destroy(dc_table *table) {
+    if (!running_on_this_thread(table)) destroy_now(table);
+}
+
+DC_API void dc_table_destroy(dc_table *table) {
+    if (table == NULL) return;
+    if (running_on_this_thread(table)) {
+        /* Called from one of its handlers: stop its handlers now, free it when
+         * the outermost execute of it on this thread returns. */
+        if (!table->destroy_pending) {
+            table->destroy_pending = true;
+            remove_where(table, any_handler, NULL);
+        }
+        return;
+    }
+    destroy_now(table);
+}
