@@ -3,7 +3,9 @@
 #   make                      build/libdispatchcore.a, build/libdispatchcore.so, build/dispatchcore.pc
 #   make test                 deps, C tests, header and export checks, stub check, swift test
 #   make demo                 deps, then swift run EventKitDemo
-#   make bench                the C benchmark (Benchmarks/c): stub and libffi paths vs direct calls
+#   make bench                the C benchmarks (Benchmarks/c): bench_invoke (stub and libffi paths
+#                             vs direct calls), then bench_table (executes, registering, memory
+#                             and threads of the event table vs direct calls)
 #                             (BENCH_ARGS=--quick for a short run, --strict to fail on a missed target)
 #   make install PREFIX=/opt/dc DESTDIR=/tmp/stage
 #   make deps                 install the Debian packages the build and tests need (as root)
@@ -267,16 +269,29 @@ check-stubs:
 
 # ---- benchmark ----------------------------------------------------------------
 
-BENCH_SOURCES := $(sort $(wildcard $(BENCH_DIR)/*.c))
+# Each program is its own .c with a main; every other .c in the folder is a helper
+# (callees, handlers) linked into all of them.
+BENCH_SOURCES  := $(sort $(wildcard $(BENCH_DIR)/*.c))
+BENCH_PROGRAMS := bench_invoke bench_table
+BENCH_HELPERS  := $(filter-out $(patsubst %,$(BENCH_DIR)/%.c,$(BENCH_PROGRAMS)),$(BENCH_SOURCES))
+BENCH_BINARIES := $(addprefix $(BUILD)/bench/,$(BENCH_PROGRAMS))
 
-$(BUILD)/bench/bench_invoke: $(BENCH_SOURCES) $(wildcard $(BENCH_DIR)/*.h) $(HEADER) $(STATIC_LIB) | $(BUILD)/bench
-	$(CC) $(CLIENT_CFLAGS) $(FFI_CFLAGS) $(BENCH_SOURCES) -o $@ $(STATIC_LIB) $(FFI_LIBS) \
+$(BENCH_BINARIES): $(BUILD)/bench/%: $(BENCH_DIR)/%.c $(BENCH_HELPERS) $(wildcard $(BENCH_DIR)/*.h) \
+                   $(HEADER) $(STATIC_LIB) | $(BUILD)/bench
+	$(CC) $(CLIENT_CFLAGS) $(FFI_CFLAGS) $< $(BENCH_HELPERS) -o $@ $(STATIC_LIB) $(FFI_LIBS) \
 	    $(SANITIZE_FLAGS) $(LDFLAGS) -pthread
 
+# Every program runs even when an earlier one missed a target under --strict.
 bench:
 	@$(MAKE) --no-print-directory deps
-	@$(MAKE) --no-print-directory $(BUILD)/bench/bench_invoke
-	$(BUILD)/bench/bench_invoke $(BENCH_ARGS)
+	@$(MAKE) --no-print-directory $(BENCH_BINARIES)
+	@status=0; \
+	for program in $(BENCH_BINARIES); do \
+	    echo "== $$program $(BENCH_ARGS)"; \
+	    "$$program" $(BENCH_ARGS) || status=1; \
+	    echo; \
+	done; \
+	exit $$status
 
 # ---- install ------------------------------------------------------------------
 

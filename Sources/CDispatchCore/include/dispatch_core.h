@@ -573,7 +573,8 @@ DC_API dc_status dc_table_unblock(dc_table *table, dc_handler_id handler);
 DC_API bool dc_table_contains(const dc_table *table, dc_handler_id handler);
 
 /* Handlers registered for an event (blocked ones included); an unknown name
- * gives 0. Errors: DC_ERR_NULL_ARGUMENT. */
+ * gives 0. Errors: DC_ERR_NULL_ARGUMENT; DC_ERR_NOT_FOUND for an id this
+ * table never issued (as everywhere ids are taken). */
 DC_API dc_status dc_table_handler_count(const dc_table *table, const char *event, size_t *out);
 DC_API dc_status dc_table_handler_count_id(const dc_table *table, dc_event_id event, size_t *out);
 
