@@ -213,7 +213,7 @@ demo:
 
 # Tests link against the shared library, so a public function that is not
 # exported fails to link here rather than in a user's program.
-$(BUILD)/tests/%: Tests/CDispatchCoreTests/%.c Tests/CDispatchCoreTests/test_support.h \
+$(BUILD)/tests/%: Tests/CDispatchCoreTests/%.c $(wildcard Tests/CDispatchCoreTests/*.h) \
                   $(HEADER) $(SHARED_LIB) | $(BUILD)/tests
 	$(TEST_CC) $(CLIENT_CFLAGS) $(CMOCKA_CFLAGS) $< -o $@ \
 	    -L$(BUILD) -l$(LIBRARY) -Wl,-rpath,'$$ORIGIN/..' $(CMOCKA_LIBS) \

@@ -9,6 +9,7 @@
 
 #include <ffi.h>
 #include <stdatomic.h>
+#include <string.h>
 
 struct dc_table;
 
@@ -271,9 +272,48 @@ bool dc__handler_deliverable(const struct dc_handler *handler);
 bool dc__handler_deliver(dc_thread_record *reader, dc_table *table, struct dc_handler *handler,
                          dc_value *values);
 
-/* Writes the stub path's register image of parameter `index` (invocation.c). */
-void dc__store_register_image(const dc_signature *signature, uint64_t *integers, double *floats, size_t index,
-                              const dc_value *value);
+
+/* ---- register images for the stub path ------------------------------------------ */
+
+/* An integer-class value as the 64-bit register image the callee may read:
+ * signed values sign-extended, unsigned and bool zero-extended. */
+static inline uint64_t dc__integer_image(const dc_value *value) {
+    switch (value->type) {
+    case DC_TYPE_BOOL: return value->b ? 1u : 0u;
+    case DC_TYPE_INT8: return (uint64_t)(int64_t)value->i8;
+    case DC_TYPE_UINT8: return value->u8;
+    case DC_TYPE_INT16: return (uint64_t)(int64_t)value->i16;
+    case DC_TYPE_UINT16: return value->u16;
+    case DC_TYPE_INT32: return (uint64_t)(int64_t)value->i32;
+    case DC_TYPE_UINT32: return value->u32;
+    case DC_TYPE_INT64: return (uint64_t)value->i64;
+    case DC_TYPE_UINT64: return value->u64;
+    case DC_TYPE_STRING: return (uint64_t)(uintptr_t)value->string;
+    default: return (uint64_t)(uintptr_t)value->pointer;
+    }
+}
+
+/* A floating-point value as its vector-register image: a float occupies the
+ * low 32 bits, which is all the callee reads. */
+static inline double dc__floating_image(const dc_value *value) {
+    if (value->type == DC_TYPE_DOUBLE) return value->d;
+    uint32_t float_bits;
+    memcpy(&float_bits, &value->f, sizeof float_bits);
+    uint64_t bits = float_bits;
+    double image;
+    memcpy(&image, &bits, sizeof image);
+    return image;
+}
+
+/* Writes the register image of parameter `index` where the stub reads it. */
+static inline void dc__store_register_image(const dc_signature *signature, uint64_t *integers, double *floats,
+                                            size_t index, const dc_value *value) {
+    dc_parameter_slot slot = signature->slots[index];
+    if (slot.is_floating)
+        floats[slot.index] = dc__floating_image(value);
+    else
+        integers[slot.index] = dc__integer_image(value);
+}
 
 /* ---- calls (invocation.c) ----------------------------------------------- */
 

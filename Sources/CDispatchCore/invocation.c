@@ -26,48 +26,6 @@ struct dc_invocation {
     void **ffi_arguments; /* &arguments[i].<member>, what ffi_call reads */
 };
 
-/* ---- register images for the stub path ------------------------------------------ */
-
-/* An integer-class value as the 64-bit register image the callee may read:
- * signed values sign-extended, unsigned and bool zero-extended. */
-static uint64_t integer_image(const dc_value *value) {
-    switch (value->type) {
-    case DC_TYPE_BOOL: return value->b ? 1u : 0u;
-    case DC_TYPE_INT8: return (uint64_t)(int64_t)value->i8;
-    case DC_TYPE_UINT8: return value->u8;
-    case DC_TYPE_INT16: return (uint64_t)(int64_t)value->i16;
-    case DC_TYPE_UINT16: return value->u16;
-    case DC_TYPE_INT32: return (uint64_t)(int64_t)value->i32;
-    case DC_TYPE_UINT32: return value->u32;
-    case DC_TYPE_INT64: return (uint64_t)value->i64;
-    case DC_TYPE_UINT64: return value->u64;
-    case DC_TYPE_STRING: return (uint64_t)(uintptr_t)value->string;
-    default: return (uint64_t)(uintptr_t)value->pointer;
-    }
-}
-
-/* A floating-point value as its vector-register image: a float occupies the
- * low 32 bits, which is all the callee reads. */
-static double floating_image(const dc_value *value) {
-    if (value->type == DC_TYPE_DOUBLE) return value->d;
-    uint64_t bits = 0;
-    uint32_t float_bits;
-    memcpy(&float_bits, &value->f, sizeof float_bits);
-    bits = float_bits;
-    double image;
-    memcpy(&image, &bits, sizeof image);
-    return image;
-}
-
-void dc__store_register_image(const dc_signature *signature, uint64_t *integers, double *floats, size_t index,
-                              const dc_value *value) {
-    dc_parameter_slot slot = signature->slots[index];
-    if (slot.is_floating)
-        floats[slot.index] = floating_image(value);
-    else
-        integers[slot.index] = integer_image(value);
-}
-
 /* Converts argument `index` to its parameter type; on failure the message says
  * which call, which argument, which signature and both types. */
 static dc_status convert_argument(const dc_signature *signature, size_t index, const dc_value *value,

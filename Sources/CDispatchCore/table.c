@@ -71,6 +71,7 @@ typedef struct handler_shape {
     dc_signature *signature;
     uint32_t state_flags; /* STATE_TARGET | STATE_STRICT */
     uint32_t handlers;    /* how many live handlers have it (writer side) */
+    uint32_t takes;       /* event arguments it takes: parameters after the target */
 } handler_shape;
 
 typedef struct shape_set {
@@ -85,6 +86,7 @@ typedef struct event_record {
     dc_event_id id;
     uint32_t live;       /* registered handlers (writer side) */
     uint32_t tombstones; /* removed handlers still in the array (writer side) */
+    bool needs_sweep;    /* removed handlers still in the array, not yet tombstones */
     size_t name_length;
     char name[];
 } event_record;
@@ -120,6 +122,15 @@ struct dc_table {
     dc_retired *retired;
     bool destroy_pending; /* dc_table_destroy called from one of its handlers */
 };
+
+/* Error and rare paths stay out of the execute loop's way. */
+#if defined(__GNUC__)
+#define COLD __attribute__((noinline, cold))
+#define LIKELY(x) __builtin_expect(!!(x), 1)
+#else
+#define COLD
+#define LIKELY(x) (x)
+#endif
 
 /* ---- small helpers ---------------------------------------------------------------------- */
 
@@ -424,7 +435,9 @@ static void add_shape(dc_table *table, event_record *record, dc_signature *signa
         free(spare);
         return;
     }
-    spare->shapes[spare->count++] = (handler_shape){signature, flags, 1};
+    size_t first = (flags & STATE_TARGET) ? 1 : 0;
+    size_t takes = signature->parameter_count - first;
+    spare->shapes[spare->count++] = (handler_shape){signature, flags, 1, (uint32_t)takes};
     atomic_store_explicit(&record->shapes, spare, memory_order_release);
     if (set != NULL) retire(table, set, free_shape_set);
 }
@@ -676,33 +689,50 @@ typedef struct removal_list {
     size_t count;
 } removal_list;
 
-/* Step 1 for one handler. Caller holds the lock. */
+/* Replaces the removed handlers in an event's array with the tombstone (the
+ * array must not point at them once they are retired), then compacts when
+ * tombstones outnumber live handlers; failing to compact is harmless. */
+static void sweep_event(dc_table *table, event_record *record) {
+    handler_array *array = atomic_load_explicit(&record->handlers, memory_order_relaxed);
+    uint32_t count = atomic_load_explicit(&array->count, memory_order_relaxed);
+    for (uint32_t i = 0; i < count; i++) {
+        dc_handler *handler = atomic_load_explicit(&array->items[i], memory_order_relaxed);
+        if (handler != &tombstone && (atomic_load_explicit(&handler->state, memory_order_relaxed) & STATE_REMOVED)) {
+            atomic_store_explicit(&array->items[i], &tombstone, memory_order_release);
+            record->tombstones++;
+        }
+    }
+    record->needs_sweep = false;
+    if (record->tombstones > 8 && record->tombstones > record->live) {
+        handler_array *compact = rebuilt_array(array, NULL, record->live);
+        if (compact != NULL) publish_array(table, record, compact);
+    }
+}
+
+/* Step 1 for one handler, except the sweep of its event's array, which the
+ * caller does once per event after unlinking all it removes. Caller holds
+ * the lock. */
 static void unlink_handler(dc_table *table, dc_handler *handler, removal_list *list) {
     atomic_fetch_or_explicit(&handler->state, STATE_REMOVED, memory_order_seq_cst);
     uint32_t slot = slot_of(table, handler);
     dedupe_unlink(table, handler, slot);
     event_record *record = record_by_id(table, handler->event);
-    handler_array *array = atomic_load_explicit(&record->handlers, memory_order_relaxed);
-    uint32_t count = atomic_load_explicit(&array->count, memory_order_relaxed);
-    for (uint32_t i = 0; i < count; i++) {
-        if (atomic_load_explicit(&array->items[i], memory_order_relaxed) == handler) {
-            atomic_store_explicit(&array->items[i], &tombstone, memory_order_release);
-            record->tombstones++;
-            break;
-        }
-    }
     remove_shape(table, record, handler->signature,
                  shape_flags(atomic_load_explicit(&handler->state, memory_order_relaxed)));
     record->live--;
+    record->needs_sweep = true;
     table->handler_count--;
-    /* Compact when tombstones outnumber live handlers; failing to is harmless. */
-    if (record->tombstones > 8 && record->tombstones > record->live) {
-        handler_array *compact = rebuilt_array(array, NULL, record->live);
-        if (compact != NULL) publish_array(table, record, compact);
-    }
     handler->next = list->first != NULL ? slot_of(table, list->first) + 1 : 0;
     list->first = handler;
     list->count++;
+}
+
+/* Sweeps every event that unlink_handler touched. Caller holds the lock. */
+static void sweep_events(dc_table *table) {
+    event_list *events = atomic_load_explicit(&table->events, memory_order_relaxed);
+    uint32_t count = atomic_load_explicit(&events->count, memory_order_relaxed);
+    for (uint32_t i = 0; i < count; i++)
+        if (events->records[i]->needs_sweep) sweep_event(table, events->records[i]);
 }
 
 /* Steps 2 and 3. Takes the lock itself; the caller must not hold it. */
@@ -735,7 +765,10 @@ DC_API dc_status dc_table_remove(dc_table *table, dc_handler_id id) {
     removal_list list = {NULL, 0};
     pthread_mutex_lock(&table->lock);
     dc_handler *handler = find_handler(table, id);
-    if (handler != NULL) unlink_handler(table, handler, &list);
+    if (handler != NULL) {
+        unlink_handler(table, handler, &list);
+        sweep_event(table, record_by_id(table, handler->event));
+    }
     pthread_mutex_unlock(&table->lock);
     if (handler == NULL)
         return dc__fail(DC_ERR_NOT_FOUND, "table %s has no handler with id %llu", display_name(table),
@@ -754,6 +787,7 @@ static size_t remove_where(dc_table *table, bool (*matches)(const dc_handler *, 
             matches(handler, context))
             unlink_handler(table, handler, &list);
     }
+    sweep_events(table);
     pthread_mutex_unlock(&table->lock);
     finish_removal(table, &list);
     return list.count;
@@ -810,8 +844,10 @@ DC_API dc_status dc_table_remove_all(dc_table *table, size_t *removed) {
 void dc__table_remove_handler(dc_table *table, dc_handler *handler) {
     removal_list list = {NULL, 0};
     pthread_mutex_lock(&table->lock);
-    if (!(atomic_load_explicit(&handler->state, memory_order_relaxed) & STATE_REMOVED))
+    if (!(atomic_load_explicit(&handler->state, memory_order_relaxed) & STATE_REMOVED)) {
         unlink_handler(table, handler, &list);
+        sweep_event(table, record_by_id(table, handler->event));
+    }
     pthread_mutex_unlock(&table->lock);
     finish_removal(table, &list);
 }
@@ -923,8 +959,7 @@ typedef struct execution {
     dc_result result;
 } execution;
 
-/* How many event arguments a handler of this shape takes, and where the first
- * one goes. */
+/* Parameter 0 holds the bound target, if any; event arguments follow it. */
 static size_t first_argument_parameter(uint32_t state) { return (state & STATE_TARGET) ? 1 : 0; }
 
 /* The id of a live handler of `shape` in the snapshot, for messages only. */
@@ -940,21 +975,23 @@ static dc_handler_id example_handler(const dc_table *table, const handler_array 
     return 0;
 }
 
-/* Checks the arguments against one handler shape: arity when strict, and
- * that every argument the shape takes fits its parameter. */
-static dc_status check_shape(const execution *run, const handler_shape *shape, const handler_array *array,
+static bool is_strict(const execution *run, const handler_shape *shape) {
+    return (shape->state_flags & STATE_STRICT) || (run->options->flags & DC_EXECUTE_STRICT);
+}
+
+/* Checks the arguments against one handler shape, with messages: arity when
+ * strict, and that every argument the shape takes fits its parameter. */
+COLD static dc_status check_shape(const execution *run, const handler_shape *shape, const handler_array *array,
                              uint32_t count) {
     const dc_signature *signature = shape->signature;
     size_t first = first_argument_parameter(shape->state_flags);
-    size_t takes = signature->parameter_count - first;
-    bool strict = (shape->state_flags & STATE_STRICT) || (run->options->flags & DC_EXECUTE_STRICT);
-    if (strict && takes != run->count)
+    if (is_strict(run, shape) && shape->takes != run->count)
         return dc__fail(DC_ERR_ARITY,
-                        "table %s, event \"%s\", handler %llu: takes %zu arguments (signature \"%s\"%s), %zu given",
+                        "table %s, event \"%s\", handler %llu: takes %u arguments (signature \"%s\"%s), %zu given",
                         display_name(run->table), run->record->name,
-                        (unsigned long long)example_handler(run->table, array, count, shape), takes,
+                        (unsigned long long)example_handler(run->table, array, count, shape), shape->takes,
                         signature->encoding, first ? " after its target" : "", run->count);
-    size_t used = takes < run->count ? takes : run->count;
+    size_t used = shape->takes < run->count ? shape->takes : run->count;
     for (size_t i = 0; i < used; i++) {
         dc_type type = signature->parameter_types[first + i];
         dc_value converted;
@@ -970,14 +1007,47 @@ static dc_status check_shape(const execution *run, const handler_shape *shape, c
     return DC_OK;
 }
 
-/* The arguments of one handler's call, converted to its parameter types;
- * missing trailing ones are zero. Checked already, so conversions succeed. */
+/* The common case, without conversions or messages: the arguments a shape
+ * takes have exactly its parameter types (and, when strict, there are exactly
+ * that many). */
+static bool shape_matches_exactly(const execution *run, const handler_shape *shape) {
+    if (is_strict(run, shape) && shape->takes != run->count) return false;
+    size_t used = shape->takes < run->count ? shape->takes : run->count;
+    const dc_type *types = shape->signature->parameter_types + first_argument_parameter(shape->state_flags);
+    for (size_t i = 0; i < used; i++)
+        if (run->arguments[i].type != types[i]) return false;
+    return true;
+}
+
+/* Every shape fits, or the error of the first that does not. */
+static dc_status check_arguments(const execution *run, const handler_array *array, uint32_t count) {
+    const shape_set *shapes = atomic_load_explicit(&run->record->shapes, memory_order_acquire);
+    for (uint32_t i = 0; i < shapes->count; i++) {
+        if (LIKELY(shape_matches_exactly(run, &shapes->shapes[i]))) continue;
+        dc_status status = check_shape(run, &shapes->shapes[i], array, count);
+        if (status != DC_OK) return status;
+    }
+    return DC_OK;
+}
+
+/* One parameter's value from the arguments: converted (checked already, so it
+ * succeeds) or zero when the event carries too few. */
+static dc_value parameter_value(const dc_value *arguments, size_t count, size_t argument, dc_type type) {
+    dc_value value;
+    if (argument < count && arguments[argument].type == type) return arguments[argument];
+    value.u64 = 0;
+    value.type = type;
+    if (argument < count) dc_value_convert(&arguments[argument], type, &value);
+    return value;
+}
+
+/* All parameter values of one handler's call, the bound target first. */
 static void handler_arguments(const dc_handler *handler, uint32_t state, const dc_value *arguments, size_t count,
                               dc_value *out) {
     const dc_signature *signature = handler->signature;
     size_t first = first_argument_parameter(state);
     if (first) {
-        /* The bound target; check_target made sure parameter 0 is pointer-like. */
+        /* check_target made sure parameter 0 is pointer-like. */
         out[0].u64 = 0;
         out[0].type = signature->parameter_types[0];
         if (out[0].type == DC_TYPE_STRING)
@@ -985,21 +1055,11 @@ static void handler_arguments(const dc_handler *handler, uint32_t state, const d
         else
             out[0].pointer = handler->target;
     }
-    for (size_t p = first; p < signature->parameter_count; p++) {
-        size_t a = p - first;
-        dc_type type = signature->parameter_types[p];
-        if (a < count && arguments[a].type == type) {
-            out[p] = arguments[a];
-        } else if (a < count) {
-            dc_value_convert(&arguments[a], type, &out[p]);
-        } else {
-            out[p].u64 = 0;
-            out[p].type = type;
-        }
-    }
+    for (size_t p = first; p < signature->parameter_count; p++)
+        out[p] = parameter_value(arguments, count, p - first, signature->parameter_types[p]);
 }
 
-/* Calls `handler` with its parameter values. */
+/* Calls `handler` with its parameter values on its signature's path. */
 static void call_with_values(const dc_handler *handler, dc_value *values, dc_raw_return *raw) {
     const dc_signature *signature = handler->signature;
     raw->integer = 0;
@@ -1016,8 +1076,7 @@ static void call_with_values(const dc_handler *handler, dc_value *values, dc_raw
     }
 }
 
-static void accumulate(execution *run, const dc_signature *signature, const dc_raw_return *raw, bool *stop) {
-    if (signature->return_type == DC_TYPE_VOID) return;
+COLD static void accumulate(execution *run, const dc_signature *signature, const dc_raw_return *raw, bool *stop) {
     dc_value value = dc__return_value(signature, raw);
     dc_result *result = &run->result;
     switch (run->options->accumulator) {
@@ -1040,23 +1099,44 @@ static void accumulate(execution *run, const dc_signature *signature, const dc_r
     result->return_count++;
 }
 
-static void finish_pending_destroy(dc_table *table);
+COLD static void finish_pending_destroy(dc_table *table);
 
-/* Runs one handler on this thread, or posts it. Returns false when it did
- * neither (removed, blocked or already fired). */
-static bool run_handler(execution *run, dc_thread_record *reader, dc_handler *handler, bool *stop) {
-    dc__read_calling(reader, handler);
-    uint32_t state = atomic_load_explicit(&handler->state, memory_order_acquire);
-    if (state & (STATE_REMOVED | STATE_BLOCK_MASK)) {
-        dc__read_called(reader);
-        return false;
+/* The register images of one handler shape's call, computed once per execute
+ * and shared by every handler of that shape (the target is patched in). */
+typedef struct call_images {
+    const dc_signature *signature;
+    uint32_t flags;
+    uint64_t integers[DC_STUB_MAX_INTEGERS];
+    double floats[DC_STUB_MAX_FLOATS];
+} call_images;
+
+static void fill_images(call_images *images, const dc_signature *signature, uint32_t flags,
+                        const dc_value *arguments, size_t count) {
+    images->signature = signature;
+    images->flags = flags;
+    size_t first = first_argument_parameter(flags);
+    for (size_t p = first; p < signature->parameter_count; p++) {
+        size_t argument = p - first;
+        if (LIKELY(argument < count && arguments[argument].type == signature->parameter_types[p])) {
+            dc__store_register_image(signature, images->integers, images->floats, p, &arguments[argument]);
+        } else {
+            dc_value value = parameter_value(arguments, count, argument, signature->parameter_types[p]);
+            dc__store_register_image(signature, images->integers, images->floats, p, &value);
+        }
     }
+}
+
+/* States that leave the fast path: not callable now, or needing more than a call. */
+#define STATE_SLOW (STATE_REMOVED | STATE_BLOCK_MASK | STATE_ONCE | STATE_QUEUED)
+
+/* Runs one handler the general way: once-handlers, queued ones, libffi.
+ * Called between dc__read_calling and dc__read_called. */
+COLD static void run_handler_slowly(execution *run, dc_thread_record *reader, dc_handler *handler, uint32_t state,
+                               bool *stop) {
+    if (state & (STATE_REMOVED | STATE_BLOCK_MASK)) return;
     if (state & STATE_ONCE) {
         uint32_t before = atomic_fetch_or_explicit(&handler->state, STATE_FIRED, memory_order_acq_rel);
-        if (before & (STATE_FIRED | STATE_REMOVED)) {
-            dc__read_called(reader);
-            return false;
-        }
+        if (before & (STATE_FIRED | STATE_REMOVED)) return;
     }
 
     dc_value values[DC_MAX_PARAMETERS];
@@ -1066,23 +1146,59 @@ static bool run_handler(execution *run, dc_thread_record *reader, dc_handler *ha
         dc_status posted = dc__queue_post(handler->extras->queue, run->table, handler, values,
                                           handler->signature->parameter_count, first_argument_parameter(state),
                                           &run->table->callbacks);
-        dc__read_called(reader);
         if (posted == DC_OK) {
             run->result.queued++;
-            return true;
+        } else {
+            run->result.dropped++;
+            if (state & STATE_ONCE) {
+                dc__read_called(reader);
+                dc__table_remove_handler(run->table, handler);
+            }
         }
-        run->result.dropped++;
-        if (state & STATE_ONCE) dc__table_remove_handler(run->table, handler);
-        return false;
+        return;
     }
 
     dc_raw_return raw;
     call_with_values(handler, values, &raw);
     dc__read_called(reader);
     run->result.handled++;
-    accumulate(run, handler->signature, &raw, stop);
+    if (handler->signature->return_type != DC_TYPE_VOID) accumulate(run, handler->signature, &raw, stop);
     if (state & STATE_ONCE) dc__table_remove_handler(run->table, handler);
-    return true;
+}
+
+/* Calls the snapshot's handlers in order until one stops the emission. */
+static void run_handlers(execution *run, dc_thread_record *reader, const dc_execute_frame *frame,
+                         const handler_array *array, uint32_t count) {
+    call_images images;
+    images.signature = NULL;
+    images.flags = 0;
+    size_t handled = 0;
+    bool stop = false;
+    for (uint32_t i = 0; i < count && !stop; i++) {
+        dc_handler *handler = atomic_load_explicit(&array->items[i], memory_order_acquire);
+        /* Announce the call, then re-read the state: a remove or block that
+         * returned before this point is seen here (see reclaim.c). */
+        dc__read_calling(reader, handler);
+        uint32_t state = atomic_load_explicit(&handler->state, memory_order_acquire);
+        const dc_signature *signature = handler->signature;
+        if (!LIKELY(!(state & STATE_SLOW) && signature->stub != NULL)) {
+            run->result.handled += handled;
+            handled = 0;
+            run_handler_slowly(run, reader, handler, state, &stop);
+        } else {
+            if (signature != images.signature || shape_flags(state) != images.flags)
+                fill_images(&images, signature, shape_flags(state), run->arguments, run->count);
+            if (state & STATE_TARGET) images.integers[0] = (uint64_t)(uintptr_t)handler->target;
+            dc_raw_return raw;
+            dc__stub_call(signature->return_class, signature->stub, handler->function, images.integers,
+                          images.floats, &raw);
+            handled++;
+            if (signature->return_type != DC_TYPE_VOID) accumulate(run, signature, &raw, &stop);
+        }
+        dc__read_called(reader);
+        stop = stop || frame->stopped;
+    }
+    run->result.handled += handled;
 }
 
 static const dc_execute_options default_options = {DC_ACCUMULATE_FIRST, 0, NULL, 0};
@@ -1099,6 +1215,14 @@ static dc_status check_execute_options(const dc_execute_options *options) {
     return DC_OK;
 }
 
+COLD static dc_status fail_lookup(const dc_table *table, dc_event_id event_id, const char *event_name,
+                             const event_record *record) {
+    if (record == NULL && event_id != 0)
+        return dc__fail(DC_ERR_NOT_FOUND, "table %s has no event with id %u", display_name(table), event_id);
+    return dc__fail(DC_ERR_DEPTH, "table %s, event \"%s\": executes nested more than %d deep on this thread",
+                    display_name(table), record != NULL ? record->name : event_name, DC_MAX_EXECUTE_DEPTH);
+}
+
 static dc_status execute(dc_table *table, dc_event_id event_id, const char *event_name, const dc_value *arguments,
                          size_t count, const dc_execute_options *options, dc_result *result) {
     if (options == NULL) {
@@ -1113,19 +1237,13 @@ static dc_status execute(dc_table *table, dc_event_id event_id, const char *even
     dc_thread_record *reader = dc__read_begin();
     if (reader == NULL) return dc__fail(DC_ERR_NO_MEMORY, "dc_table_execute: no memory for this thread's record");
     const event_record *record = lookup_event(table, event_id, event_name);
-    dc_status status = DC_OK;
-    if (record == NULL && event_id != 0)
-        status = dc__fail(DC_ERR_NOT_FOUND, "table %s has no event with id %u", display_name(table), event_id);
-    else if (reader->depth > DC_MAX_EXECUTE_DEPTH)
-        status = dc__fail(DC_ERR_DEPTH, "table %s, event \"%s\": executes nested more than %d deep on this thread",
-                          display_name(table), record != NULL ? record->name : event_name, DC_MAX_EXECUTE_DEPTH);
-    if (status != DC_OK) {
+    if ((record == NULL && event_id != 0) || reader->depth > DC_MAX_EXECUTE_DEPTH) {
+        dc_status status = fail_lookup(table, event_id, event_name, record);
         dc__read_end(reader);
         return status;
     }
 
     execution run = {table, record, arguments, count, options, {0}};
-    run.result.return_value = dc_void();
     dc_execute_frame *frame = &reader->frames[reader->depth - 1];
     frame->table = table;
     frame->stopped = false;
@@ -1135,18 +1253,9 @@ static dc_status execute(dc_table *table, dc_event_id event_id, const char *even
     uint32_t handler_count = array != NULL ? atomic_load_explicit(&array->count, memory_order_acquire) : 0;
 
     /* Check every shape before anything runs: the execute runs whole or fails.
-     * Loaded after the snapshot, the set covers every handler in it. */
-    if (handler_count > 0) {
-        const shape_set *shapes = atomic_load_explicit(&record->shapes, memory_order_acquire);
-        for (uint32_t i = 0; i < shapes->count && status == DC_OK; i++)
-            status = check_shape(&run, &shapes->shapes[i], array, handler_count);
-    }
-
-    bool stop = false;
-    for (uint32_t i = 0; status == DC_OK && i < handler_count && !stop; i++) {
-        run_handler(&run, reader, atomic_load_explicit(&array->items[i], memory_order_acquire), &stop);
-        stop = stop || frame->stopped;
-    }
+     * The shape set is loaded after the snapshot, so it covers every handler in it. */
+    dc_status status = handler_count > 0 ? check_arguments(&run, array, handler_count) : DC_OK;
+    if (status == DC_OK && handler_count > 0) run_handlers(&run, reader, frame, array, handler_count);
     run.result.stopped = frame->stopped;
     frame->table = NULL;
     dc__read_end(reader);
@@ -1156,7 +1265,10 @@ static dc_status execute(dc_table *table, dc_event_id event_id, const char *even
         status = dc__fail(DC_ERR_NO_HANDLER, "table %s, event \"%s\": no handler ran", display_name(table),
                           record != NULL ? record->name : event_name);
     if (table->destroy_pending) finish_pending_destroy(table);
-    if (status == DC_OK && result != NULL) *result = run.result;
+    if (status == DC_OK && result != NULL) {
+        if (!run.result.has_return_value) run.result.return_value = dc_void();
+        *result = run.result;
+    }
     return status;
 }
 
@@ -1253,7 +1365,7 @@ static void destroy_now(dc_table *table) {
     free(table);
 }
 
-static void finish_pending_destroy(dc_table *table) {
+COLD static void finish_pending_destroy(dc_table *table) {
     if (!running_on_this_thread(table)) destroy_now(table);
 }
 
