@@ -22,6 +22,7 @@
 
 /* dc_handler.state: a block count in the low bits, flags above. */
 #define STATE_BLOCK_MASK 0xFFFFu
+#define STATE_MARSHAL (1u << 25) /* function is a dc_marshal; target is its data */
 #define STATE_TARGET (1u << 26)  /* a target is bound as parameter 0 */
 #define STATE_STRICT (1u << 27)
 #define STATE_ONCE (1u << 28)
@@ -562,8 +563,8 @@ static dc_status check_target(const dc_table *table, const char *event, const dc
 }
 
 static dc_status add_locked(dc_table *table, event_record *record, dc_signature *signature, dc_function function,
-                            void *target, const dc_handler_options *options, dc_handler_id *out) {
-    dc_status status = check_target(table, record->name, signature, target);
+                            void *target, bool marshal, const dc_handler_options *options, dc_handler_id *out) {
+    dc_status status = marshal ? DC_OK : check_target(table, record->name, signature, target);
     if (status != DC_OK) return status;
 
     dc_handler *duplicate = find_duplicate(table, record->id, function, target);
@@ -573,7 +574,8 @@ static dc_status add_locked(dc_table *table, event_record *record, dc_signature 
     }
 
     uint32_t flags = options != NULL ? options->flags : 0;
-    uint32_t state = (target != NULL ? STATE_TARGET : 0) | ((flags & DC_HANDLER_STRICT) ? STATE_STRICT : 0) |
+    uint32_t state = (marshal ? STATE_MARSHAL : target != NULL ? STATE_TARGET : 0) |
+                     ((flags & DC_HANDLER_STRICT) ? STATE_STRICT : 0) |
                      ((flags & DC_HANDLER_ONCE) ? STATE_ONCE : 0) |
                      (options != NULL && options->queue != NULL ? STATE_QUEUED : 0);
     bool wants_extras = options != NULL && (options->queue != NULL || options->destroy != NULL);
@@ -636,13 +638,14 @@ static dc_status add_locked(dc_table *table, event_record *record, dc_signature 
 }
 
 static dc_status add_checked(dc_table *table, const char *event, dc_event_id event_id, dc_signature *signature,
-                             dc_function function, void *target, const dc_handler_options *options,
+                             dc_function function, void *target, bool marshal, const dc_handler_options *options,
                              dc_handler_id *out) {
     if (table == NULL || (event == NULL && event_id == 0) || signature == NULL || function == NULL)
         return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_add: %s must not be NULL",
                         table == NULL       ? "the table"
                         : event == NULL && event_id == 0 ? "the event"
                         : signature == NULL ? "the signature"
+                        : marshal ? "the marshal"
                                             : "the function");
     dc_status status = check_options(options);
     if (status != DC_OK) return status;
@@ -654,7 +657,7 @@ static dc_status add_checked(dc_table *table, const char *event, dc_event_id eve
     } else if ((record = record_by_id(table, event_id)) == NULL) {
         status = dc__fail(DC_ERR_NOT_FOUND, "table %s has no event with id %u", display_name(table), event_id);
     }
-    if (status == DC_OK) status = add_locked(table, record, signature, function, target, options, out);
+    if (status == DC_OK) status = add_locked(table, record, signature, function, target, marshal, options, out);
     if (status == DC_OK) dc__reclaim(&table->retired, false);
     pthread_mutex_unlock(&table->lock);
     return status;
@@ -663,14 +666,28 @@ static dc_status add_checked(dc_table *table, const char *event, dc_event_id eve
 DC_API dc_status dc_table_add(dc_table *table, const char *event, dc_signature *signature, dc_function function,
                               void *target, const dc_handler_options *options, dc_handler_id *out) {
     if (event == NULL) return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_add: the event must not be NULL");
-    return add_checked(table, event, 0, signature, function, target, options, out);
+    return add_checked(table, event, 0, signature, function, target, false, options, out);
 }
 
 DC_API dc_status dc_table_add_id(dc_table *table, dc_event_id event, dc_signature *signature, dc_function function,
                                  void *target, const dc_handler_options *options, dc_handler_id *out) {
     if (table != NULL && event == 0)
         return dc__fail(DC_ERR_NOT_FOUND, "table %s has no event with id 0", display_name(table));
-    return add_checked(table, NULL, event, signature, function, target, options, out);
+    return add_checked(table, NULL, event, signature, function, target, false, options, out);
+}
+
+DC_API dc_status dc_table_add_marshal(dc_table *table, const char *event, dc_signature *signature, dc_marshal marshal,
+                                      void *data, const dc_handler_options *options, dc_handler_id *out) {
+    if (event == NULL) return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_add_marshal: the event must not be NULL");
+    return add_checked(table, event, 0, signature, (dc_function)marshal, data, true, options, out);
+}
+
+DC_API dc_status dc_table_add_marshal_id(dc_table *table, dc_event_id event, dc_signature *signature,
+                                         dc_marshal marshal, void *data, const dc_handler_options *options,
+                                         dc_handler_id *out) {
+    if (table != NULL && event == 0)
+        return dc__fail(DC_ERR_NOT_FOUND, "table %s has no event with id 0", display_name(table));
+    return add_checked(table, NULL, event, signature, (dc_function)marshal, data, true, options, out);
 }
 
 /* ---- removing ------------------------------------------------------------------------------------ */
@@ -1059,9 +1076,21 @@ static void handler_arguments(const dc_handler *handler, uint32_t state, const d
         out[p] = parameter_value(arguments, count, p - first, signature->parameter_types[p]);
 }
 
-/* Calls `handler` with its parameter values on its signature's path. */
-static void call_with_values(const dc_handler *handler, dc_value *values, dc_raw_return *raw) {
+/* Calls a marshal handler; returns what it returned (dc_void() for void). */
+static dc_value call_marshal(const dc_handler *handler, const dc_value *values) {
+    dc_value result;
+    result.u64 = 0;
+    result.type = handler->signature->return_type;
+    ((dc_marshal)handler->function)(handler->target, values, handler->signature->parameter_count, &result);
+    result.type = handler->signature->return_type; /* a marshal may not retype it */
+    return result;
+}
+
+/* Calls `handler` with its parameter values; returns its return value. */
+static dc_value call_with_values(const dc_handler *handler, uint32_t state, dc_value *values) {
+    if (state & STATE_MARSHAL) return call_marshal(handler, values);
     const dc_signature *signature = handler->signature;
+    dc_raw_return raw_result, *raw = &raw_result;
     raw->integer = 0;
     if (signature->stub != NULL) {
         uint64_t integers[DC_STUB_MAX_INTEGERS];
@@ -1074,10 +1103,10 @@ static void call_with_values(const dc_handler *handler, dc_value *values, dc_raw
         for (size_t p = 0; p < signature->parameter_count; p++) pointers[p] = &values[p].u64;
         ffi_call((ffi_cif *)&signature->cif, handler->function, raw, pointers);
     }
+    return dc__return_value(signature, raw);
 }
 
-COLD static void accumulate(execution *run, const dc_signature *signature, const dc_raw_return *raw, bool *stop) {
-    dc_value value = dc__return_value(signature, raw);
+COLD static void accumulate(execution *run, dc_value value, bool *stop) {
     dc_result *result = &run->result;
     switch (run->options->accumulator) {
     case DC_ACCUMULATE_FIRST:
@@ -1100,6 +1129,15 @@ COLD static void accumulate(execution *run, const dc_signature *signature, const
 }
 
 COLD static void finish_pending_destroy(dc_table *table);
+
+/* True when the event's arguments can be handed to a marshal as they are:
+ * at least as many as its parameters, each of exactly the parameter's type. */
+static bool arguments_are_parameters(const execution *run, const dc_signature *signature) {
+    if (run->count < signature->parameter_count) return false;
+    for (size_t i = 0; i < signature->parameter_count; i++)
+        if (run->arguments[i].type != signature->parameter_types[i]) return false;
+    return true;
+}
 
 /* The register images of one handler shape's call, computed once per execute
  * and shared by every handler of that shape (the target is patched in). */
@@ -1158,11 +1196,10 @@ COLD static void run_handler_slowly(execution *run, dc_thread_record *reader, dc
         return;
     }
 
-    dc_raw_return raw;
-    call_with_values(handler, values, &raw);
+    dc_value returned = call_with_values(handler, state, values);
     dc__read_called(reader);
     run->result.handled++;
-    if (handler->signature->return_type != DC_TYPE_VOID) accumulate(run, handler->signature, &raw, stop);
+    if (handler->signature->return_type != DC_TYPE_VOID) accumulate(run, returned, stop);
     if (state & STATE_ONCE) dc__table_remove_handler(run->table, handler);
 }
 
@@ -1181,7 +1218,22 @@ static void run_handlers(execution *run, dc_thread_record *reader, const dc_exec
         dc__read_calling(reader, handler);
         uint32_t state = atomic_load_explicit(&handler->state, memory_order_acquire);
         const dc_signature *signature = handler->signature;
-        if (!LIKELY(!(state & STATE_SLOW) && signature->stub != NULL)) {
+        if (state & STATE_SLOW) {
+            run->result.handled += handled;
+            handled = 0;
+            run_handler_slowly(run, reader, handler, state, &stop);
+        } else if (state & STATE_MARSHAL) {
+            /* The arguments go as they are when they are exactly the parameters. */
+            const dc_value *values = run->arguments;
+            dc_value converted[DC_MAX_PARAMETERS];
+            if (!arguments_are_parameters(run, signature)) {
+                handler_arguments(handler, state, run->arguments, run->count, converted);
+                values = converted;
+            }
+            dc_value returned = call_marshal(handler, values);
+            handled++;
+            if (signature->return_type != DC_TYPE_VOID) accumulate(run, returned, &stop);
+        } else if (!LIKELY(signature->stub != NULL)) {
             run->result.handled += handled;
             handled = 0;
             run_handler_slowly(run, reader, handler, state, &stop);
@@ -1193,7 +1245,7 @@ static void run_handlers(execution *run, dc_thread_record *reader, const dc_exec
             dc__stub_call(signature->return_class, signature->stub, handler->function, images.integers,
                           images.floats, &raw);
             handled++;
-            if (signature->return_type != DC_TYPE_VOID) accumulate(run, signature, &raw, &stop);
+            if (signature->return_type != DC_TYPE_VOID) accumulate(run, dc__return_value(signature, &raw), &stop);
         }
         dc__read_called(reader);
         stop = stop || frame->stopped;
@@ -1321,10 +1373,7 @@ bool dc__handler_deliver(dc_thread_record *reader, dc_table *table, dc_handler *
     dc__read_calling(reader, handler);
     uint32_t state = atomic_load_explicit(&handler->state, memory_order_acquire);
     bool deliverable = !(state & (STATE_REMOVED | STATE_BLOCK_MASK));
-    if (deliverable) {
-        dc_raw_return raw;
-        call_with_values(handler, values, &raw);
-    }
+    if (deliverable) call_with_values(handler, state, values);
     dc__read_called(reader);
     if ((state & STATE_ONCE) && !(state & STATE_REMOVED)) dc__table_remove_handler(table, handler);
     frame->table = NULL;

@@ -533,6 +533,36 @@ DC_API dc_status dc_table_add_id(dc_table *table, dc_event_id event, dc_signatur
                                  const dc_handler_options *options, dc_handler_id *out);
 
 /*
+ * A handler that receives the event's arguments as values rather than as C
+ * parameters, as GLib's GClosure marshallers do: the way to register closures
+ * of other languages (the Swift layer's closures use it) and variadic-style C
+ * handlers. `data` is passed through unchanged.
+ *
+ * Called with `count` values, one per parameter of the handler's signature,
+ * already checked and converted to the parameter types (arity adaptation as for
+ * any handler: missing trailing ones are zero/NULL). When the signature returns
+ * a value, *result arrives typed as its return type and zeroed; the marshal
+ * sets its member. The values are valid for the call only.
+ */
+typedef void (*dc_marshal)(void *data, const dc_value *arguments, size_t count, dc_value *result);
+
+/*
+ * Registers a marshal handler for `event`. Everything about dc_table_add
+ * holds, with `data` in the place of the target except that it is not passed as
+ * a parameter: duplicates are (event, marshal, data) and return DC_EXISTS, and
+ * dc_table_remove_target(table, data) removes it.
+ * Errors: as dc_table_add (marshal NULL is DC_ERR_NULL_ARGUMENT).
+ */
+DC_API dc_status dc_table_add_marshal(dc_table *table, const char *event, dc_signature *signature,
+                                      dc_marshal marshal, void *data,
+                                      const dc_handler_options *options, dc_handler_id *out);
+
+/* dc_table_add_marshal for an interned event id. */
+DC_API dc_status dc_table_add_marshal_id(dc_table *table, dc_event_id event, dc_signature *signature,
+                                         dc_marshal marshal, void *data,
+                                         const dc_handler_options *options, dc_handler_id *out);
+
+/*
  * Removes one handler. Once this returns the handler is not called again (see
  * re-entrancy above), its queued deliveries are dropped and its destroy notify
  * has run. Errors: DC_ERR_NULL_ARGUMENT; DC_ERR_NOT_FOUND (0, never issued,

@@ -1,0 +1,157 @@
+/*
+ * test_table_marshal.c — marshal handlers: a function that receives the
+ * event's arguments as checked, converted values (GClosure's marshallers).
+ */
+#include "table_support.h"
+
+#include <string.h>
+
+/* What the last marshal call saw. */
+static struct {
+    void *data;
+    size_t count;
+    dc_value arguments[4];
+    int calls;
+} seen;
+
+static void remember(void *data, const dc_value *arguments, size_t count, dc_value *result) {
+    (void)result;
+    seen.data = data;
+    seen.count = count;
+    for (size_t i = 0; i < count && i < 4; i++) seen.arguments[i] = arguments[i];
+    seen.calls++;
+    log_call((int)(intptr_t)data);
+}
+
+static void answer_doubled(void *data, const dc_value *arguments, size_t count, dc_value *result) {
+    (void)data;
+    assert_int_equal(count, 1);
+    assert_int_equal(result->type, DC_TYPE_INT64);
+    assert_int_equal(result->i64, 0);
+    result->i64 = arguments[0].i64 * 2;
+}
+
+static void marshal_receives_the_arguments_as_its_parameter_types(void **state) {
+    (void)state;
+    memset(&seen, 0, sizeof seen);
+    assert_ok(dc_table_add_marshal(table, "move", sig("viq"), remember, (void *)7, NULL, NULL));
+    dc_value arguments[] = {dc_int64(-3), dc_uint8(200)};
+    dc_result result;
+    assert_ok(dc_table_execute(table, "move", arguments, 2, &result));
+    assert_int_equal(result.handled, 1);
+    assert_ptr_equal(seen.data, (void *)7);
+    assert_int_equal(seen.count, 2);
+    assert_int_equal(seen.arguments[0].type, DC_TYPE_INT32);
+    assert_int_equal(seen.arguments[0].i32, -3);
+    assert_int_equal(seen.arguments[1].type, DC_TYPE_INT64);
+    assert_int_equal(seen.arguments[1].i64, 200);
+}
+
+static void marshal_gets_zero_for_missing_arguments_and_not_extra_ones(void **state) {
+    (void)state;
+    memset(&seen, 0, sizeof seen);
+    assert_ok(dc_table_add_marshal(table, "few", sig("vB*"), remember, (void *)1, NULL, NULL));
+    dc_value one = dc_bool(true);
+    assert_ok(dc_table_execute(table, "few", &one, 1, NULL));
+    assert_int_equal(seen.count, 2);
+    assert_true(seen.arguments[0].b);
+    assert_int_equal(seen.arguments[1].type, DC_TYPE_STRING);
+    assert_null(seen.arguments[1].string);
+
+    assert_ok(dc_table_add_marshal(table, "many", sig("vq"), remember, (void *)2, NULL, NULL));
+    dc_value three[] = {dc_int64(1), dc_int64(2), dc_int64(3)};
+    assert_ok(dc_table_execute(table, "many", three, 3, NULL));
+    assert_int_equal(seen.count, 1);
+    assert_int_equal(seen.arguments[0].i64, 1);
+}
+
+static void marshal_return_value_is_the_execute_result(void **state) {
+    (void)state;
+    assert_ok(dc_table_add_marshal(table, "double", sig("qq"), answer_doubled, NULL, NULL, NULL));
+    dc_value argument = dc_int64(21);
+    dc_result result;
+    assert_ok(dc_table_execute(table, "double", &argument, 1, &result));
+    assert_true(result.has_return_value);
+    assert_int_equal(result.return_value.type, DC_TYPE_INT64);
+    assert_int_equal(result.return_value.i64, 42);
+}
+
+static void marshal_with_a_mismatched_argument_fails_before_any_handler_runs(void **state) {
+    (void)state;
+    memset(&seen, 0, sizeof seen);
+    reset_call_log();
+    assert_ok(dc_table_add_marshal(table, "typed", sig("vB"), remember, (void *)1, NULL, NULL));
+    assert_ok(dc_table_add_marshal(table, "typed", sig("vq"), remember, (void *)2, NULL, NULL));
+    dc_value wrong = dc_int64(1);
+    assert_fails(dc_table_execute(table, "typed", &wrong, 1, NULL), DC_ERR_TYPE);
+    assert_int_equal(seen.calls, 0);
+}
+
+static void marshal_runs_in_order_with_function_handlers(void **state) {
+    (void)state;
+    reset_call_log();
+    assert_ok(dc_table_add(table, "mixed", sig("v"), DC_FUNCTION(record_1), NULL, NULL, NULL));
+    assert_ok(dc_table_add_marshal(table, "mixed", sig("v"), remember, (void *)2, NULL, NULL));
+    assert_ok(dc_table_add(table, "mixed", sig("v"), DC_FUNCTION(record_3), NULL, NULL, NULL));
+    assert_ok(dc_table_execute(table, "mixed", NULL, 0, NULL));
+    assert_call_log(1, 2, 3);
+}
+
+static void same_marshal_and_data_twice_keeps_one_and_remove_target_removes_it(void **state) {
+    (void)state;
+    dc_handler_id first = 0, second = 0;
+    assert_ok(dc_table_add_marshal(table, "e", sig("v"), remember, (void *)5, NULL, &first));
+    assert_int_equal(dc_table_add_marshal(table, "e", sig("v"), remember, (void *)5, NULL, &second), DC_EXISTS);
+    assert_int_equal(first, second);
+    assert_ok(dc_table_add_marshal(table, "e", sig("v"), remember, (void *)6, NULL, NULL));
+    size_t removed = 0;
+    assert_ok(dc_table_remove_target(table, (void *)5, &removed));
+    assert_int_equal(removed, 1);
+    size_t count = 0;
+    assert_ok(dc_table_handler_count(table, "e", &count));
+    assert_int_equal(count, 1);
+}
+
+static void marshal_with_null_function_is_rejected_and_table_unchanged(void **state) {
+    (void)state;
+    assert_fails(dc_table_add_marshal(table, "e", sig("v"), NULL, NULL, NULL, NULL), DC_ERR_NULL_ARGUMENT);
+    assert_fails(dc_table_add_marshal(table, NULL, sig("v"), remember, NULL, NULL, NULL), DC_ERR_NULL_ARGUMENT);
+    assert_fails(dc_table_add_marshal_id(table, 99, sig("v"), remember, NULL, NULL, NULL), DC_ERR_NOT_FOUND);
+    size_t count = 1;
+    assert_ok(dc_table_events(table, NULL, 0, &count));
+    assert_int_equal(count, 0);
+}
+
+static void queued_marshal_is_delivered_with_copied_values(void **state) {
+    (void)state;
+    memset(&seen, 0, sizeof seen);
+    dc_queue *queue = NULL;
+    assert_ok(dc_queue_create(&queue));
+    assert_ok(dc_queue_bind_to_current_thread(queue));
+    dc_handler_options options = {0, queue, NULL, NULL};
+    dc_event_id id = 0;
+    assert_ok(dc_table_intern(table, "queued", &id));
+    assert_ok(dc_table_add_marshal_id(table, id, sig("vi"), remember, (void *)3, &options, NULL));
+    dc_value argument = dc_int32(11);
+    dc_result result;
+    assert_ok(dc_table_execute_id(table, id, &argument, 1, &result));
+    /* on the owner thread it runs at once */
+    assert_int_equal(result.handled, 1);
+    assert_int_equal(result.queued, 0);
+    assert_int_equal(seen.arguments[0].i32, 11);
+    dc_queue_destroy(queue);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        table_test(marshal_receives_the_arguments_as_its_parameter_types),
+        table_test(marshal_gets_zero_for_missing_arguments_and_not_extra_ones),
+        table_test(marshal_return_value_is_the_execute_result),
+        table_test(marshal_with_a_mismatched_argument_fails_before_any_handler_runs),
+        table_test(marshal_runs_in_order_with_function_handlers),
+        table_test(same_marshal_and_data_twice_keeps_one_and_remove_target_removes_it),
+        table_test(marshal_with_null_function_is_rejected_and_table_unchanged),
+        table_test(queued_marshal_is_delivered_with_copied_values),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
