@@ -7,6 +7,9 @@ let package = Package(
         .library(name: "EventKitSwift", targets: ["EventKitSwift"]),
         .executable(name: "EventKitDemo", targets: ["EventKitDemo"]),
     ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+    ],
     targets: [
         // libffi, found through pkg-config; Debian's package is libffi-dev.
         .systemLibrary(
@@ -22,7 +25,10 @@ let package = Package(
             dependencies: ["CFFI"],
             cSettings: [.define("_GNU_SOURCE")]
         ),
-        .target(name: "EventKitSwift", dependencies: ["CDispatchCore"]),
+        .target(
+            name: "EventKitSwift",
+            dependencies: ["CDispatchCore", .product(name: "Logging", package: "swift-log")]
+        ),
         .executableTarget(name: "EventKitDemo", dependencies: ["EventKitSwift"]),
         .testTarget(name: "EventKitSwiftTests", dependencies: ["EventKitSwift"]),
     ],

@@ -270,7 +270,7 @@ bool dc__handler_deliverable(const struct dc_handler *handler);
 /* Runs a queued delivery inside the caller's read-side section; false when it
  * was dropped (handler removed or blocked by now). */
 bool dc__handler_deliver(dc_thread_record *reader, dc_table *table, struct dc_handler *handler,
-                         dc_value *values);
+                         dc_value *values, size_t count);
 
 
 /* ---- register images for the stub path ------------------------------------------ */

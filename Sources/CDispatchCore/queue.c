@@ -277,7 +277,7 @@ DC_API dc_status dc_queue_drain(dc_queue *queue, size_t *delivered) {
             dc__read_end(reader);
             break;
         }
-        if (dc__handler_deliver(reader, item->table, item->handler, item->values)) count++;
+        if (dc__handler_deliver(reader, item->table, item->handler, item->values, item->count)) count++;
         dc__read_end(reader);
         free_delivery(item);
     }

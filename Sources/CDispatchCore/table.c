@@ -22,7 +22,8 @@
 
 /* dc_handler.state: a block count in the low bits, flags above. */
 #define STATE_BLOCK_MASK 0xFFFFu
-#define STATE_MARSHAL (1u << 25) /* function is a dc_marshal; target is its data */
+#define STATE_VARIADIC (1u << 24) /* a marshal that takes every argument as given */
+#define STATE_MARSHAL (1u << 25)  /* function is a dc_marshal; target is its data */
 #define STATE_TARGET (1u << 26)  /* a target is bound as parameter 0 */
 #define STATE_STRICT (1u << 27)
 #define STATE_ONCE (1u << 28)
@@ -407,7 +408,7 @@ static void publish_array(dc_table *table, event_record *record, handler_array *
     if (old != NULL) retire(table, old, free_object);
 }
 
-static uint32_t shape_flags(uint32_t state) { return state & (STATE_TARGET | STATE_STRICT); }
+static uint32_t shape_flags(uint32_t state) { return state & (STATE_TARGET | STATE_STRICT | STATE_VARIADIC); }
 
 static shape_set *copy_shapes(const shape_set *old, uint32_t extra) {
     uint32_t count = old != NULL ? old->count : 0;
@@ -562,6 +563,16 @@ static dc_status check_target(const dc_table *table, const char *event, const dc
     return DC_OK;
 }
 
+/* The signature variadic marshals are registered with: no parameters, so
+ * they constrain no execute. Created once, never released. */
+static pthread_once_t variadic_once = PTHREAD_ONCE_INIT;
+static dc_signature *variadic_signature_value;
+static void create_variadic_signature(void) { dc_signature_create("v", &variadic_signature_value); }
+static dc_signature *variadic_signature(void) {
+    pthread_once(&variadic_once, create_variadic_signature);
+    return variadic_signature_value;
+}
+
 static dc_status add_locked(dc_table *table, event_record *record, dc_signature *signature, dc_function function,
                             void *target, bool marshal, const dc_handler_options *options, dc_handler_id *out) {
     dc_status status = marshal ? DC_OK : check_target(table, record->name, signature, target);
@@ -574,8 +585,9 @@ static dc_status add_locked(dc_table *table, event_record *record, dc_signature 
     }
 
     uint32_t flags = options != NULL ? options->flags : 0;
+    bool variadic = marshal && signature == variadic_signature();
     uint32_t state = (marshal ? STATE_MARSHAL : target != NULL ? STATE_TARGET : 0) |
-                     ((flags & DC_HANDLER_STRICT) ? STATE_STRICT : 0) |
+                     (variadic ? STATE_VARIADIC : (flags & DC_HANDLER_STRICT) ? STATE_STRICT : 0) |
                      ((flags & DC_HANDLER_ONCE) ? STATE_ONCE : 0) |
                      (options != NULL && options->queue != NULL ? STATE_QUEUED : 0);
     bool wants_extras = options != NULL && (options->queue != NULL || options->destroy != NULL);
@@ -640,6 +652,10 @@ static dc_status add_locked(dc_table *table, event_record *record, dc_signature 
 static dc_status add_checked(dc_table *table, const char *event, dc_event_id event_id, dc_signature *signature,
                              dc_function function, void *target, bool marshal, const dc_handler_options *options,
                              dc_handler_id *out) {
+    if (marshal && signature == NULL && function != NULL) {
+        signature = variadic_signature();
+        if (signature == NULL) return dc__fail(DC_ERR_NO_MEMORY, "dc_table_add_marshal: out of memory");
+    }
     if (table == NULL || (event == NULL && event_id == 0) || signature == NULL || function == NULL)
         return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_add: %s must not be NULL",
                         table == NULL       ? "the table"
@@ -993,6 +1009,7 @@ static dc_handler_id example_handler(const dc_table *table, const handler_array 
 }
 
 static bool is_strict(const execution *run, const handler_shape *shape) {
+    if (shape->state_flags & STATE_VARIADIC) return false;
     return (shape->state_flags & STATE_STRICT) || (run->options->flags & DC_EXECUTE_STRICT);
 }
 
@@ -1076,19 +1093,21 @@ static void handler_arguments(const dc_handler *handler, uint32_t state, const d
         out[p] = parameter_value(arguments, count, p - first, signature->parameter_types[p]);
 }
 
-/* Calls a marshal handler; returns what it returned (dc_void() for void). */
-static dc_value call_marshal(const dc_handler *handler, const dc_value *values) {
+/* Calls a marshal handler with `count` values; returns what it returned
+ * (dc_void() for void). Only a variadic marshal chooses its result's type. */
+static dc_value call_marshal(const dc_handler *handler, uint32_t state, const dc_value *values, size_t count) {
     dc_value result;
     result.u64 = 0;
     result.type = handler->signature->return_type;
-    ((dc_marshal)handler->function)(handler->target, values, handler->signature->parameter_count, &result);
-    result.type = handler->signature->return_type; /* a marshal may not retype it */
+    ((dc_marshal)handler->function)(handler->target, values, count, &result);
+    if (!(state & STATE_VARIADIC) || (unsigned)result.type >= DC_TYPE_COUNT)
+        result.type = (state & STATE_VARIADIC) ? DC_TYPE_VOID : handler->signature->return_type;
     return result;
 }
 
 /* Calls `handler` with its parameter values; returns its return value. */
-static dc_value call_with_values(const dc_handler *handler, uint32_t state, dc_value *values) {
-    if (state & STATE_MARSHAL) return call_marshal(handler, values);
+static dc_value call_with_values(const dc_handler *handler, uint32_t state, dc_value *values, size_t count) {
+    if (state & STATE_MARSHAL) return call_marshal(handler, state, values, count);
     const dc_signature *signature = handler->signature;
     dc_raw_return raw_result, *raw = &raw_result;
     raw->integer = 0;
@@ -1177,13 +1196,19 @@ COLD static void run_handler_slowly(execution *run, dc_thread_record *reader, dc
         if (before & (STATE_FIRED | STATE_REMOVED)) return;
     }
 
-    dc_value values[DC_MAX_PARAMETERS];
-    handler_arguments(handler, state, run->arguments, run->count, values);
+    dc_value converted[DC_MAX_PARAMETERS];
+    dc_value *values = converted;
+    size_t count = handler->signature->parameter_count;
+    if (state & STATE_VARIADIC) {
+        values = (dc_value *)run->arguments;
+        count = run->count;
+    } else {
+        handler_arguments(handler, state, run->arguments, run->count, converted);
+    }
 
     if ((state & STATE_QUEUED) && !dc_queue_is_owner(handler->extras->queue)) {
-        dc_status posted = dc__queue_post(handler->extras->queue, run->table, handler, values,
-                                          handler->signature->parameter_count, first_argument_parameter(state),
-                                          &run->table->callbacks);
+        dc_status posted = dc__queue_post(handler->extras->queue, run->table, handler, values, count,
+                                          first_argument_parameter(state), &run->table->callbacks);
         if (posted == DC_OK) {
             run->result.queued++;
         } else {
@@ -1196,10 +1221,10 @@ COLD static void run_handler_slowly(execution *run, dc_thread_record *reader, dc
         return;
     }
 
-    dc_value returned = call_with_values(handler, state, values);
+    dc_value returned = call_with_values(handler, state, values, count);
     dc__read_called(reader);
     run->result.handled++;
-    if (handler->signature->return_type != DC_TYPE_VOID) accumulate(run, returned, stop);
+    if (returned.type != DC_TYPE_VOID) accumulate(run, returned, stop);
     if (state & STATE_ONCE) dc__table_remove_handler(run->table, handler);
 }
 
@@ -1225,14 +1250,18 @@ static void run_handlers(execution *run, dc_thread_record *reader, const dc_exec
         } else if (state & STATE_MARSHAL) {
             /* The arguments go as they are when they are exactly the parameters. */
             const dc_value *values = run->arguments;
+            size_t value_count = run->count;
             dc_value converted[DC_MAX_PARAMETERS];
-            if (!arguments_are_parameters(run, signature)) {
-                handler_arguments(handler, state, run->arguments, run->count, converted);
-                values = converted;
+            if (!(state & STATE_VARIADIC)) {
+                value_count = signature->parameter_count;
+                if (!arguments_are_parameters(run, signature)) {
+                    handler_arguments(handler, state, run->arguments, run->count, converted);
+                    values = converted;
+                }
             }
-            dc_value returned = call_marshal(handler, values);
+            dc_value returned = call_marshal(handler, state, values, value_count);
             handled++;
-            if (signature->return_type != DC_TYPE_VOID) accumulate(run, returned, &stop);
+            if (returned.type != DC_TYPE_VOID) accumulate(run, returned, &stop);
         } else if (!LIKELY(signature->stub != NULL)) {
             run->result.handled += handled;
             handled = 0;
@@ -1366,14 +1395,15 @@ bool dc__handler_deliverable(const dc_handler *handler) {
     return !(atomic_load_explicit(&handler->state, memory_order_acquire) & (STATE_REMOVED | STATE_BLOCK_MASK));
 }
 
-bool dc__handler_deliver(dc_thread_record *reader, dc_table *table, dc_handler *handler, dc_value *values) {
+bool dc__handler_deliver(dc_thread_record *reader, dc_table *table, dc_handler *handler, dc_value *values,
+                         size_t count) {
     dc_execute_frame *frame = &reader->frames[reader->depth - 1];
     frame->table = table; /* a delivered handler may stop, remove or destroy as in an execute */
     frame->stopped = false;
     dc__read_calling(reader, handler);
     uint32_t state = atomic_load_explicit(&handler->state, memory_order_acquire);
     bool deliverable = !(state & (STATE_REMOVED | STATE_BLOCK_MASK));
-    if (deliverable) call_with_values(handler, state, values);
+    if (deliverable) call_with_values(handler, state, values, count);
     dc__read_called(reader);
     if ((state & STATE_ONCE) && !(state & STATE_REMOVED)) dc__table_remove_handler(table, handler);
     frame->table = NULL;

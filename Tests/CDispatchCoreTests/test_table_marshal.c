@@ -142,6 +142,45 @@ static void queued_marshal_is_delivered_with_copied_values(void **state) {
     dc_queue_destroy(queue);
 }
 
+static void answer_count(void *data, const dc_value *arguments, size_t count, dc_value *result) {
+    (void)data;
+    (void)arguments;
+    assert_int_equal(result->type, DC_TYPE_VOID);
+    *result = dc_uint64(count);
+}
+
+static void variadic_marshal_receives_every_argument_as_given(void **state) {
+    (void)state;
+    memset(&seen, 0, sizeof seen);
+    assert_ok(dc_table_add_marshal(table, "any", NULL, remember, (void *)4, NULL, NULL));
+    assert_ok(dc_table_add(table, "any", sig("vq"), DC_FUNCTION(record_1), NULL, NULL, NULL));
+    dc_value arguments[] = {dc_int64(5), dc_string("five"), dc_double(5.5)};
+    dc_result result;
+    assert_ok(dc_table_execute(table, "any", arguments, 3, &result));
+    assert_int_equal(result.handled, 2);
+    assert_int_equal(seen.count, 3);
+    assert_int_equal(seen.arguments[1].type, DC_TYPE_STRING);
+    assert_string_equal(seen.arguments[1].string, "five");
+    assert_int_equal(seen.arguments[2].type, DC_TYPE_DOUBLE);
+    /* strict executes constrain typed handlers, never a variadic one */
+    dc_execute_options strict = {DC_ACCUMULATE_FIRST, DC_EXECUTE_STRICT, NULL, 0};
+    assert_ok(dc_table_remove_event(table, "any", NULL));
+    assert_ok(dc_table_add_marshal(table, "any", NULL, remember, (void *)4, NULL, NULL));
+    assert_ok(dc_table_execute_with(table, "any", arguments, 3, &strict, &result));
+    assert_int_equal(result.handled, 1);
+}
+
+static void variadic_marshal_chooses_its_result_type(void **state) {
+    (void)state;
+    assert_ok(dc_table_add_marshal(table, "count", NULL, answer_count, NULL, NULL, NULL));
+    dc_value arguments[] = {dc_bool(true), dc_bool(false)};
+    dc_result result;
+    assert_ok(dc_table_execute(table, "count", arguments, 2, &result));
+    assert_true(result.has_return_value);
+    assert_int_equal(result.return_value.type, DC_TYPE_UINT64);
+    assert_int_equal(result.return_value.u64, 2);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         table_test(marshal_receives_the_arguments_as_its_parameter_types),
@@ -152,6 +191,8 @@ int main(void) {
         table_test(same_marshal_and_data_twice_keeps_one_and_remove_target_removes_it),
         table_test(marshal_with_null_function_is_rejected_and_table_unchanged),
         table_test(queued_marshal_is_delivered_with_copied_values),
+        table_test(variadic_marshal_receives_every_argument_as_given),
+        table_test(variadic_marshal_chooses_its_result_type),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

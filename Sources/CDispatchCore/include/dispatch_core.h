@@ -551,6 +551,12 @@ typedef void (*dc_marshal)(void *data, const dc_value *arguments, size_t count, 
  * holds, with `data` in the place of the target except that it is not passed as
  * a parameter: duplicates are (event, marshal, data) and return DC_EXISTS, and
  * dc_table_remove_target(table, data) removes it.
+ *
+ * With a NULL signature the marshal is variadic: it receives every argument
+ * of each execute as given (count is the execute's count, nothing is checked
+ * or converted) and *result arrives as dc_void(); it may set any type.
+ * DC_HANDLER_STRICT does not apply to it.
+ *
  * Errors: as dc_table_add (marshal NULL is DC_ERR_NULL_ARGUMENT).
  */
 DC_API dc_status dc_table_add_marshal(dc_table *table, const char *event, dc_signature *signature,
