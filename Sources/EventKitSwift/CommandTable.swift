@@ -1,0 +1,409 @@
+internal import CDispatchCore
+import Logging
+import Synchronization
+
+/// A table of named events, each with an ordered list of handlers: Swift
+/// closures, weak target-actions and C functions, executed by name or by typed
+/// key, from Swift and from C.
+///
+/// ```swift
+/// let table = CommandTable(name: "player")
+/// var subscriptions = Set<Subscription>()
+/// table.on("reset") { print("reset") }.store(in: &subscriptions)
+/// table.on("toggle") { (on: Bool) in print("toggle", on) }.store(in: &subscriptions)
+/// try table.execute("toggle", true)
+/// ```
+///
+/// Handlers run in registration order on the thread that executes (or on
+/// their delivery queue). An execute checks its arguments against every
+/// handler before any runs: it runs whole or throws ``DispatchError`` and runs
+/// nothing. Every method is safe from any thread, and executes from several
+/// threads run in parallel: the table holds no lock while handlers run.
+///
+/// A closure handler lives as long as its ``Subscription``; see
+/// ``Subscription`` for target-action and owner lifetimes.
+///
+/// The corresponding C type is `dc_table`: ``unsafeCTable`` gives C code the
+/// same table, to register C functions and execute events on it. Replaces
+/// `NSNotificationCenter`, hand-written `[String: [() -> Void]]` dictionaries,
+/// and Combine subjects used as event buses.
+// @unchecked: the only state besides constants is the dc_table, whose every
+// function is documented safe from any thread.
+public final class CommandTable: @unchecked Sendable {
+    /// The table's name, in log messages and descriptions.
+    public let name: String
+
+    /// Where each execute logs, at trace level, the table's name, the event
+    /// and how many handlers ran.
+    public let logger: Logger?
+
+    let cTable: OpaquePointer
+
+    /// A number no other table in this process has, for ``EventKey`` caches.
+    let serial: UInt32
+
+    private static let serials = Atomic<UInt32>(1)
+
+    /// Creates an empty table.
+    ///
+    /// - Parameters:
+    ///   - name: A name for log messages and errors.
+    ///   - logger: Where executes log at trace level; `nil` logs nothing.
+    ///
+    /// The corresponding C function is `dc_table_create`.
+    public init(name: String = "", logger: Logger? = nil) {
+        self.name = name
+        self.logger = logger
+        self.serial = Self.serials.add(1, ordering: .relaxed).newValue
+        var callbacks = dc_object_callbacks(retain: retainObject, release: releaseObject)
+        var created: OpaquePointer?
+        let status = dc_table_create(name, &callbacks, &created)
+        // Only running out of memory fails here, which Swift treats as fatal.
+        precondition(status == DC_OK, "dc_table_create failed: \(String(cString: dc_last_error_message()))")
+        self.cTable = created!
+    }
+
+    deinit {
+        dc_table_destroy(cTable)
+    }
+
+    /// The `dc_table *` underneath, for C code that registers handlers on,
+    /// or executes events of, this same table. Valid while the table lives.
+    public var unsafeCTable: OpaquePointer { cTable }
+}
+
+// MARK: - Objects held by queued deliveries
+
+/// The table's `retain` callback: queued deliveries keep Swift objects alive.
+private let retainObject: @convention(c) (UnsafeMutableRawPointer?) -> Void = { object in
+    _ = Unmanaged<AnyObject>.fromOpaque(object!).retain()
+}
+
+private let releaseObject: @convention(c) (UnsafeMutableRawPointer?) -> Void = { object in
+    Unmanaged<AnyObject>.fromOpaque(object!).release()
+}
+
+// MARK: - Options
+
+/// How a handler is registered.
+///
+/// The corresponding C flags are `DC_HANDLER_ONCE`, `DC_HANDLER_FIRST` and
+/// `DC_HANDLER_STRICT`.
+public struct HandlerOptions: OptionSet, Sendable {
+    public let rawValue: UInt32
+    public init(rawValue: UInt32) { self.rawValue = rawValue }
+
+    /// Run at most once, then remove itself.
+    public static let once = HandlerOptions(rawValue: 1 << 0)
+    /// Insert before the event's other handlers.
+    public static let first = HandlerOptions(rawValue: 1 << 1)
+    /// Fail an execute whose argument count differs from the handler's
+    /// parameter count, instead of adapting.
+    public static let strict = HandlerOptions(rawValue: 1 << 2)
+
+    var cFlags: UInt32 {
+        (contains(.once) ? UInt32(DC_HANDLER_ONCE) : 0) | (contains(.first) ? UInt32(DC_HANDLER_FIRST) : 0)
+            | (contains(.strict) ? UInt32(DC_HANDLER_STRICT) : 0)
+    }
+}
+
+/// Which handlers' return values an execute keeps.
+///
+/// The corresponding C type is `dc_accumulator`.
+public enum Accumulator: Sendable {
+    /// The first handler that returns a value gives the result.
+    case first
+    /// The last handler that returns a value gives it.
+    case last
+    /// Stop at the first handler that returns `true` (GLib's true-handled).
+    case trueHandled
+
+    var cAccumulator: dc_accumulator {
+        switch self {
+        case .first: DC_ACCUMULATE_FIRST
+        case .last: DC_ACCUMULATE_LAST
+        case .trueHandled: DC_ACCUMULATE_TRUE_HANDLED
+        }
+    }
+}
+
+// MARK: - Registering
+
+extension CommandTable {
+    /// Registers `box` as a marshal handler; the table's destroy notify
+    /// releases it. `signature` nil registers a variadic marshal.
+    func addBox(
+        _ event: String, signature: Signature?, box: HandlerBox, trampoline: dc_marshal,
+        options: HandlerOptions = [], queue: OpaquePointer? = nil
+    ) throws(DispatchError) -> dc_handler_id {
+        let data = Unmanaged.passRetained(box).toOpaque()
+        var cOptions = dc_handler_options(
+            flags: options.cFlags, queue: queue, destroy: releaseHandlerBox, destroy_data: data)
+        var id: dc_handler_id = 0
+        let status = dc_table_add_marshal(cTable, event, signature?.cSignature, trampoline, data, &cOptions, &id)
+        if status != DC_OK {
+            // Not registered, so the destroy notify will never run: give the
+            // reference back here.
+            Unmanaged<HandlerBox>.fromOpaque(data).release()
+            try DispatchError.check(status)
+        }
+        return id
+    }
+
+    /// A subscription that removes handler `id` from this table.
+    func subscription(for id: dc_handler_id, cancelsOnRelease: Bool) -> Subscription {
+        Subscription(cancelsOnRelease: cancelsOnRelease) { [weak self] in
+            guard let self else { return }
+            _ = dc_table_remove(self.cTable, id)
+        }
+    }
+
+    /// Registers a closure box; a closure lives as long as its subscription.
+    func closureSubscription(
+        _ event: String, signature: Signature?, box: HandlerBox, trampoline: dc_marshal,
+        options: HandlerOptions = []
+    ) -> Subscription {
+        do {
+            let id = try addBox(event, signature: signature, box: box, trampoline: trampoline, options: options)
+            return subscription(for: id, cancelsOnRelease: true)
+        } catch {
+            // A closure with a fixed, valid signature can only fail to register
+            // when memory runs out, which Swift treats as fatal.
+            fatalError("CommandTable \(name): registering a handler for \"\(event)\" failed: \(error)")
+        }
+    }
+
+    /// Runs `handler` each time `event` is executed, for as long as the
+    /// returned subscription lives.
+    ///
+    /// Registering the same closure twice makes two handlers (closures have
+    /// no identity to compare). An event name ends at its first NUL character,
+    /// as it crosses to C.
+    ///
+    /// The corresponding C function is `dc_table_add_marshal`. Replaces
+    /// `-[NSNotificationCenter addObserverForName:object:queue:usingBlock:]`.
+    public func on(
+        _ event: String, options: HandlerOptions = [], _ handler: @escaping @Sendable () -> Void
+    ) -> Subscription {
+        closureSubscription(
+            event, signature: Signatures.void, box: VoidHandlerBox(cTable: cTable, body: handler),
+            trampoline: VoidHandlerBox.trampoline, options: options)
+    }
+
+    /// Runs `handler` with the event's first argument, which must fit a
+    /// `Bool`, each time `event` is executed.
+    public func on(
+        _ event: String, options: HandlerOptions = [], _ handler: @escaping @Sendable (Bool) -> Void
+    ) -> Subscription {
+        closureSubscription(
+            event, signature: Signatures.bool, box: BoolHandlerBox(cTable: cTable, body: handler),
+            trampoline: BoolHandlerBox.trampoline, options: options)
+    }
+
+    /// Runs `handler` with the event's first argument, an object or `nil`,
+    /// each time `event` is executed.
+    public func on(
+        _ event: String, options: HandlerOptions = [], _ handler: @escaping @Sendable (AnyObject?) -> Void
+    ) -> Subscription {
+        closureSubscription(
+            event, signature: Signatures.object, box: ObjectHandlerBox(cTable: cTable, body: handler),
+            trampoline: ObjectHandlerBox.trampoline, options: options)
+    }
+
+    /// Runs `handler` with every argument of each execute of `event`, as
+    /// given; its return value is the handler's result (`.void` for none).
+    ///
+    /// An error it throws stops the emission (the handlers after it do not
+    /// run) and is rethrown by the `execute` that ran it.
+    public func on(
+        _ event: String, options: HandlerOptions = [], _ handler: @escaping @Sendable ([Value]) throws -> Value
+    ) -> Subscription {
+        closureSubscription(
+            event, signature: nil, box: ValuesHandlerBox(cTable: cTable, body: handler),
+            trampoline: ValuesHandlerBox.trampoline, options: options)
+    }
+
+    /// Runs `handler` with the event's sender (its first argument, when that
+    /// is an object) and the arguments after it: the .NET `EventHandler`
+    /// shape.
+    public func on(
+        _ event: String, options: HandlerOptions = [],
+        _ handler: @escaping @Sendable (_ sender: AnyObject?, _ arguments: [Value]) -> Void
+    ) -> Subscription {
+        on(event, options: options) { (values: [Value]) -> Value in
+            guard case .object(let sender)? = values.first else {
+                handler(nil, values)
+                return .void
+            }
+            handler(sender, Array(values.dropFirst()))
+            return .void
+        }
+    }
+
+    /// Registers a C function, whose type `signature` describes, for `event`.
+    /// When `target` is given it is passed as parameter 0, which must be an
+    /// object, pointer or string, and the event's arguments follow it.
+    ///
+    /// The handler stays registered until the returned subscription is
+    /// cancelled (releasing the subscription does not remove it), or every
+    /// handler of `target` is removed with ``removeAll(target:)``. The table
+    /// does not retain `target`.
+    ///
+    /// - Throws: ``DispatchError/typeMismatch(_:)`` when a target is given but
+    ///   parameter 0 cannot take it; ``DispatchError/invalidArgument(_:)`` when
+    ///   `function` is not a C function.
+    ///
+    /// The corresponding C function is `dc_table_add`.
+    @discardableResult
+    public func register<Function>(
+        _ event: String, function: Function, signature: Signature, target: UnsafeMutableRawPointer? = nil,
+        options: HandlerOptions = []
+    ) throws -> Subscription {
+        let cFunction = try cFunctionPointer(function)
+        var cOptions = dc_handler_options(flags: options.cFlags, queue: nil, destroy: nil, destroy_data: nil)
+        var id: dc_handler_id = 0
+        try DispatchError.check(dc_table_add(cTable, event, signature.cSignature, cFunction, target, &cOptions, &id))
+        return subscription(for: id, cancelsOnRelease: false)
+    }
+
+    /// Removes every handler bound to `target` (C functions registered with
+    /// it as their target) and returns how many.
+    ///
+    /// The corresponding C function is `dc_table_remove_target`.
+    @discardableResult
+    public func removeAll(target: UnsafeMutableRawPointer) -> Int {
+        var removed = 0
+        _ = dc_table_remove_target(cTable, target, &removed)
+        return removed
+    }
+
+    /// Removes every handler of `event` and returns how many.
+    ///
+    /// The corresponding C function is `dc_table_remove_event`.
+    @discardableResult
+    public func removeAll(for event: String) -> Int {
+        var removed = 0
+        _ = dc_table_remove_event(cTable, event, &removed)
+        return removed
+    }
+
+    /// Removes every handler and returns how many.
+    ///
+    /// The corresponding C function is `dc_table_remove_all`.
+    @discardableResult
+    public func removeAll() -> Int {
+        var removed = 0
+        _ = dc_table_remove_all(cTable, &removed)
+        return removed
+    }
+
+    /// How many handlers `event` has (blocked ones included).
+    ///
+    /// The corresponding C function is `dc_table_handler_count`.
+    public func handlerCount(for event: String) -> Int {
+        var count = 0
+        _ = dc_table_handler_count(cTable, event, &count)
+        return count
+    }
+
+    /// The events that have at least one handler, in the order they were
+    /// first used.
+    ///
+    /// The corresponding C function is `dc_table_events`.
+    public var events: [String] {
+        var count = 0
+        _ = dc_table_events(cTable, nil, 0, &count)
+        var names = [UnsafePointer<CChar>?](repeating: nil, count: count)
+        _ = dc_table_events(cTable, &names, count, &count)
+        return names.prefix(count).compactMap { $0.map { String(cString: $0) } }
+    }
+}
+
+/// Signatures of the closure shapes, created once.
+enum Signatures {
+    static let void = try! Signature("v")
+    static let bool = try! Signature("vB")
+    static let object = try! Signature("v@")
+}
+
+// MARK: - Executing
+
+extension CommandTable {
+    /// Executes `event` with `arguments`: checks them against every handler,
+    /// then runs the handlers in order.
+    ///
+    /// ```swift
+    /// try table.execute("toggle", true)
+    /// let result = try table.execute("compute", .int64(2), .double(3.5))
+    /// result.handled; result.returnValue
+    /// ```
+    ///
+    /// An event without handlers is not an error: the result says 0 handled.
+    ///
+    /// - Throws: ``DispatchError/typeMismatch(_:)`` or
+    ///   ``DispatchError/arity(_:)`` naming event, handler, argument and
+    ///   types, before any handler runs; or the error a handler threw (the
+    ///   handlers after it did not run).
+    ///
+    /// The corresponding C function is `dc_table_execute`. Replaces
+    /// `-[NSNotificationCenter postNotificationName:object:userInfo:]`.
+    @discardableResult
+    public func execute(_ event: String, _ arguments: Value...) throws -> ExecuteResult {
+        try execute(event, arguments: arguments)
+    }
+
+    /// Executes `event` with `arguments`; see ``execute(_:_:)``.
+    ///
+    /// - Parameters:
+    ///   - accumulator: Which return value the result keeps.
+    ///   - requireHandler: Throw ``DispatchError/noHandler(_:)`` when no
+    ///     handler runs.
+    ///   - strict: Every handler must take exactly `arguments.count`
+    ///     arguments.
+    ///
+    /// The corresponding C function is `dc_table_execute_with`.
+    @discardableResult
+    public func execute(
+        _ event: String, arguments: [Value], accumulator: Accumulator = .first, requireHandler: Bool = false,
+        strict: Bool = false
+    ) throws -> ExecuteResult {
+        var options = dc_execute_options(
+            accumulator: accumulator.cAccumulator,
+            flags: (requireHandler ? UInt32(DC_EXECUTE_REQUIRE_HANDLER) : 0)
+                | (strict ? UInt32(DC_EXECUTE_STRICT) : 0),
+            results: nil, results_capacity: 0)
+        return try withCValues(arguments) { values, count in
+            var result = dc_result()
+            let status = dc_table_execute_with(cTable, event, values, count, &options, &result)
+            return try finish(status, result, event: event)
+        }
+    }
+
+    /// Turns an execute's status and result into a Swift result or error.
+    func finish(_ status: dc_status, _ result: dc_result, event: @autoclosure () -> String) throws -> ExecuteResult {
+        if result.stopped || status != DC_OK, let error = HandlerErrors.take() {
+            throw error
+        }
+        try DispatchError.check(status)
+        if let logger {
+            logger.trace(
+                "executed",
+                metadata: ["table": "\(name)", "event": "\(event())", "handled": "\(result.handled)"])
+        }
+        return ExecuteResult(result)
+    }
+}
+
+/// Calls `body` with C values for `values`, keeping string copies alive for
+/// the call. Objects cross unretained: the caller's `values` keep them alive.
+func withCValues<R>(_ values: [Value], _ body: (UnsafePointer<dc_value>?, Int) throws -> R) rethrows -> R {
+    if values.isEmpty { return try body(nil, 0) }
+    var strings: [UnsafeMutablePointer<CChar>] = []
+    defer { strings.forEach(freeCString) }
+    let cValues = values.map { value -> dc_value in
+        let (cValue, string) = value.makeCValue()
+        if let string { strings.append(string) }
+        return cValue
+    }
+    return try cValues.withUnsafeBufferPointer { try body($0.baseAddress, $0.count) }
+}

@@ -1,0 +1,175 @@
+internal import CDispatchCore
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// What a Swift handler is to the C table: a box registered as a marshal
+/// handler's data, retained once at registration and released by the table's
+/// destroy notify, exactly once, when the handler goes away.
+///
+/// The C table calls one `@convention(c)` trampoline per box kind, which
+/// reaches the box through `_withUnsafeGuaranteedRef`: a call costs no
+/// reference counting.
+class HandlerBox: @unchecked Sendable {
+    /// The C table, to stop the emission when a handler throws. The table
+    /// outlives its boxes: destroying it releases them.
+    let cTable: OpaquePointer
+
+    init(cTable: OpaquePointer) {
+        self.cTable = cTable
+    }
+
+    /// Records `error` for the execute running on this thread and stops its
+    /// emission; `CommandTable.execute` rethrows it.
+    final func fail(with error: any Error) {
+        HandlerErrors.record(error)
+        dc_table_stop_emission(cTable)
+    }
+}
+
+/// Errors thrown by Swift handlers, by thread, until the execute that ran
+/// them rethrows them. Only touched when a handler throws.
+enum HandlerErrors {
+    private static let errors = Mutex<[UInt: any Error]>([:])
+
+    static func record(_ error: any Error) {
+        let thread = UInt(pthread_self())
+        errors.withLock { $0[thread] = error }
+    }
+
+    static func take() -> (any Error)? {
+        let thread = UInt(pthread_self())
+        return errors.withLock { $0.removeValue(forKey: thread) }
+    }
+}
+
+// MARK: - Box kinds
+
+/// `() -> Void`, signature "v".
+final class VoidHandlerBox: HandlerBox, @unchecked Sendable {
+    let body: @Sendable () -> Void
+    init(cTable: OpaquePointer, body: @escaping @Sendable () -> Void) {
+        self.body = body
+        super.init(cTable: cTable)
+    }
+
+    static let trampoline: dc_marshal = { data, _, _, _ in
+        Unmanaged<VoidHandlerBox>.fromOpaque(data!)._withUnsafeGuaranteedRef { $0.body() }
+    }
+}
+
+/// `(Bool) -> Void`, signature "vB".
+final class BoolHandlerBox: HandlerBox, @unchecked Sendable {
+    let body: @Sendable (Bool) -> Void
+    init(cTable: OpaquePointer, body: @escaping @Sendable (Bool) -> Void) {
+        self.body = body
+        super.init(cTable: cTable)
+    }
+
+    static let trampoline: dc_marshal = { data, arguments, _, _ in
+        let value = arguments![0].b
+        Unmanaged<BoolHandlerBox>.fromOpaque(data!)._withUnsafeGuaranteedRef { $0.body(value) }
+    }
+}
+
+/// `(AnyObject?) -> Void`, signature "v@".
+final class ObjectHandlerBox: HandlerBox, @unchecked Sendable {
+    let body: @Sendable (AnyObject?) -> Void
+    init(cTable: OpaquePointer, body: @escaping @Sendable (AnyObject?) -> Void) {
+        self.body = body
+        super.init(cTable: cTable)
+    }
+
+    static let trampoline: dc_marshal = { data, arguments, _, _ in
+        let object = arguments![0].object.map { Unmanaged<AnyObject>.fromOpaque($0).takeUnretainedValue() }
+        Unmanaged<ObjectHandlerBox>.fromOpaque(data!)._withUnsafeGuaranteedRef { $0.body(object) }
+    }
+}
+
+/// `([Value]) throws -> Value`: a variadic marshal, every argument as given.
+final class ValuesHandlerBox: HandlerBox, @unchecked Sendable {
+    let body: @Sendable ([Value]) throws -> Value
+    init(cTable: OpaquePointer, body: @escaping @Sendable ([Value]) throws -> Value) {
+        self.body = body
+        super.init(cTable: cTable)
+    }
+
+    static let trampoline: dc_marshal = { data, arguments, count, result in
+        let values = (0..<count).map { Value(arguments![$0]) }
+        Unmanaged<ValuesHandlerBox>.fromOpaque(data!)._withUnsafeGuaranteedRef { box in
+            do {
+                let returned = try box.body(values)
+                result!.pointee = ReturnedStrings.cValue(for: returned)
+            } catch {
+                box.fail(with: error)
+            }
+        }
+    }
+}
+
+/// A handler with a fixed signature whose arguments arrive checked and
+/// converted; used for typed keys and target-action.
+final class TypedHandlerBox: HandlerBox, @unchecked Sendable {
+    let body: @Sendable (UnsafePointer<dc_value>?, Int) throws -> Value
+    init(cTable: OpaquePointer, body: @escaping @Sendable (UnsafePointer<dc_value>?, Int) throws -> Value) {
+        self.body = body
+        super.init(cTable: cTable)
+    }
+
+    static let trampoline: dc_marshal = { data, arguments, count, result in
+        Unmanaged<TypedHandlerBox>.fromOpaque(data!)._withUnsafeGuaranteedRef { box in
+            do {
+                let returned = try box.body(arguments, count)
+                if case .void = returned { return }
+                let expected = result!.pointee.type
+                var converted = dc_value()
+                var cValue = ReturnedStrings.cValue(for: returned)
+                if dc_value_convert(&cValue, expected, &converted) == DC_OK {
+                    result!.pointee = converted
+                }
+            } catch {
+                box.fail(with: error)
+            }
+        }
+    }
+}
+
+/// The destroy notify of every box: gives back the table's reference.
+let releaseHandlerBox: @convention(c) (UnsafeMutableRawPointer?) -> Void = { data in
+    Unmanaged<HandlerBox>.fromOpaque(data!).release()
+}
+
+// MARK: - Strings handed back to C
+
+/// C copies of strings that Swift handlers returned. The caller of an execute
+/// reads a returned string after the handler has returned, so the copy must
+/// outlive the handler: each thread keeps its most recent copies and frees the
+/// oldest beyond a bound, so memory stays bounded without a free call that C
+/// callers would have to make.
+enum ReturnedStrings {
+    /// Addresses of the copies, by thread.
+    private static let kept = Mutex<[UInt: [UInt]]>([:])
+    /// How many copies a thread keeps: a returned string stays valid until
+    /// this many more have been returned on the same thread.
+    static let limit = 256
+
+    static func cValue(for value: Value) -> dc_value {
+        guard case .string(let string?) = value else { return value.makeCValue().value }
+        let copy = makeCString(string)
+        let address = UInt(bitPattern: copy)
+        let thread = UInt(pthread_self())
+        let evicted = kept.withLock { kept -> UInt? in
+            var strings = kept[thread, default: []]
+            let evicted = strings.count == limit ? strings.removeFirst() : nil
+            strings.append(address)
+            kept[thread] = strings
+            return evicted
+        }
+        freeCString(evicted.flatMap { UnsafeMutablePointer<CChar>(bitPattern: $0) })
+        return dc_string(copy)
+    }
+}

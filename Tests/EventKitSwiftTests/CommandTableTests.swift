@@ -1,0 +1,162 @@
+import EventKitSwift
+import Synchronization
+import Testing
+
+/// A thread-safe log of what handlers saw.
+final class Log: Sendable {
+    private let entries = Mutex<[String]>([])
+    func append(_ entry: String) { entries.withLock { $0.append(entry) } }
+    var all: [String] { entries.withLock { $0 } }
+}
+
+struct Boom: Error, Equatable {}
+
+@Suite("CommandTable")
+struct CommandTableTests {
+    @Test("Closures of every shape run in registration order with their arguments")
+    func closuresRunInOrder() throws {
+        let table = CommandTable(name: "player")
+        let log = Log()
+        var subscriptions = Set<Subscription>()
+        table.on("toggle") { log.append("void") }.store(in: &subscriptions)
+        table.on("toggle") { (on: Bool) in log.append("bool \(on)") }.store(in: &subscriptions)
+        table.on("toggle") { (values: [Value]) -> Value in
+            log.append("values \(values)")
+            return .void
+        }.store(in: &subscriptions)
+        let result = try table.execute("toggle", true)
+        #expect(result.handled == 3)
+        #expect(log.all == ["void", "bool true", "values [bool(true)]"])
+    }
+
+    @Test("An object argument reaches an object closure as the same instance")
+    func objectArgument() throws {
+        let table = CommandTable()
+        let log = Log()
+        final class Item {}
+        let item = Item()
+        let expected = ObjectIdentifier(item)
+        let subscription = table.on("select") { (object: AnyObject?) in
+            log.append(object.map { ObjectIdentifier($0) == expected ? "same" : "other" } ?? "nil")
+        }
+        try table.execute("select", .object(item))
+        try table.execute("select", .object(nil))
+        #expect(log.all == ["same", "nil"])
+        withExtendedLifetime(subscription) {}
+    }
+
+    @Test("The first handler that returns a value gives the result")
+    func firstReturnValue() throws {
+        let table = CommandTable()
+        let subscriptions = [
+            table.on("compute") { (values: [Value]) -> Value in .void },
+            table.on("compute") { (values: [Value]) -> Value in
+                guard case .int64(let a) = values[0], case .double(let b) = values[1] else { return .void }
+                return .double(Double(a) * b)
+            },
+            table.on("compute") { (values: [Value]) -> Value in .string("later") },
+        ]
+        let result = try table.execute("compute", .int64(2), .double(3.5))
+        #expect(result.returnValue == .double(7))
+        #expect(result.handled == 3)
+        let last = try table.execute("compute", arguments: [.int64(2), .double(3.5)], accumulator: .last)
+        #expect(last.returnValue == .string("later"))
+        withExtendedLifetime(subscriptions) {}
+    }
+
+    @Test("A wrong argument type throws before any handler runs, naming event and types")
+    func typeMismatchRunsNothing() throws {
+        let table = CommandTable(name: "player")
+        let log = Log()
+        let subscriptions = [
+            table.on("toggle") { log.append("void") },
+            table.on("toggle") { (on: Bool) in log.append("bool") },
+        ]
+        let error = #expect(throws: DispatchError.self) { try table.execute("toggle", "yes") }
+        #expect(error?.statusName == "DC_ERR_TYPE")
+        #expect(error?.message.contains("toggle") == true)
+        #expect(error?.message.contains("expected bool, got string") == true)
+        #expect(log.all.isEmpty)
+        withExtendedLifetime(subscriptions) {}
+    }
+
+    @Test("A handler that throws stops the emission and the execute rethrows its error")
+    func throwingHandler() throws {
+        let table = CommandTable()
+        let log = Log()
+        let subscriptions = [
+            table.on("save") { log.append("first") },
+            table.on("save") { (values: [Value]) throws -> Value in throw Boom() },
+            table.on("save") { log.append("never") },
+        ]
+        #expect(throws: Boom.self) { try table.execute("save") }
+        #expect(log.all == ["first"])
+        // The error belonged to that execute only.
+        subscriptions[1].cancel()
+        #expect(try table.execute("save").handled == 2)
+        withExtendedLifetime(subscriptions) {}
+    }
+
+    @Test("Releasing a closure's subscription removes the handler")
+    func releasedSubscriptionRemovesHandler() throws {
+        let table = CommandTable()
+        let log = Log()
+        var subscription: Subscription? = table.on("tick") { log.append("tick") }
+        try table.execute("tick")
+        #expect(table.handlerCount(for: "tick") == 1)
+        subscription = nil
+        #expect(table.handlerCount(for: "tick") == 0)
+        try table.execute("tick")
+        #expect(log.all == ["tick"])
+        _ = subscription
+    }
+
+    @Test("Cancelling inside a handler during an execute stops later calls at once")
+    func cancelInsideHandler() throws {
+        let table = CommandTable()
+        let log = Log()
+        let box = Mutex<Subscription?>(nil)
+        let first = table.on("tick") {
+            log.append("first")
+            box.withLock { $0?.cancel() }
+        }
+        let second = table.on("tick") { log.append("second") }
+        box.withLock { $0 = second }
+        try table.execute("tick")
+        try table.execute("tick")
+        #expect(log.all == ["first", "first"])
+        #expect(second.isCancelled)
+        withExtendedLifetime(first) {}
+    }
+
+    @Test("An unknown event is handled by nobody, unless a handler is required")
+    func unknownEvent() throws {
+        let table = CommandTable()
+        #expect(try table.execute("nothing").handled == 0)
+        #expect(throws: DispatchError.self) { try table.execute("nothing", arguments: [], requireHandler: true) }
+    }
+
+    @Test("A C function registered from Swift runs with its bound target and the event's arguments")
+    func cFunctionWithTarget() throws {
+        let table = CommandTable()
+        let scale: @convention(c) (UnsafeMutableRawPointer?, Int64) -> Int64 = { target, value in
+            value * Int64(Int(bitPattern: target))
+        }
+        let subscription = try table.register(
+            "scale", function: scale, signature: Signature("q^vq"), target: UnsafeMutableRawPointer(bitPattern: 3))
+        #expect(try table.execute("scale", .int64(14)).returnValue == .int64(42))
+        #expect(table.removeAll(target: UnsafeMutableRawPointer(bitPattern: 3)!) == 1)
+        #expect(try table.execute("scale", .int64(14)).handled == 0)
+        _ = subscription
+    }
+
+    @Test("Events lists the events that have handlers")
+    func eventsList() throws {
+        let table = CommandTable()
+        let subscriptions = [table.on("b") {}, table.on("a") {}]
+        #expect(table.events == ["b", "a"])
+        #expect(table.removeAll(for: "b") == 1)
+        #expect(table.events == ["a"])
+        withExtendedLifetime(subscriptions) {}
+    }
+}
