@@ -7,6 +7,12 @@
 #                             vs direct calls), then bench_table (executes, registering, memory
 #                             and threads of the event table vs direct calls)
 #                             (BENCH_ARGS=--quick for a short run, --strict to fail on a missed target)
+#   make bench-swift          the Swift benchmarks (Benchmarks/, its own package on ordo-one/benchmark):
+#                             CommandTable beside closures, a [String: [() -> Void]], NotificationCenter
+#                             and OpenCombine; prints one table with ratios and targets. The first run
+#                             builds the benchmark package and its dependencies (minutes); not part of
+#                             `make test` (BENCH_SWIFT_ARGS="--filter 'dispatch.*'" runs some cases,
+#                             BENCH_SWIFT_SUMMARY_ARGS=--strict fails on a missed target)
 #   make install PREFIX=/opt/dc DESTDIR=/tmp/stage
 #   make deps                 install the Debian packages the build and tests need (as root)
 #   make check-exports        fail if the .so exports a symbol not starting with dc_
@@ -292,6 +298,23 @@ bench:
 	    echo; \
 	done; \
 	exit $$status
+
+# The benchmark package exports one histogram per case and metric into a fresh
+# folder, then BenchSummary reads them and prints the table. ordo-one's line
+# for each file written is left out; its exit status is kept.
+BENCH_SWIFT_RESULTS := .build/bench-swift-results
+
+.PHONY: bench-swift
+bench-swift:
+	@$(MAKE) --no-print-directory deps
+	@rm -rf Benchmarks/$(BENCH_SWIFT_RESULTS) && mkdir -p Benchmarks/$(BENCH_SWIFT_RESULTS)
+	@cd Benchmarks && { $(SWIFT) package --allow-writing-to-package-directory benchmark \
+	    --format histogramEncoded --path $(BENCH_SWIFT_RESULTS) --no-progress $(BENCH_SWIFT_ARGS) 2>&1; \
+	    echo $$? > $(BENCH_SWIFT_RESULTS).status; } | grep -v '^Writing to '; \
+	    exit $$(cat $(BENCH_SWIFT_RESULTS).status)
+	@cd Benchmarks && $(SWIFT) build -c release --product BenchSummary >/dev/null
+	@cd Benchmarks && $(SWIFT) run -c release --skip-build BenchSummary $(BENCH_SWIFT_RESULTS) \
+	    $(BENCH_SWIFT_SUMMARY_ARGS)
 
 # ---- install ------------------------------------------------------------------
 

@@ -1100,6 +1100,9 @@ static dc_value call_marshal(const dc_handler *handler, uint32_t state, const dc
     result.u64 = 0;
     result.type = handler->signature->return_type;
     ((dc_marshal)handler->function)(handler->target, values, count, &result);
+    /* A marshal may say it returned nothing (DC_TYPE_VOID); otherwise only a
+     * variadic one chooses the type. */
+    if (result.type == DC_TYPE_VOID) return result;
     if (!(state & STATE_VARIADIC) || (unsigned)result.type >= DC_TYPE_COUNT)
         result.type = (state & STATE_VARIADIC) ? DC_TYPE_VOID : handler->signature->return_type;
     return result;

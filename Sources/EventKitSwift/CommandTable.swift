@@ -374,7 +374,9 @@ extension CommandTable {
             results: nil, results_capacity: 0)
         return try withCValues(arguments) { values, count in
             var result = dc_result()
-            let status = dc_table_execute_with(cTable, event, values, count, &options, &result)
+            // withCString puts a small string's bytes on the stack; passing the
+            // String straight to C would copy it to the heap.
+            let status = event.withCString { dc_table_execute_with(cTable, $0, values, count, &options, &result) }
             return try finish(status, result, event: event)
         }
     }
@@ -396,14 +398,17 @@ extension CommandTable {
 
 /// Calls `body` with C values for `values`, keeping string copies alive for
 /// the call. Objects cross unretained: the caller's `values` keep them alive.
+/// The C values live on the stack: an execute allocates nothing for them.
 func withCValues<R>(_ values: [Value], _ body: (UnsafePointer<dc_value>?, Int) throws -> R) rethrows -> R {
     if values.isEmpty { return try body(nil, 0) }
-    var strings: [UnsafeMutablePointer<CChar>] = []
-    defer { strings.forEach(freeCString) }
-    let cValues = values.map { value -> dc_value in
-        let (cValue, string) = value.makeCValue()
-        if let string { strings.append(string) }
-        return cValue
+    return try withUnsafeTemporaryAllocation(of: dc_value.self, capacity: values.count) { buffer in
+        var strings: [UnsafeMutablePointer<CChar>] = []
+        defer { strings.forEach(freeCString) }
+        for (index, value) in values.enumerated() {
+            let (cValue, string) = value.makeCValue()
+            if let string { strings.append(string) }
+            buffer.initializeElement(at: index, to: cValue)
+        }
+        return try body(UnsafePointer(buffer.baseAddress), values.count)
     }
-    return try cValues.withUnsafeBufferPointer { try body($0.baseAddress, $0.count) }
 }

@@ -24,7 +24,9 @@ public struct ExecuteResult: CustomStringConvertible {
         queued = result.queued
         dropped = result.dropped
         stopped = result.stopped
-        returnValue = result.has_return_value ? Value(result.return_value) : nil
+        // Not `? … : nil`: Value is ExpressibleByNilLiteral, so that `nil`
+        // would be `.pointer(nil)`, a return value nobody returned.
+        returnValue = result.has_return_value ? Value(result.return_value) : Optional.none
     }
 
     public var description: String {

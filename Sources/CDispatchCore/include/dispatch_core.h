@@ -542,7 +542,9 @@ DC_API dc_status dc_table_add_id(dc_table *table, dc_event_id event, dc_signatur
  * already checked and converted to the parameter types (arity adaptation as for
  * any handler: missing trailing ones are zero/NULL). When the signature returns
  * a value, *result arrives typed as its return type and zeroed; the marshal
- * sets its member. The values are valid for the call only.
+ * sets its member, or sets the type to DC_TYPE_VOID to return nothing this
+ * time (its result is then not counted). The values are valid for the call
+ * only.
  */
 typedef void (*dc_marshal)(void *data, const dc_value *arguments, size_t count, dc_value *result);
 

@@ -1,0 +1,545 @@
+internal import CDispatchCore
+import Synchronization
+
+// Weak target-action: handlers that call a method of a target, or a closure
+// on behalf of an owner, for as long as that object lives, as Cocoa's
+// `-[UIControl addTarget:action:forControlEvents:]` does.
+
+// MARK: - The box
+
+/// A handler bound to an object held weakly: its call runs while the object
+/// lives; once it has died the handler is skipped, never called, and removes
+/// itself from the table from inside that execute.
+final class WeakTargetHandlerBox: HandlerBox, @unchecked Sendable {
+    // @unchecked: `target` is never written after init (reading a weak
+    // reference is thread-safe), `handlerID` is atomic, the rest is constant.
+
+    weak let target: AnyObject?
+    let call: @Sendable (AnyObject, UnsafePointer<dc_value>?, Int, UnsafeMutablePointer<dc_value>?) throws -> Void
+    /// Where the table's registry of target handlers keeps this handler.
+    let registryKey: TargetHandlers.Key
+    /// The handler's id once registered; 0 until then.
+    let handlerID = Atomic<UInt64>(0)
+
+    init(
+        cTable: OpaquePointer, target: AnyObject, registryKey: TargetHandlers.Key,
+        call: @escaping @Sendable (AnyObject, UnsafePointer<dc_value>?, Int, UnsafeMutablePointer<dc_value>?) throws
+            -> Void
+    ) {
+        self.target = target
+        self.call = call
+        self.registryKey = registryKey
+        super.init(cTable: cTable)
+    }
+
+    deinit {
+        // The table released the box: the handler is gone.
+        TargetHandlers.remove(handlerID.load(ordering: .acquiring), for: registryKey)
+    }
+
+    /// Calls the handler with its target held strongly for the call; `false`
+    /// when the target has died.
+    func callIfAlive(_ arguments: UnsafePointer<dc_value>?, _ count: Int, _ result: UnsafeMutablePointer<dc_value>?)
+        -> Bool
+    {
+        guard let target else { return false }
+        do {
+            try call(target, arguments, count, result)
+        } catch {
+            fail(with: error)
+        }
+        return true
+    }
+
+    /// Removes the handler of a dead target. A handler registered a moment ago
+    /// on another thread may not know its id yet; the next execute prunes it.
+    func prune() {
+        let id = handlerID.load(ordering: .acquiring)
+        if id != 0 { _ = dc_table_remove(cTable, id) }
+    }
+
+    static let trampoline: dc_marshal = { data, arguments, count, result in
+        let box = Unmanaged<WeakTargetHandlerBox>.fromOpaque(data!)
+        let called = box._withUnsafeGuaranteedRef { $0.callIfAlive(arguments, count, result) }
+        if !called {
+            // Say that nothing was returned. The core keeps a fixed-signature
+            // marshal's result typed as its return type for now, so a skipped
+            // handler of a value-returning signature still yields a zero.
+            result?.pointee.type = DC_TYPE_VOID
+            // Removing the handler releases the table's reference to the box
+            // (the core allows removal from inside a handler); hold our own.
+            let held = box.retain()
+            held._withUnsafeGuaranteedRef { $0.prune() }
+            held.release()
+        }
+    }
+}
+
+/// The target handlers of every table, by table and target, so that
+/// ``CommandTable/removeTarget(_:)`` finds them: the C core removes marshal
+/// handlers by their box, not by the Swift object they call.
+///
+/// An entry is added once its handler is registered and removed when the
+/// table releases the handler's box, which it does for every handler when the
+/// table is destroyed: the registry holds nothing for dead tables.
+enum TargetHandlers {
+    struct Key: Hashable {
+        let table: UInt32
+        let target: ObjectIdentifier
+    }
+
+    /// Handler ids and their events, by table and target.
+    private static let handlers = Mutex<[Key: [dc_handler_id: dc_event_id]]>([:])
+
+    static func insert(_ handler: dc_handler_id, event: dc_event_id, for key: Key) {
+        handlers.withLock { $0[key, default: [:]][handler] = event }
+    }
+
+    static func remove(_ handler: dc_handler_id, for key: Key) {
+        guard handler != 0 else { return }
+        handlers.withLock { handlers in
+            handlers[key]?[handler] = nil
+            if handlers[key]?.isEmpty == true { handlers[key] = nil }
+        }
+    }
+
+    /// The handlers of `key`, of one event or (`event` nil) of all.
+    ///
+    /// An object identifier can be reused once its object has died, so the
+    /// result may include handlers of a dead target at the same address:
+    /// removing those is what pruning would do anyway.
+    static func handlers(for key: Key, event: dc_event_id? = nil) -> [dc_handler_id] {
+        handlers.withLock { handlers in
+            guard let entries = handlers[key] else { return [] }
+            return entries.compactMap { handler, handlerEvent in
+                event == nil || handlerEvent == event ? handler : nil
+            }
+        }
+    }
+}
+
+// MARK: - Registering
+
+/// The arguments of a sender/args handler: the first argument is the sender
+/// when it is an object, and the arguments after it follow; otherwise there
+/// is no sender and every argument follows.
+func senderAndArguments(_ arguments: UnsafePointer<dc_value>?, _ count: Int) -> (AnyObject?, [Value]) {
+    let values = (0..<count).map { Value(arguments![$0]) }
+    guard case .object(let sender)? = values.first else { return (nil, values) }
+    return (sender, Array(values.dropFirst()))
+}
+
+extension CommandTable {
+    /// Registers `call` for `event`, bound to `target` held weakly, and
+    /// records it in the registry under `target`.
+    func addTargetHandler<Target: AnyObject>(
+        _ target: Target, event: dc_event_id, signature: Signature?, options: HandlerOptions = [],
+        _ call: @escaping @Sendable (Target, UnsafePointer<dc_value>?, Int, UnsafeMutablePointer<dc_value>?) throws
+            -> Void
+    ) throws(DispatchError) -> Subscription {
+        let key = TargetHandlers.Key(table: serial, target: ObjectIdentifier(target))
+        let box = WeakTargetHandlerBox(cTable: cTable, target: target, registryKey: key) {
+            object, arguments, count, result in
+            try call(unsafeDowncast(object, to: Target.self), arguments, count, result)
+        }
+        let id = try addBox(
+            box, trampoline: WeakTargetHandlerBox.trampoline, signature: signature, event: event, options: options)
+        box.handlerID.store(id, ordering: .releasing)
+        // `box` is held here, so its deinit (which removes the entry) cannot
+        // run before the entry is inserted, even if another thread has removed
+        // the handler already.
+        TargetHandlers.insert(id, event: event, for: key)
+        return subscription(for: id, cancelsOnRelease: false)
+    }
+
+    /// `addTargetHandler` for handlers whose signature is known to be valid,
+    /// so only running out of memory can fail, which Swift treats as fatal.
+    func targetSubscription<Target: AnyObject>(
+        _ target: Target, event: String, signature: Signature?, options: HandlerOptions = [],
+        _ call: @escaping @Sendable (Target, UnsafePointer<dc_value>?, Int) throws -> Void
+    ) -> Subscription {
+        do {
+            return try addTargetHandler(
+                target, event: eventID(named: event), signature: signature, options: options
+            ) { target, arguments, count, _ in
+                try call(target, arguments, count)
+            }
+        } catch {
+            fatalError("CommandTable \(name): registering a handler for \"\(event)\" failed: \(error)")
+        }
+    }
+
+    /// `targetSubscription` for a typed key, with the signature of
+    /// `parameters`.
+    func targetSubscription<Target: AnyObject, Arguments>(
+        _ target: Target, key: EventKey<Arguments>, parameters: [ValueType], options: HandlerOptions = [],
+        _ call: @escaping @Sendable (Target, UnsafePointer<dc_value>?) throws -> Void
+    ) -> Subscription {
+        do {
+            let signature = try Signature(returning: .void, parameters: parameters)
+            return try addTargetHandler(
+                target, event: eventID(for: key), signature: signature, options: options
+            ) { target, arguments, _, _ in
+                try call(target, arguments)
+            }
+        } catch {
+            fatalError("CommandTable \(name): registering a handler for \"\(key.name)\" failed: \(error)")
+        }
+    }
+}
+
+// MARK: - Target-action
+
+extension CommandTable {
+    /// Calls `action` on `target` each time `event` is executed, for as long
+    /// as `target` lives.
+    ///
+    /// ```swift
+    /// table.addTarget(controller, action: Controller.reset, for: "reset")
+    /// ```
+    ///
+    /// The table holds `target` weakly: once it has died its handlers are
+    /// skipped, never called, and removed at the next execute of their event
+    /// (which still counts them in ``ExecuteResult/handled``). Releasing the
+    /// returned subscription changes nothing; ``Subscription/cancel()``,
+    /// ``removeTarget(_:)`` and `removeTarget(_:for:)` remove the
+    /// handler early.
+    ///
+    /// Registering the same target and action for the same event twice makes
+    /// two handlers: Swift method references have no identity to compare, and
+    /// two different methods of one shape must not collapse into one. Remove
+    /// the target's handlers for the event first to replace them.
+    ///
+    /// The action runs on the thread that executes, like every handler.
+    ///
+    /// The corresponding C function is `dc_table_add_marshal`. Replaces
+    /// `-[UIControl addTarget:action:forControlEvents:]` and
+    /// `-[NSNotificationCenter addObserver:selector:name:object:]`.
+    @discardableResult
+    public func addTarget<Target: AnyObject>(
+        _ target: Target, action: @escaping @Sendable (Target) -> () -> Void, for event: String
+    ) -> Subscription {
+        targetSubscription(target, event: event, signature: Signatures.void) { target, _, _ in
+            action(target)()
+        }
+    }
+
+    /// Calls `action` on `target` with the event's first argument, which must
+    /// fit a `Bool`, for as long as `target` lives; see
+    /// `addTarget(_:action:for:)`.
+    @discardableResult
+    public func addTarget<Target: AnyObject>(
+        _ target: Target, action: @escaping @Sendable (Target) -> (Bool) -> Void, for event: String
+    ) -> Subscription {
+        targetSubscription(target, event: event, signature: Signatures.bool) { target, arguments, _ in
+            action(target)(arguments![0].b)
+        }
+    }
+
+    /// Calls `action` on `target` with the event's first argument, an object
+    /// or `nil`, for as long as `target` lives.
+    @discardableResult
+    public func addTarget<Target: AnyObject>(
+        _ target: Target, action: @escaping @Sendable (Target) -> (AnyObject?) -> Void, for event: String
+    ) -> Subscription {
+        targetSubscription(target, event: event, signature: Signatures.object) { target, arguments, _ in
+            let object = arguments![0].object.map { Unmanaged<AnyObject>.fromOpaque($0).takeUnretainedValue() }
+            action(target)(object)
+        }
+    }
+
+    /// Calls `action` on `target` with the event's sender (its first
+    /// argument, when that is an object) and the arguments after it, for as
+    /// long as `target` lives: the .NET `EventHandler` shape.
+    @discardableResult
+    public func addTarget<Target: AnyObject>(
+        _ target: Target, action: @escaping @Sendable (Target) -> (_ sender: AnyObject?, _ arguments: [Value]) -> Void,
+        for event: String
+    ) -> Subscription {
+        targetSubscription(target, event: event, signature: nil) { target, arguments, count in
+            let (sender, values) = senderAndArguments(arguments, count)
+            action(target)(sender, values)
+        }
+    }
+
+    /// Calls `action` on `target` each time `key`'s event is executed, for as
+    /// long as `target` lives.
+    @discardableResult
+    public func addTarget<Target: AnyObject>(
+        _ target: Target, action: @escaping @Sendable (Target) -> () -> Void, for key: EventKey<Void>
+    ) -> Subscription {
+        targetSubscription(target, key: key, parameters: []) { target, _ in action(target)() }
+    }
+
+    /// Calls `action` on `target` with the event's argument, whose type the
+    /// compiler checks against the key's, for as long as `target` lives.
+    ///
+    /// ```swift
+    /// table.addTarget(controller, action: Controller.toggle, for: .toggle)
+    /// ```
+    @discardableResult
+    public func addTarget<Target: AnyObject, A: EventArgument>(
+        _ target: Target, action: @escaping @Sendable (Target) -> (A) -> Void, for key: EventKey<A>
+    ) -> Subscription {
+        let event = key.name
+        return targetSubscription(target, key: key, parameters: [A.valueType]) { target, arguments in
+            action(target)(try A.argument(arguments, at: 0, event: event))
+        }
+    }
+
+    /// Calls `action` on `target` with the event's object argument, for as
+    /// long as `target` lives.
+    @discardableResult
+    public func addTarget<Target: AnyObject, A: AnyObject>(
+        _ target: Target, action: @escaping @Sendable (Target) -> (A) -> Void, for key: EventKey<A>
+    ) -> Subscription {
+        let event = key.name
+        return targetSubscription(target, key: key, parameters: [.object]) { target, arguments in
+            action(target)(try objectArgument(arguments, at: 0, event: event))
+        }
+    }
+
+    /// Calls `action` on `target` with the event's object argument; chosen
+    /// for a class that is also an ``EventArgument``.
+    @discardableResult
+    public func addTarget<Target: AnyObject, A: AnyObject & EventArgument>(
+        _ target: Target, action: @escaping @Sendable (Target) -> (A) -> Void, for key: EventKey<A>
+    ) -> Subscription {
+        let event = key.name
+        return targetSubscription(target, key: key, parameters: [.object]) { target, arguments in
+            action(target)(try objectArgument(arguments, at: 0, event: event))
+        }
+    }
+
+    /// Calls `action` on `target` with the event's two arguments, for as long
+    /// as `target` lives.
+    @discardableResult
+    public func addTarget<Target: AnyObject, A: EventArgument, B: EventArgument>(
+        _ target: Target, action: @escaping @Sendable (Target) -> (A, B) -> Void, for key: EventKey<(A, B)>
+    ) -> Subscription {
+        let event = key.name
+        return targetSubscription(target, key: key, parameters: [A.valueType, B.valueType]) { target, arguments in
+            action(target)(
+                try A.argument(arguments, at: 0, event: event),
+                try B.argument(arguments, at: 1, event: event))
+        }
+    }
+
+    /// Calls `action` on `target` with the event's three arguments, for as
+    /// long as `target` lives.
+    @discardableResult
+    public func addTarget<Target: AnyObject, A: EventArgument, B: EventArgument, C: EventArgument>(
+        _ target: Target, action: @escaping @Sendable (Target) -> (A, B, C) -> Void, for key: EventKey<(A, B, C)>
+    ) -> Subscription {
+        let event = key.name
+        return targetSubscription(
+            target, key: key, parameters: [A.valueType, B.valueType, C.valueType]
+        ) { target, arguments in
+            action(target)(
+                try A.argument(arguments, at: 0, event: event),
+                try B.argument(arguments, at: 1, event: event),
+                try C.argument(arguments, at: 2, event: event))
+        }
+    }
+
+    /// Calls the C function `function`, whose type `signature` describes,
+    /// with `target` as parameter 0 and the event's arguments after it, each
+    /// time `event` is executed, for as long as `target` lives.
+    ///
+    /// Unlike ``register(_:function:signature:target:options:)``, which takes
+    /// an unretained address, the table holds `target` weakly and never calls
+    /// the function once it has died. The call takes the signature's own
+    /// path: a cast function pointer when the stubs cover it, libffi
+    /// otherwise, and the function's return value is the handler's.
+    ///
+    /// The execute that finds the target dead, and removes the handler, still
+    /// counts it in ``ExecuteResult/handled``; for now it also reports a zero
+    /// of the return type as its return value, until the C core lets a marshal
+    /// handler return nothing.
+    ///
+    /// - Throws: ``DispatchError/typeMismatch(_:)`` when parameter 0 is not an
+    ///   object or a pointer; ``DispatchError/invalidArgument(_:)`` when
+    ///   `function` is not a C function; ``DispatchError/nullArgument(_:)``
+    ///   when it is null.
+    ///
+    /// The corresponding C functions are `dc_table_add_marshal` and
+    /// `dc_call`. Replaces a target with an `IMP` called through
+    /// `NSInvocation`.
+    @discardableResult
+    public func addTarget<Target: AnyObject, Function>(
+        _ target: Target, function: Function, signature: Signature, for event: String
+    ) throws -> Subscription {
+        let cFunction = try cFunctionPointer(function)
+        guard let cFunction else {
+            throw DispatchError(
+                status: DC_ERR_NULL_ARGUMENT,
+                message: "table \(name): the function for \"\(event)\" must not be NULL")!
+        }
+        guard let first = signature.parameterTypes.first, first == .object || first == .pointer else {
+            throw DispatchError(
+                status: DC_ERR_TYPE,
+                message: "table \(name): event \"\(event)\": signature \"\(signature.encoding)\" cannot take "
+                    + "the target: parameter 0 must be an object or a pointer")!
+        }
+        // The core checks and converts the event's arguments against the
+        // parameters after the target; the call puts the target in front.
+        let arguments = try Signature(
+            returning: signature.returnType, parameters: Array(signature.parameterTypes.dropFirst()))
+        return try addTargetHandler(
+            target, event: eventID(named: event), signature: arguments
+        ) { target, values, count, result in
+            try withUnsafeTemporaryAllocation(of: dc_value.self, capacity: count + 1) {
+                (buffer) throws(DispatchError) in
+                buffer.initializeElement(at: 0, to: dc_object(Unmanaged.passUnretained(target).toOpaque()))
+                for index in 0..<count { buffer.initializeElement(at: index + 1, to: values![index]) }
+                var returned = dc_void()
+                try DispatchError.check(
+                    dc_call(signature.cSignature, cFunction, buffer.baseAddress, count + 1, &returned))
+                if let result, returned.type != DC_TYPE_VOID { result.pointee = returned }
+            }
+        }
+    }
+}
+
+// MARK: - Closures that live as long as an owner
+
+extension CommandTable {
+    /// Runs `handler` each time `event` is executed, for as long as `owner`
+    /// lives.
+    ///
+    /// ```swift
+    /// table.on("reset", owner: self) { print("reset") }
+    /// ```
+    ///
+    /// The table holds `owner` weakly and the handler strongly: capture
+    /// `owner` weakly in the handler, or it never dies. Once `owner` has died
+    /// the handler is skipped and pruned as a target-action's is. Releasing
+    /// the returned subscription changes nothing; ``Subscription/cancel()`` and
+    /// ``removeTarget(_:)`` with the owner remove it early.
+    @discardableResult
+    public func on(
+        _ event: String, owner: AnyObject, options: HandlerOptions = [], _ handler: @escaping @Sendable () -> Void
+    ) -> Subscription {
+        targetSubscription(owner, event: event, signature: Signatures.void, options: options) { _, _, _ in
+            handler()
+        }
+    }
+
+    /// Runs `handler` with the event's first argument, which must fit a
+    /// `Bool`, for as long as `owner` lives.
+    @discardableResult
+    public func on(
+        _ event: String, owner: AnyObject, options: HandlerOptions = [],
+        _ handler: @escaping @Sendable (Bool) -> Void
+    ) -> Subscription {
+        targetSubscription(owner, event: event, signature: Signatures.bool, options: options) { _, arguments, _ in
+            handler(arguments![0].b)
+        }
+    }
+
+    /// Runs `handler` with the event's first argument, an object or `nil`,
+    /// for as long as `owner` lives.
+    @discardableResult
+    public func on(
+        _ event: String, owner: AnyObject, options: HandlerOptions = [],
+        _ handler: @escaping @Sendable (AnyObject?) -> Void
+    ) -> Subscription {
+        targetSubscription(owner, event: event, signature: Signatures.object, options: options) { _, arguments, _ in
+            handler(arguments![0].object.map { Unmanaged<AnyObject>.fromOpaque($0).takeUnretainedValue() })
+        }
+    }
+
+    /// Runs `handler` with the event's sender and the arguments after it, for
+    /// as long as `owner` lives.
+    @discardableResult
+    public func on(
+        _ event: String, owner: AnyObject, options: HandlerOptions = [],
+        _ handler: @escaping @Sendable (_ sender: AnyObject?, _ arguments: [Value]) -> Void
+    ) -> Subscription {
+        targetSubscription(owner, event: event, signature: nil, options: options) { _, arguments, count in
+            let (sender, values) = senderAndArguments(arguments, count)
+            handler(sender, values)
+        }
+    }
+
+    /// Runs `handler` each time `key`'s event is executed, for as long as
+    /// `owner` lives.
+    @discardableResult
+    public func on(
+        _ key: EventKey<Void>, owner: AnyObject, options: HandlerOptions = [],
+        _ handler: @escaping @Sendable () -> Void
+    ) -> Subscription {
+        targetSubscription(owner, key: key, parameters: [], options: options) { _, _ in handler() }
+    }
+
+    /// Runs `handler` with the event's argument, for as long as `owner`
+    /// lives.
+    @discardableResult
+    public func on<A: EventArgument>(
+        _ key: EventKey<A>, owner: AnyObject, options: HandlerOptions = [],
+        _ handler: @escaping @Sendable (A) -> Void
+    ) -> Subscription {
+        let event = key.name
+        return targetSubscription(owner, key: key, parameters: [A.valueType], options: options) { _, arguments in
+            handler(try A.argument(arguments, at: 0, event: event))
+        }
+    }
+
+    /// Runs `handler` with the event's two arguments, for as long as `owner`
+    /// lives.
+    @discardableResult
+    public func on<A: EventArgument, B: EventArgument>(
+        _ key: EventKey<(A, B)>, owner: AnyObject, options: HandlerOptions = [],
+        _ handler: @escaping @Sendable (A, B) -> Void
+    ) -> Subscription {
+        let event = key.name
+        return targetSubscription(
+            owner, key: key, parameters: [A.valueType, B.valueType], options: options
+        ) { _, arguments in
+            handler(
+                try A.argument(arguments, at: 0, event: event),
+                try B.argument(arguments, at: 1, event: event))
+        }
+    }
+}
+
+// MARK: - Removing targets
+
+extension CommandTable {
+    /// Removes every handler bound to `target`: its target-actions and the
+    /// closures it owns, on every event. Returns how many.
+    ///
+    /// Replaces `-[UIControl removeTarget:action:forControlEvents:]` with a
+    /// nil action and `-[NSNotificationCenter removeObserver:]`.
+    @discardableResult
+    public func removeTarget(_ target: AnyObject) -> Int {
+        remove(TargetHandlers.handlers(for: TargetHandlers.Key(table: serial, target: ObjectIdentifier(target))))
+    }
+
+    /// Removes the handlers bound to `target` for `event` and returns how
+    /// many.
+    @discardableResult
+    public func removeTarget(_ target: AnyObject, for event: String) -> Int {
+        guard let id = try? eventID(named: event) else { return 0 }
+        return remove(
+            TargetHandlers.handlers(
+                for: TargetHandlers.Key(table: serial, target: ObjectIdentifier(target)), event: id))
+    }
+
+    /// Removes the handlers bound to `target` for `key`'s event and returns
+    /// how many.
+    @discardableResult
+    public func removeTarget<Arguments>(_ target: AnyObject, for key: EventKey<Arguments>) -> Int {
+        guard let id = try? eventID(for: key) else { return 0 }
+        return remove(
+            TargetHandlers.handlers(
+                for: TargetHandlers.Key(table: serial, target: ObjectIdentifier(target)), event: id))
+    }
+
+    /// Removes the handlers `ids` and returns how many were still there.
+    /// Called without the registry's lock held: removal waits for calls
+    /// running on other threads, and releasing a box takes that lock.
+    private func remove(_ ids: [dc_handler_id]) -> Int {
+        ids.reduce(0) { removed, id in dc_table_remove(cTable, id) == DC_OK ? removed + 1 : removed }
+    }
+}

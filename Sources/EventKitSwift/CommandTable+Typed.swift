@@ -1,0 +1,362 @@
+internal import CDispatchCore
+
+// Typed keys: handlers and executes whose argument types the compiler checks.
+// A typed handler is registered with the signature of its key's arguments, so
+// the C core also checks executes made by name or from C before any handler
+// runs.
+
+// MARK: - Registering
+
+extension CommandTable {
+    /// Registers `box` as a marshal handler of the interned event `event`; the
+    /// table's destroy notify releases it.
+    func addBox(
+        _ box: HandlerBox, trampoline: dc_marshal, signature: Signature?, event: dc_event_id,
+        options: HandlerOptions = []
+    ) throws(DispatchError) -> dc_handler_id {
+        let data = Unmanaged.passRetained(box).toOpaque()
+        var cOptions = dc_handler_options(
+            flags: options.cFlags, queue: nil, destroy: releaseHandlerBox, destroy_data: data)
+        var id: dc_handler_id = 0
+        let status = dc_table_add_marshal_id(cTable, event, signature?.cSignature, trampoline, data, &cOptions, &id)
+        if status != DC_OK {
+            // Not registered, so the destroy notify will never run.
+            Unmanaged<HandlerBox>.fromOpaque(data).release()
+            try DispatchError.check(status)
+        }
+        return id
+    }
+
+    /// Registers `box` for `key`'s event; a closure lives as long as the
+    /// subscription.
+    func boxSubscription<Arguments>(
+        _ key: EventKey<Arguments>, signature: Signature, box: HandlerBox, trampoline: dc_marshal,
+        options: HandlerOptions
+    ) -> Subscription {
+        do {
+            let id = try addBox(
+                box, trampoline: trampoline, signature: signature, event: eventID(for: key), options: options)
+            return subscription(for: id, cancelsOnRelease: true)
+        } catch {
+            // A closure with a fixed, valid signature can only fail to register
+            // when memory runs out, which Swift treats as fatal.
+            fatalError("CommandTable \(name): registering a handler for \"\(key.name)\" failed: \(error)")
+        }
+    }
+
+    /// Registers `box`, a typed closure, for `key`'s event with the signature
+    /// of `parameters`.
+    func typedSubscription<Arguments>(
+        _ key: EventKey<Arguments>, parameters: [ValueType], box: ArgumentsHandlerBox, options: HandlerOptions
+    ) -> Subscription {
+        // Signatures of EventArgument types are always valid.
+        let signature = try! Signature(returning: .void, parameters: parameters)
+        return boxSubscription(
+            key, signature: signature, box: box, trampoline: ArgumentsHandlerBox.trampoline, options: options)
+    }
+
+    /// Runs `handler` each time `key`'s event is executed, for as long as the
+    /// returned subscription lives.
+    ///
+    /// ```swift
+    /// table.on(.reset) { print("reset") }.store(in: &subscriptions)
+    /// ```
+    ///
+    /// The corresponding C function is `dc_table_add_marshal_id`.
+    public func on(
+        _ key: EventKey<Void>, options: HandlerOptions = [], _ handler: @escaping @Sendable () -> Void
+    ) -> Subscription {
+        boxSubscription(
+            key, signature: Signatures.void, box: VoidHandlerBox(cTable: cTable, body: handler),
+            trampoline: VoidHandlerBox.trampoline, options: options)
+    }
+
+    /// Runs `handler` with the event's argument each time `key`'s event is
+    /// executed, for as long as the returned subscription lives.
+    ///
+    /// ```swift
+    /// table.on(.toggle) { (on: Bool) in print("toggle", on) }.store(in: &subscriptions)
+    /// ```
+    ///
+    /// The handler is registered with `A`'s ``EventArgument/valueType``, so an
+    /// execute by name with an argument of another type throws
+    /// ``DispatchError/typeMismatch(_:)`` before any handler runs. An
+    /// argument the C type admits but `A` does not (a null string for a
+    /// `String`, an object of another class) stops the emission there and the
+    /// execute throws ``DispatchError/typeMismatch(_:)``.
+    public func on<A: EventArgument>(
+        _ key: EventKey<A>, options: HandlerOptions = [], _ handler: @escaping @Sendable (A) -> Void
+    ) -> Subscription {
+        typedSubscription(
+            key, parameters: [A.valueType],
+            box: OneArgumentHandlerBox(cTable: cTable, event: key.name, body: handler), options: options)
+    }
+
+    /// Runs `handler` with the event's object argument each time `key`'s event
+    /// is executed, for as long as the returned subscription lives.
+    ///
+    /// The C core checks that the argument is an object; that it is an `A`
+    /// is checked when the handler is reached: a null or an object of another
+    /// class stops the emission there and the execute throws
+    /// ``DispatchError/typeMismatch(_:)``.
+    public func on<A: AnyObject>(
+        _ key: EventKey<A>, options: HandlerOptions = [], _ handler: @escaping @Sendable (A) -> Void
+    ) -> Subscription {
+        typedSubscription(
+            key, parameters: [.object], box: ObjectArgumentHandlerBox(cTable: cTable, event: key.name, body: handler),
+            options: options)
+    }
+
+    /// Runs `handler` with the event's object argument; chosen for a class
+    /// that is also an ``EventArgument``.
+    public func on<A: AnyObject & EventArgument>(
+        _ key: EventKey<A>, options: HandlerOptions = [], _ handler: @escaping @Sendable (A) -> Void
+    ) -> Subscription {
+        typedSubscription(
+            key, parameters: [.object], box: ObjectArgumentHandlerBox(cTable: cTable, event: key.name, body: handler),
+            options: options)
+    }
+
+    /// Runs `handler` with the event's two arguments each time `key`'s event
+    /// is executed, for as long as the returned subscription lives.
+    public func on<A: EventArgument, B: EventArgument>(
+        _ key: EventKey<(A, B)>, options: HandlerOptions = [], _ handler: @escaping @Sendable (A, B) -> Void
+    ) -> Subscription {
+        typedSubscription(
+            key, parameters: [A.valueType, B.valueType],
+            box: TwoArgumentsHandlerBox(cTable: cTable, event: key.name, body: handler), options: options)
+    }
+
+    /// Runs `handler` with the event's three arguments each time `key`'s
+    /// event is executed, for as long as the returned subscription lives.
+    public func on<A: EventArgument, B: EventArgument, C: EventArgument>(
+        _ key: EventKey<(A, B, C)>, options: HandlerOptions = [],
+        _ handler: @escaping @Sendable (A, B, C) -> Void
+    ) -> Subscription {
+        typedSubscription(
+            key, parameters: [A.valueType, B.valueType, C.valueType],
+            box: ThreeArgumentsHandlerBox(cTable: cTable, event: key.name, body: handler), options: options)
+    }
+
+    /// How many handlers `key`'s event has (blocked ones included).
+    ///
+    /// The corresponding C function is `dc_table_handler_count`.
+    public func handlerCount<Arguments>(for key: EventKey<Arguments>) -> Int {
+        handlerCount(for: key.name)
+    }
+
+    /// Removes every handler of `key`'s event and returns how many.
+    ///
+    /// The corresponding C function is `dc_table_remove_event`.
+    @discardableResult
+    public func removeAll<Arguments>(for key: EventKey<Arguments>) -> Int {
+        removeAll(for: key.name)
+    }
+}
+
+// MARK: - Executing
+
+extension CommandTable {
+    /// Executes `key`'s event with `count` C arguments.
+    func execute<Arguments>(
+        _ key: EventKey<Arguments>, cArguments: UnsafePointer<dc_value>?, count: Int
+    ) throws -> ExecuteResult {
+        try execute(key.name, cache: key.cache, cArguments: cArguments, count: count)
+    }
+
+    /// The same, not generic, so that it is compiled for the one case it is:
+    /// the typed executes run unspecialized inside this module.
+    private func execute(
+        _ name: String, cache: EventIDCache, cArguments: UnsafePointer<dc_value>?, count: Int
+    ) throws -> ExecuteResult {
+        let event = try eventID(named: name, cache: cache)
+        var result = dc_result()
+        let status = dc_table_execute_id(cTable, event, cArguments, count, &result)
+        // The common case without `finish`, whose event-name autoclosure would
+        // retain the name on every execute.
+        if status == DC_OK, !result.stopped, logger == nil { return ExecuteResult(result) }
+        return try finish(status, result, event: name)
+    }
+
+    /// Executes `key`'s event: runs its handlers in order.
+    ///
+    /// ```swift
+    /// try table.execute(.reset)
+    /// ```
+    ///
+    /// The key remembers the event's interned id in this table, so this skips
+    /// hashing the name. It throws what an execute by name throws, before
+    /// any handler runs, or the error a handler threw.
+    ///
+    /// The corresponding C function is `dc_table_execute_id`.
+    @discardableResult
+    public func execute(_ key: EventKey<Void>) throws -> ExecuteResult {
+        try execute(key, cArguments: nil, count: 0)
+    }
+
+    /// Executes `key`'s event with `argument`, whose type the compiler checks
+    /// against the key's.
+    ///
+    /// ```swift
+    /// try table.execute(.toggle, true)
+    /// // try table.execute(.toggle, "yes")   does not compile: .toggle takes a Bool
+    /// ```
+    ///
+    /// The corresponding C function is `dc_table_execute_id`.
+    @discardableResult
+    public func execute<A: EventArgument>(_ key: EventKey<A>, _ argument: A) throws -> ExecuteResult {
+        if let cType = A.bitwiseCType {
+            var value = argument.bitwiseCValue(cType)
+            return try execute(key, cArguments: &value, count: 1)
+        }
+        return try argument.withCValue { value in
+            try withUnsafePointer(to: value) { try execute(key, cArguments: $0, count: 1) }
+        }
+    }
+
+    /// Executes `key`'s event with the object `argument`, passed unretained
+    /// for the call.
+    @discardableResult
+    public func execute<A: AnyObject>(_ key: EventKey<A>, _ argument: A) throws -> ExecuteResult {
+        try executeObject(key, argument)
+    }
+
+    /// Executes `key`'s event with the object `argument`; chosen for a class
+    /// that is also an ``EventArgument``.
+    @discardableResult
+    public func execute<A: AnyObject & EventArgument>(_ key: EventKey<A>, _ argument: A) throws -> ExecuteResult {
+        try executeObject(key, argument)
+    }
+
+    private func executeObject<A: AnyObject>(_ key: EventKey<A>, _ argument: A) throws -> ExecuteResult {
+        try withExtendedLifetime(argument) {
+            let value = dc_object(Unmanaged.passUnretained(argument).toOpaque())
+            return try withUnsafePointer(to: value) { try execute(key, cArguments: $0, count: 1) }
+        }
+    }
+
+    /// Executes `key`'s event with two arguments, whose types the compiler
+    /// checks against the key's.
+    @discardableResult
+    public func execute<A: EventArgument, B: EventArgument>(
+        _ key: EventKey<(A, B)>, _ first: A, _ second: B
+    ) throws -> ExecuteResult {
+        try first.withCValue { firstValue in
+            try second.withCValue { secondValue in
+                try withUnsafeTemporaryAllocation(of: dc_value.self, capacity: 2) { values in
+                    values.initializeElement(at: 0, to: firstValue)
+                    values.initializeElement(at: 1, to: secondValue)
+                    return try execute(key, cArguments: values.baseAddress, count: 2)
+                }
+            }
+        }
+    }
+
+    /// Executes `key`'s event with three arguments, whose types the compiler
+    /// checks against the key's.
+    @discardableResult
+    public func execute<A: EventArgument, B: EventArgument, C: EventArgument>(
+        _ key: EventKey<(A, B, C)>, _ first: A, _ second: B, _ third: C
+    ) throws -> ExecuteResult {
+        try first.withCValue { firstValue in
+            try second.withCValue { secondValue in
+                try third.withCValue { thirdValue in
+                    try withUnsafeTemporaryAllocation(of: dc_value.self, capacity: 3) { values in
+                        values.initializeElement(at: 0, to: firstValue)
+                        values.initializeElement(at: 1, to: secondValue)
+                        values.initializeElement(at: 2, to: thirdValue)
+                        return try execute(key, cArguments: values.baseAddress, count: 3)
+                    }
+                }
+            }
+        }
+    }
+}
+
+// MARK: - Boxes
+
+/// A typed closure: one trampoline for every argument list, which calls the
+/// subclass that knows the argument types. A call is one virtual call, with
+/// no closure in between and no reference counting.
+class ArgumentsHandlerBox: HandlerBox, @unchecked Sendable {
+    /// The event's name, for the message of an argument Swift rejects.
+    let event: String
+
+    init(cTable: OpaquePointer, event: String) {
+        self.event = event
+        super.init(cTable: cTable)
+    }
+
+    /// Calls the closure with the checked, converted C arguments.
+    func run(_ arguments: UnsafePointer<dc_value>?) throws(DispatchError) {
+        preconditionFailure("ArgumentsHandlerBox.run is overridden by every subclass")
+    }
+
+    static let trampoline: dc_marshal = { data, arguments, _, _ in
+        Unmanaged<ArgumentsHandlerBox>.fromOpaque(data!)._withUnsafeGuaranteedRef { box in
+            do {
+                try box.run(arguments)
+            } catch {
+                box.fail(with: error)
+            }
+        }
+    }
+}
+
+final class OneArgumentHandlerBox<A: EventArgument>: ArgumentsHandlerBox, @unchecked Sendable {
+    let body: @Sendable (A) -> Void
+    let bitwise = A.bitwiseCType != nil
+    init(cTable: OpaquePointer, event: String, body: @escaping @Sendable (A) -> Void) {
+        self.body = body
+        super.init(cTable: cTable, event: event)
+    }
+
+    override func run(_ arguments: UnsafePointer<dc_value>?) throws(DispatchError) {
+        body(try A.argument(arguments, at: 0, event: event, bitwise: bitwise))
+    }
+}
+
+final class ObjectArgumentHandlerBox<A: AnyObject>: ArgumentsHandlerBox, @unchecked Sendable {
+    let body: @Sendable (A) -> Void
+    init(cTable: OpaquePointer, event: String, body: @escaping @Sendable (A) -> Void) {
+        self.body = body
+        super.init(cTable: cTable, event: event)
+    }
+
+    override func run(_ arguments: UnsafePointer<dc_value>?) throws(DispatchError) {
+        body(try objectArgument(arguments, at: 0, event: event))
+    }
+}
+
+final class TwoArgumentsHandlerBox<A: EventArgument, B: EventArgument>: ArgumentsHandlerBox, @unchecked Sendable {
+    let body: @Sendable (A, B) -> Void
+    let bitwise = (A.bitwiseCType != nil, B.bitwiseCType != nil)
+    init(cTable: OpaquePointer, event: String, body: @escaping @Sendable (A, B) -> Void) {
+        self.body = body
+        super.init(cTable: cTable, event: event)
+    }
+
+    override func run(_ arguments: UnsafePointer<dc_value>?) throws(DispatchError) {
+        body(
+            try A.argument(arguments, at: 0, event: event, bitwise: bitwise.0),
+            try B.argument(arguments, at: 1, event: event, bitwise: bitwise.1))
+    }
+}
+
+final class ThreeArgumentsHandlerBox<A: EventArgument, B: EventArgument, C: EventArgument>:
+    ArgumentsHandlerBox, @unchecked Sendable
+{
+    let body: @Sendable (A, B, C) -> Void
+    let bitwise = (A.bitwiseCType != nil, B.bitwiseCType != nil, C.bitwiseCType != nil)
+    init(cTable: OpaquePointer, event: String, body: @escaping @Sendable (A, B, C) -> Void) {
+        self.body = body
+        super.init(cTable: cTable, event: event)
+    }
+
+    override func run(_ arguments: UnsafePointer<dc_value>?) throws(DispatchError) {
+        body(
+            try A.argument(arguments, at: 0, event: event, bitwise: bitwise.0),
+            try B.argument(arguments, at: 1, event: event, bitwise: bitwise.1),
+            try C.argument(arguments, at: 2, event: event, bitwise: bitwise.2))
+    }
+}

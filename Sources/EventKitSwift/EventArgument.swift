@@ -1,0 +1,355 @@
+internal import CDispatchCore
+
+/// A Swift type that travels through a ``CommandTable`` as one C argument, so
+/// it can be an argument of a typed ``EventKey``.
+///
+/// `Bool`, every `Int` and `UInt` width, `Float`, `Double`, `String` and
+/// `String?` conform. A class conforms by declaring it (`extension Controller:
+/// EventArgument {}`): it travels as an ``ValueType/object``. An enum with a
+/// raw value that conforms does too (`enum Mode: Int32, EventArgument`): it
+/// travels as its raw value.
+///
+/// ```swift
+/// extension EventKey where Arguments == (Mode, Double) {
+///     static let configure: EventKey<(Mode, Double)> = "configure"
+/// }
+/// ```
+///
+/// Handlers of typed keys are registered with the signature these types
+/// spell, so the C core checks every argument of an execute, whether it comes
+/// from Swift, from the string API or from C, before any handler runs.
+/// Handlers run on whatever thread executes, so a conformance may not be
+/// isolated to an actor (the protocol refines `SendableMetatype`).
+public protocol EventArgument: SendableMetatype {
+    /// The C type this Swift type travels as; the parameter type of typed
+    /// handlers.
+    static var valueType: ValueType { get }
+
+    /// This value as a ``Value`` of ``valueType``.
+    var eventValue: Value { get }
+
+    /// The Swift value for an argument that arrived as `eventValue`; `nil`
+    /// when it does not stand for a value of this type (a null string for a
+    /// `String`, an object of another class, a raw value with no case).
+    init?(eventValue: Value)
+}
+
+// MARK: - Scalars
+
+extension Bool: EventArgument {
+    public static var valueType: ValueType { .bool }
+    public var eventValue: Value { .bool(self) }
+    public init?(eventValue: Value) {
+        guard case .bool(let value) = eventValue else { return nil }
+        self = value
+    }
+}
+
+extension Float: EventArgument {
+    public static var valueType: ValueType { .float }
+    public var eventValue: Value { .float(self) }
+    /// Takes a `.float`, or a `.double` that a `Float` holds exactly (or a NaN).
+    public init?(eventValue: Value) {
+        switch eventValue {
+        case .float(let value): self = value
+        case .double(let value) where value.isNaN: self = .nan
+        case .double(let value):
+            guard let exact = Float(exactly: value) else { return nil }
+            self = exact
+        default: return nil
+        }
+    }
+}
+
+extension Double: EventArgument {
+    public static var valueType: ValueType { .double }
+    public var eventValue: Value { .double(self) }
+    /// Takes a `.double` or a `.float`.
+    public init?(eventValue: Value) {
+        switch eventValue {
+        case .double(let value): self = value
+        case .float(let value): self = Double(value)
+        default: return nil
+        }
+    }
+}
+
+extension String: EventArgument {
+    public static var valueType: ValueType { .string }
+    public var eventValue: Value { .string(self) }
+    /// Takes a non-null `.string`; a null C string is not a `String` (declare
+    /// the argument `String?` to accept one).
+    public init?(eventValue: Value) {
+        guard case .string(let value?) = eventValue else { return nil }
+        self = value
+    }
+}
+
+extension Optional: EventArgument where Wrapped == String {
+    public static var valueType: ValueType { .string }
+    public var eventValue: Value { .string(self) }
+    /// Takes a `.string`, null or not, and any null pointer-like value.
+    public init?(eventValue: Value) {
+        if case .string(let value) = eventValue {
+            self = value
+        } else if eventValue.isNull {
+            self = nil
+        } else {
+            return nil
+        }
+    }
+}
+
+// MARK: - Integers
+
+/// The integer an integer-typed value holds, whatever its width.
+private func integerPayload<Integer: FixedWidthInteger>(_ value: Value, as _: Integer.Type) -> Integer? {
+    switch value {
+    case .int8(let value): Integer(exactly: value)
+    case .uint8(let value): Integer(exactly: value)
+    case .int16(let value): Integer(exactly: value)
+    case .uint16(let value): Integer(exactly: value)
+    case .int32(let value): Integer(exactly: value)
+    case .uint32(let value): Integer(exactly: value)
+    case .int64(let value): Integer(exactly: value)
+    case .uint64(let value): Integer(exactly: value)
+    default: nil
+    }
+}
+
+// Each integer type takes a value of any integer type that it holds exactly,
+// the rule the C core converts arguments by.
+
+extension Int: EventArgument {
+    public static var valueType: ValueType { .int64 }
+    public var eventValue: Value { .int64(Int64(self)) }
+    public init?(eventValue: Value) {
+        guard let value = integerPayload(eventValue, as: Int.self) else { return nil }
+        self = value
+    }
+}
+
+extension Int8: EventArgument {
+    public static var valueType: ValueType { .int8 }
+    public var eventValue: Value { .int8(self) }
+    public init?(eventValue: Value) {
+        guard let value = integerPayload(eventValue, as: Int8.self) else { return nil }
+        self = value
+    }
+}
+
+extension Int16: EventArgument {
+    public static var valueType: ValueType { .int16 }
+    public var eventValue: Value { .int16(self) }
+    public init?(eventValue: Value) {
+        guard let value = integerPayload(eventValue, as: Int16.self) else { return nil }
+        self = value
+    }
+}
+
+extension Int32: EventArgument {
+    public static var valueType: ValueType { .int32 }
+    public var eventValue: Value { .int32(self) }
+    public init?(eventValue: Value) {
+        guard let value = integerPayload(eventValue, as: Int32.self) else { return nil }
+        self = value
+    }
+}
+
+extension Int64: EventArgument {
+    public static var valueType: ValueType { .int64 }
+    public var eventValue: Value { .int64(self) }
+    public init?(eventValue: Value) {
+        guard let value = integerPayload(eventValue, as: Int64.self) else { return nil }
+        self = value
+    }
+}
+
+extension UInt: EventArgument {
+    public static var valueType: ValueType { .uint64 }
+    public var eventValue: Value { .uint64(UInt64(self)) }
+    public init?(eventValue: Value) {
+        guard let value = integerPayload(eventValue, as: UInt.self) else { return nil }
+        self = value
+    }
+}
+
+extension UInt8: EventArgument {
+    public static var valueType: ValueType { .uint8 }
+    public var eventValue: Value { .uint8(self) }
+    public init?(eventValue: Value) {
+        guard let value = integerPayload(eventValue, as: UInt8.self) else { return nil }
+        self = value
+    }
+}
+
+extension UInt16: EventArgument {
+    public static var valueType: ValueType { .uint16 }
+    public var eventValue: Value { .uint16(self) }
+    public init?(eventValue: Value) {
+        guard let value = integerPayload(eventValue, as: UInt16.self) else { return nil }
+        self = value
+    }
+}
+
+extension UInt32: EventArgument {
+    public static var valueType: ValueType { .uint32 }
+    public var eventValue: Value { .uint32(self) }
+    public init?(eventValue: Value) {
+        guard let value = integerPayload(eventValue, as: UInt32.self) else { return nil }
+        self = value
+    }
+}
+
+extension UInt64: EventArgument {
+    public static var valueType: ValueType { .uint64 }
+    public var eventValue: Value { .uint64(self) }
+    public init?(eventValue: Value) {
+        guard let value = integerPayload(eventValue, as: UInt64.self) else { return nil }
+        self = value
+    }
+}
+
+// MARK: - Classes and raw values
+
+extension EventArgument where Self: AnyObject {
+    /// A class travels as an ``ValueType/object``.
+    public static var valueType: ValueType { .object }
+    /// The instance, passed unretained for the call.
+    public var eventValue: Value { .object(self) }
+    /// Takes a non-null object that is an instance of this class (or a
+    /// subclass).
+    public init?(eventValue: Value) {
+        guard case .object(let object?) = eventValue, let instance = object as? Self else { return nil }
+        self = instance
+    }
+}
+
+extension EventArgument where Self: RawRepresentable, RawValue: EventArgument {
+    /// A raw-value enum travels as its raw value.
+    public static var valueType: ValueType { RawValue.valueType }
+    public var eventValue: Value { rawValue.eventValue }
+    /// Takes a raw value that names a case.
+    public init?(eventValue: Value) {
+        guard let rawValue = RawValue(eventValue: eventValue) else { return nil }
+        self.init(rawValue: rawValue)
+    }
+}
+
+// MARK: - Crossing to and from C
+
+extension EventArgument {
+    /// The C type of the built-in scalar types (`Bool`, the integers, `Float`,
+    /// `Double`), whose bits are a `dc_value` payload's: `nil` for every other
+    /// type, including a raw-value enum with a scalar ``valueType``.
+    ///
+    /// A typed execute or handler runs unspecialized inside this module, so it
+    /// copies these bits rather than going through ``Value`` and an
+    /// `Optional<Self>`, whose generic metadata is looked up on every call.
+    static var bitwiseCType: dc_type? {
+        let builtIn: Any.Type
+        switch valueType {
+        case .bool: builtIn = Bool.self
+        case .int8: builtIn = Int8.self
+        case .uint8: builtIn = UInt8.self
+        case .int16: builtIn = Int16.self
+        case .uint16: builtIn = UInt16.self
+        case .int32: builtIn = Int32.self
+        case .uint32: builtIn = UInt32.self
+        case .int64: builtIn = Self.self == Int.self ? Int.self : Int64.self
+        case .uint64: builtIn = Self.self == UInt.self ? UInt.self : UInt64.self
+        case .float: builtIn = Float.self
+        case .double: builtIn = Double.self
+        case .void, .object, .pointer, .string: return nil
+        }
+        return Self.self == builtIn ? valueType.cType : nil
+    }
+
+    /// This value, of a built-in scalar type, as a C value of `cType`, its
+    /// ``bitwiseCType``.
+    func bitwiseCValue(_ cType: dc_type) -> dc_value {
+        // Loaded at its own width: a narrower store followed by a 64-bit load
+        // would stall the load.
+        var cValue = withUnsafeBytes(of: self) { bytes in
+            switch bytes.count {
+            case 1: dc_uint8(bytes.load(as: UInt8.self))
+            case 2: dc_uint16(bytes.load(as: UInt16.self))
+            case 4: dc_uint32(bytes.load(as: UInt32.self))
+            default: dc_uint64(bytes.load(as: UInt64.self))
+            }
+        }
+        cValue.type = cType
+        return cValue
+    }
+
+    /// Calls `body` with this value as a C value, keeping what it points to
+    /// (a string copy, an object) alive for the call.
+    func withCValue<Result>(_ body: (dc_value) throws -> Result) rethrows -> Result {
+        if let cType = Self.bitwiseCType { return try body(bitwiseCValue(cType)) }
+        let value = eventValue
+        let (cValue, ownedString) = value.makeCValue()
+        defer { freeCString(ownedString) }
+        return try withExtendedLifetime(value) { try body(cValue) }
+    }
+
+    /// The Swift value of argument `index` of a handler call, which the C core
+    /// has already converted to ``valueType``. `bitwise` is whether `Self`
+    /// has a ``bitwiseCType``, worked out when the handler was registered.
+    ///
+    /// - Throws: ``DispatchError/typeMismatch(_:)`` naming `event` and the
+    ///   index when the value does not stand for a `Self` (a null string for
+    ///   `String`, an object of another class).
+    static func argument(
+        _ arguments: UnsafePointer<dc_value>?, at index: Int, event: String, bitwise: Bool
+    ) throws(DispatchError) -> Self {
+        if bitwise {
+            return withUnsafeBytes(of: arguments![index].u64) { $0.load(as: Self.self) }
+        }
+        return try convertedArgument(arguments![index], at: index, event: event)
+    }
+
+    /// `argument(_:at:event:bitwise:)`, working out `bitwise` on each call.
+    static func argument(
+        _ arguments: UnsafePointer<dc_value>?, at index: Int, event: String
+    ) throws(DispatchError) -> Self {
+        try argument(arguments, at: index, event: event, bitwise: bitwiseCType != nil)
+    }
+
+    /// `argument(_:at:event:)` for every type but the built-in scalars. Kept
+    /// out of line: the `Optional<Self>` it needs costs a metadata lookup at
+    /// the entry of any function that contains it.
+    @inline(never)
+    private static func convertedArgument(_ cValue: dc_value, at index: Int, event: String) throws(DispatchError)
+        -> Self
+    {
+        let value = Value(cValue)
+        guard let argument = Self(eventValue: value) else {
+            throw argumentMismatch(event: event, index: index, expected: "\(Self.self)", actual: value)
+        }
+        return argument
+    }
+}
+
+/// The object argument `index` of a handler call, as an instance of `Object`.
+///
+/// - Throws: ``DispatchError/typeMismatch(_:)`` naming `event` and the index
+///   when it is null or of another class: the C core checks that an argument
+///   is an object, only Swift can check its class.
+func objectArgument<Object: AnyObject>(
+    _ arguments: UnsafePointer<dc_value>?, at index: Int, event: String, as _: Object.Type = Object.self
+) throws(DispatchError) -> Object {
+    let cValue = arguments![index]
+    guard let address = cValue.object,
+        let object = Unmanaged<AnyObject>.fromOpaque(address).takeUnretainedValue() as? Object
+    else {
+        throw argumentMismatch(event: event, index: index, expected: "\(Object.self)", actual: Value(cValue))
+    }
+    return object
+}
+
+/// The error for an argument the C core accepted but the Swift type does not.
+func argumentMismatch(event: String, index: Int, expected: String, actual: Value) -> DispatchError {
+    DispatchError(
+        status: DC_ERR_TYPE,
+        message: "event \"\(event)\": argument \(index): expected \(expected), got \(actual)")!
+}

@@ -1,0 +1,282 @@
+/// The executes of one event as an `AsyncSequence`: each element is made
+/// from one execute's arguments, in the order the executes ran.
+///
+/// ```swift
+/// for await snapshot in table.events(for: "progress", bufferingPolicy: .bufferingNewest(1)) {
+///     if case .double(let fraction) = snapshot.arguments.first { show(fraction) }
+/// }
+/// ```
+///
+/// Creating the stream registers a handler for the event at once, so executes
+/// that happen before iteration starts are buffered, as the buffering policy
+/// says. The handler is removed when the stream terminates: the consuming
+/// task is cancelled, or the stream and its iterator are released (leaving a
+/// `for await` loop releases the iterator). The stream finishes, after
+/// handing out what it buffered, when its handler goes away in any other way:
+/// ``CommandTable/removeAll(for:)``, ``CommandTable/removeAll()``, or the
+/// table being released.
+///
+/// One task iterates a stream; as with `AsyncStream`, awaiting `next()` from
+/// two tasks at once is a programming error.
+///
+/// Replaces `NotificationCenter.notifications(named:object:)` and a Combine
+/// subject's `values`.
+public struct EventStream<Element: Sendable>: AsyncSequence, Sendable {
+    public typealias Failure = Never
+
+    /// What the stream keeps of executes that happen faster than the
+    /// consuming task takes them.
+    public enum BufferingPolicy: Sendable {
+        /// Keep every element until it is taken. Memory grows while the
+        /// consumer falls behind.
+        case unbounded
+        /// Keep the oldest `limit` elements not yet taken, and drop the
+        /// newer ones while the buffer is full.
+        case bufferingOldest(Int)
+        /// Keep the newest `limit` elements not yet taken, dropping the
+        /// oldest one to make room for each new one.
+        case bufferingNewest(Int)
+
+        var asyncStreamPolicy: AsyncStream<Element>.Continuation.BufferingPolicy {
+            switch self {
+            case .unbounded: .unbounded
+            case .bufferingOldest(let limit): .bufferingOldest(limit)
+            case .bufferingNewest(let limit): .bufferingNewest(limit)
+            }
+        }
+    }
+
+    let base: AsyncStream<Element>
+
+    public func makeAsyncIterator() -> Iterator {
+        Iterator(base: base.makeAsyncIterator())
+    }
+
+    /// Takes a stream's elements one by one.
+    public struct Iterator: AsyncIteratorProtocol {
+        var base: AsyncStream<Element>.Iterator
+
+        /// The next element, or `nil` once the stream has finished or the
+        /// task is cancelled.
+        public mutating func next() async -> Element? {
+            await base.next()
+        }
+
+        /// The next element, awaited without leaving the caller's actor.
+        public mutating func next(isolation actor: isolated (any Actor)?) async -> Element? {
+            await base.next(isolation: actor)
+        }
+    }
+}
+
+/// The arguments of one execute, copied so that they can cross to any task.
+///
+/// An object argument becomes its identity only (``SendableValue/object(_:)``):
+/// a class instance cannot be proven safe to share with another task, so the
+/// snapshot keeps which object it was, not the object. To receive the objects
+/// themselves, or anything else made from the arguments, pass a transform to
+/// ``CommandTable/events(for:bufferingPolicy:_:)``.
+public struct EventSnapshot: Sendable, Equatable, CustomStringConvertible {
+    /// The event that was executed.
+    public let event: String
+    /// Its arguments, in order.
+    public let arguments: [SendableValue]
+
+    public init(event: String, arguments: [SendableValue]) {
+        self.event = event
+        self.arguments = arguments
+    }
+
+    /// The snapshot of `values`, executed as `event`.
+    public init(event: String, values: [Value]) {
+        self.init(event: event, arguments: values.map(SendableValue.init))
+    }
+
+    public var description: String {
+        "\(event)(\(arguments.map(\.description).joined(separator: ", ")))"
+    }
+}
+
+/// A ``Value`` that can cross to another task: the same cases, with an object
+/// reduced to its identity and a pointer to its address.
+public enum SendableValue: Sendable, Equatable, CustomStringConvertible {
+    case void
+    case bool(Bool)
+    case int8(Int8)
+    case uint8(UInt8)
+    case int16(Int16)
+    case uint16(UInt16)
+    case int32(Int32)
+    case uint32(UInt32)
+    case int64(Int64)
+    case uint64(UInt64)
+    case float(Float)
+    case double(Double)
+    /// Which object was passed (compare with `ObjectIdentifier(someObject)`),
+    /// or `nil`. It does not keep the object alive.
+    case object(ObjectIdentifier?)
+    /// The address that was passed, or `nil`. Turning it back into a pointer
+    /// is your statement that what it points to is alive and may be used on
+    /// the current thread.
+    case pointer(UInt?)
+    case string(String?)
+
+    /// The sendable form of `value`.
+    public init(_ value: Value) {
+        switch value {
+        case .void: self = .void
+        case .bool(let value): self = .bool(value)
+        case .int8(let value): self = .int8(value)
+        case .uint8(let value): self = .uint8(value)
+        case .int16(let value): self = .int16(value)
+        case .uint16(let value): self = .uint16(value)
+        case .int32(let value): self = .int32(value)
+        case .uint32(let value): self = .uint32(value)
+        case .int64(let value): self = .int64(value)
+        case .uint64(let value): self = .uint64(value)
+        case .float(let value): self = .float(value)
+        case .double(let value): self = .double(value)
+        case .object(let object): self = .object(object.map(ObjectIdentifier.init))
+        case .pointer(let pointer): self = .pointer(pointer.map { UInt(bitPattern: $0) })
+        case .string(let string): self = .string(string)
+        }
+    }
+
+    /// The type the value was passed as.
+    public var type: ValueType {
+        switch self {
+        case .void: .void
+        case .bool: .bool
+        case .int8: .int8
+        case .uint8: .uint8
+        case .int16: .int16
+        case .uint16: .uint16
+        case .int32: .int32
+        case .uint32: .uint32
+        case .int64: .int64
+        case .uint64: .uint64
+        case .float: .float
+        case .double: .double
+        case .object: .object
+        case .pointer: .pointer
+        case .string: .string
+        }
+    }
+
+    /// The type and payload, as ``Value`` describes itself: `int64(42)`,
+    /// `string("hi")`, `object(0x…)`.
+    public var description: String {
+        switch self {
+        case .object(let identity?):
+            "object(\(Self.hexAddress(UInt(bitPattern: identity))))"
+        case .pointer(let address?):
+            "pointer(\(Self.hexAddress(address)))"
+        default:
+            Value(sendable: self).description
+        }
+    }
+
+    /// An address as a pointer describes itself: `0x` and every hex digit.
+    private static func hexAddress(_ address: UInt) -> String {
+        let digits = String(address, radix: 16)
+        return "0x" + String(repeating: "0", count: max(0, 2 * MemoryLayout<UInt>.size - digits.count)) + digits
+    }
+}
+
+extension Value {
+    /// The value a sendable value describes, for every case but a non-nil
+    /// object or pointer, which it cannot bring back.
+    fileprivate init(sendable: SendableValue) {
+        switch sendable {
+        case .void: self = .void
+        case .bool(let value): self = .bool(value)
+        case .int8(let value): self = .int8(value)
+        case .uint8(let value): self = .uint8(value)
+        case .int16(let value): self = .int16(value)
+        case .uint16(let value): self = .uint16(value)
+        case .int32(let value): self = .int32(value)
+        case .uint32(let value): self = .uint32(value)
+        case .int64(let value): self = .int64(value)
+        case .uint64(let value): self = .uint64(value)
+        case .float(let value): self = .float(value)
+        case .double(let value): self = .double(value)
+        case .object: self = .object(nil)
+        case .pointer: self = .pointer(nil)
+        case .string(let value): self = .string(value)
+        }
+    }
+}
+
+// MARK: - Streams of a table's events
+
+extension CommandTable {
+    /// The executes of `event`, from now on, as an asynchronous sequence of
+    /// snapshots of their arguments.
+    ///
+    /// ```swift
+    /// let toggles = table.events(for: "toggle", bufferingPolicy: .bufferingNewest(8))
+    /// for await snapshot in toggles {
+    ///     print(snapshot.arguments)          // [.bool(true)]
+    /// }
+    /// ```
+    ///
+    /// The handler is registered before this returns and removed when the
+    /// stream terminates; see ``EventStream``. It receives every argument as
+    /// given, like an `on(_:_:)` handler taking `[Value]`, and counts as one
+    /// handler in ``handlerCount(for:)`` and in each execute's result.
+    ///
+    /// - Parameter bufferingPolicy: What to keep while the consumer is
+    ///   behind; unbounded unless you say otherwise.
+    public func events(
+        for event: String, bufferingPolicy: EventStream<EventSnapshot>.BufferingPolicy = .unbounded
+    ) -> EventStream<EventSnapshot> {
+        events(for: event, bufferingPolicy: bufferingPolicy) { values in
+            EventSnapshot(event: event, values: values)
+        }
+    }
+
+    /// The executes of `event`, from now on, as an asynchronous sequence of
+    /// what `transform` makes of each one's arguments.
+    ///
+    /// `transform` runs in the handler, on the executing thread, while the
+    /// arguments are valid: it is the place to turn objects into something
+    /// that may cross to the consuming task.
+    ///
+    /// ```swift
+    /// let names = table.events(for: "select") { values in
+    ///     values.first.flatMap { value -> String? in
+    ///         guard case .object(let item as Item) = value else { return nil }
+    ///         return item.name
+    ///     }
+    /// }
+    /// ```
+    public func events<Element: Sendable>(
+        for event: String, bufferingPolicy: EventStream<Element>.BufferingPolicy = .unbounded,
+        _ transform: @escaping @Sendable ([Value]) -> Element
+    ) -> EventStream<Element> {
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: Element.self, bufferingPolicy: bufferingPolicy.asyncStreamPolicy)
+        let feed = StreamFeed(continuation)
+        let subscription = on(event) { (values: [Value]) -> Value in
+            feed.continuation.yield(transform(values))
+            return .void
+        }
+        continuation.onTermination = { _ in subscription.cancel() }
+        return EventStream(base: stream)
+    }
+}
+
+/// The continuation an event stream's handler yields to. The handler's
+/// closure holds the only reference, so the feed goes away with the handler
+/// and finishes the stream then, however the handler was removed.
+private final class StreamFeed<Element: Sendable>: Sendable {
+    let continuation: AsyncStream<Element>.Continuation
+
+    init(_ continuation: AsyncStream<Element>.Continuation) {
+        self.continuation = continuation
+    }
+
+    deinit {
+        continuation.finish()
+    }
+}

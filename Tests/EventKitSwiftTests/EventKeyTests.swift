@@ -1,0 +1,254 @@
+import EventKitSwift
+import Synchronization
+import Testing
+
+extension EventKey where Arguments == Void {
+    static let reset: EventKey<Void> = "reset"
+}
+
+extension EventKey where Arguments == Bool {
+    static let toggle: EventKey<Bool> = "toggle"
+}
+
+extension EventKey where Arguments == (String, Int) {
+    static let rename: EventKey<(String, Int)> = "rename"
+}
+
+extension EventKey where Arguments == (Int8, Double, String?) {
+    static let configure: EventKey<(Int8, Double, String?)> = "configure"
+}
+
+/// A class that travels as an object argument of typed keys.
+final class Track: EventArgument {
+    let title: String
+    init(title: String) { self.title = title }
+}
+
+final class Album {}
+
+enum PlayMode: Int32, EventArgument {
+    case once = 1, loop = 2
+}
+
+extension EventKey where Arguments == Track {
+    static let select: EventKey<Track> = "select"
+}
+
+extension EventKey where Arguments == Album {
+    static let open: EventKey<Album> = "open"
+}
+
+/// The values one handler received, in order.
+final class Received<A: Sendable>: Sendable {
+    private let values = Mutex<[A]>([])
+    func append(_ value: A) { values.withLock { $0.append(value) } }
+    var all: [A] { values.withLock { $0 } }
+}
+
+/// Executes a fresh key with `value` and returns what its typed handler got.
+func roundTrip<A: EventArgument & Sendable>(_ value: A) throws -> [A] {
+    let table = CommandTable()
+    let key = EventKey<A>("value")
+    let received = Received<A>()
+    let subscription = table.on(key) { received.append($0) }
+    let result = try table.execute(key, value)
+    #expect(result.handled == 1)
+    withExtendedLifetime(subscription) {}
+    return received.all
+}
+
+@Suite("EventKey")
+struct EventKeyTests {
+    @Test("Every EventArgument type round-trips through a typed key")
+    func everyArgumentTypeRoundTrips() throws {
+        #expect(try roundTrip(true) == [true])
+        #expect(try roundTrip(false) == [false])
+        #expect(try roundTrip(Int.min) == [Int.min])
+        #expect(try roundTrip(Int8.min) == [Int8.min])
+        #expect(try roundTrip(Int16.min) == [Int16.min])
+        #expect(try roundTrip(Int32.min) == [Int32.min])
+        #expect(try roundTrip(Int64.min) == [Int64.min])
+        #expect(try roundTrip(UInt.max) == [UInt.max])
+        #expect(try roundTrip(UInt8.max) == [UInt8.max])
+        #expect(try roundTrip(UInt16.max) == [UInt16.max])
+        #expect(try roundTrip(UInt32.max) == [UInt32.max])
+        #expect(try roundTrip(UInt64.max) == [UInt64.max])
+        #expect(try roundTrip(Float(1.5)) == [1.5])
+        #expect(try roundTrip(Double.pi) == [Double.pi])
+        #expect(try roundTrip("grüße") == ["grüße"])
+        #expect(try roundTrip(String?.some("maybe")) == [String?.some("maybe")])
+        #expect(try roundTrip(String?.none) == [String?.none])
+        #expect(try roundTrip(PlayMode.loop) == [.loop])
+    }
+
+    @Test("Keys declared as static members run handlers with zero to three arguments")
+    func staticKeysRunHandlers() throws {
+        let table = CommandTable()
+        let log = Log()
+        var subscriptions = Set<Subscription>()
+        table.on(.reset) { log.append("reset") }.store(in: &subscriptions)
+        table.on(.toggle) { (on: Bool) in log.append("toggle \(on)") }.store(in: &subscriptions)
+        table.on(.rename) { (title: String, index: Int) in log.append("rename \(title) \(index)") }
+            .store(in: &subscriptions)
+        table.on(.configure) { (level: Int8, gain: Double, label: String?) in
+            log.append("configure \(level) \(gain) \(label ?? "nil")")
+        }.store(in: &subscriptions)
+
+        try table.execute(.reset)
+        try table.execute(.toggle, true)
+        try table.execute(.rename, "intro", 3)
+        try table.execute(.configure, -2, 0.5, nil)
+        #expect(log.all == ["reset", "toggle true", "rename intro 3", "configure -2 0.5 nil"])
+    }
+
+    @Test("The string API rejects a wrong argument type at run time and runs nothing")
+    func stringAPIRejectsWrongTypeAtRunTime() throws {
+        let table = CommandTable(name: "player")
+        let log = Log()
+        let subscriptions = [
+            table.on("toggle") { log.append("untyped") },
+            table.on(.toggle) { (on: Bool) in log.append("typed \(on)") },
+        ]
+        // With the typed key the same mistake does not compile:
+        //     try table.execute(.toggle, "yes")
+        //     error: cannot convert value of type 'String' to expected argument type 'Bool'
+        let message = expectDispatchError(DispatchError.typeMismatch) {
+            try table.execute("toggle", "yes")
+        }
+        #expect(message.contains("toggle"))
+        #expect(message.contains("expected bool, got string"))
+        #expect(log.all.isEmpty)
+        // The same event by name, with the right type, reaches both handlers.
+        #expect(try table.execute("toggle", true).handled == 2)
+        #expect(log.all == ["untyped", "typed true"])
+        withExtendedLifetime(subscriptions) {}
+    }
+
+    @Test("A key's cached id never carries one table's id into another table")
+    func cachedIDIsPerTable() throws {
+        let first = CommandTable(name: "first")
+        let second = CommandTable(name: "second")
+        let log = Log()
+        var subscriptions = Set<Subscription>()
+        // In `second`, "decoy" is interned before "toggle", so the two tables
+        // give "toggle" different ids; handing `first`'s id to `second` would
+        // run the decoy.
+        second.on("decoy") { log.append("decoy") }.store(in: &subscriptions)
+        first.on(.toggle) { (on: Bool) in log.append("first \(on)") }.store(in: &subscriptions)
+        second.on(.toggle) { (on: Bool) in log.append("second \(on)") }.store(in: &subscriptions)
+
+        try first.execute(.toggle, true)
+        try second.execute(.toggle, false)
+        try first.execute(.toggle, false)
+        try second.execute(.toggle, true)
+        #expect(log.all == ["first true", "second false", "first false", "second true"])
+    }
+
+    @Test("Typed and named executes reach the same handlers")
+    func typedAndNamedExecutesMeet() throws {
+        let table = CommandTable()
+        let log = Log()
+        let subscriptions = [
+            table.on("rename") { (sender: AnyObject?, values: [Value]) in log.append("named \(values)") },
+            table.on(.rename) { (title: String, index: Int) in log.append("typed \(title) \(index)") },
+        ]
+        try table.execute(.rename, "a", 1)
+        try table.execute("rename", "b", 2)
+        #expect(
+            log.all == [
+                #"named [string("a"), int64(1)]"#, "typed a 1", #"named [string("b"), int64(2)]"#, "typed b 2",
+            ])
+        #expect(table.handlerCount(for: .rename) == 2)
+        withExtendedLifetime(subscriptions) {}
+    }
+
+    @Test("A typed handler receives a named argument converted to its type, and rejects one that does not fit")
+    func namedArgumentsAreConverted() throws {
+        let table = CommandTable()
+        let key = EventKey<UInt8>("level")
+        let received = Received<UInt8>()
+        let subscription = table.on(key) { received.append($0) }
+        try table.execute("level", .int64(200))
+        expectDispatchError(DispatchError.typeMismatch) { try table.execute("level", .int64(-1)) }
+        #expect(received.all == [200])
+        withExtendedLifetime(subscription) {}
+    }
+
+    @Test("A null string for a String argument stops the execute with a type mismatch")
+    func nullStringIsNotAString() throws {
+        let table = CommandTable()
+        let strict = EventKey<String>("title")
+        let lenient = EventKey<String?>("title")
+        let log = Log()
+        let subscriptions = [
+            table.on(lenient) { log.append("lenient \($0 ?? "nil")") },
+            table.on(strict) { log.append("strict \($0)") },
+        ]
+        let message = expectDispatchError(DispatchError.typeMismatch) {
+            try table.execute("title", .string(nil))
+        }
+        #expect(message.contains("argument 0"))
+        #expect(log.all == ["lenient nil"])
+        withExtendedLifetime(subscriptions) {}
+    }
+
+    @Test("An object key passes the same instance, and an object of another class is rejected")
+    func objectKeys() throws {
+        let table = CommandTable()
+        let track = Track(title: "intro")
+        let album = Album()
+        let titles = Received<String>()
+        let albums = Received<ObjectIdentifier>()
+        let subscriptions = [
+            table.on(.select) { (selected: Track) in titles.append(selected.title) },
+            table.on(.open) { (opened: Album) in albums.append(ObjectIdentifier(opened)) },
+        ]
+        try table.execute(.select, track)
+        try table.execute(.open, album)
+        expectDispatchError(DispatchError.typeMismatch) { try table.execute("select", .object(album)) }
+        #expect(titles.all == ["intro"])
+        #expect(albums.all == [ObjectIdentifier(album)])
+        withExtendedLifetime(subscriptions) {}
+    }
+
+    @Test("A class conforming to EventArgument travels inside a tuple key")
+    func objectInsideTuple() throws {
+        let table = CommandTable()
+        let key = EventKey<(Track, PlayMode)>("play")
+        let log = Log()
+        let subscription = table.on(key) { (track: Track, mode: PlayMode) in log.append("\(track.title) \(mode)") }
+        try table.execute(key, Track(title: "outro"), .once)
+        try table.execute("play", .object(Track(title: "bonus")), .int32(2))
+        expectDispatchError(DispatchError.typeMismatch) {
+            try table.execute("play", .object(Track(title: "bad")), .int32(7))
+        }
+        #expect(log.all == ["outro once", "bonus loop"])
+        withExtendedLifetime(subscription) {}
+    }
+
+    @Test("Keys are equal and hash alike when their names are, and describe themselves by name")
+    func keysCompareByName() {
+        let made = EventKey<Bool>("toggle")
+        #expect(made == .toggle)
+        #expect(Set([made, .toggle]).count == 1)
+        #expect(made != EventKey<Bool>("other"))
+        #expect(EventKey<Bool>.toggle.description == "toggle")
+        #expect(EventKey<(String, Int)>.rename.name == "rename")
+    }
+
+    @Test("Each EventArgument type declares the C type it travels as")
+    func valueTypes() {
+        #expect(Bool.valueType == .bool)
+        #expect(Int.valueType == .int64)
+        #expect(UInt.valueType == .uint64)
+        #expect(Int16.valueType == .int16)
+        #expect(Float.valueType == .float)
+        #expect(String.valueType == .string)
+        #expect(String?.valueType == .string)
+        #expect(Track.valueType == .object)
+        #expect(PlayMode.valueType == .int32)
+        #expect(UInt8(eventValue: .int64(300)) == nil)
+        #expect(Float(eventValue: .double(0.1)) == nil)
+        #expect(PlayMode(eventValue: .int32(9)) == nil)
+    }
+}

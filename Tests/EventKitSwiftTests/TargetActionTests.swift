@@ -1,0 +1,240 @@
+import EventKitSwift
+import Testing
+
+/// A target whose methods are the actions, each logging what it received.
+final class PlayerController {
+    let log: Log
+    init(log: Log) { self.log = log }
+
+    func reset() { log.append("reset") }
+    func toggle(_ on: Bool) { log.append("toggle \(on)") }
+    func select(_ item: AnyObject?) { log.append(item.map { "select \(type(of: $0))" } ?? "select nil") }
+    func send(_ sender: AnyObject?, _ arguments: [Value]) {
+        log.append("send \(sender.map { "\(type(of: $0))" } ?? "nil") \(arguments)")
+    }
+    func rename(_ title: String, _ index: Int) { log.append("rename \(title) \(index)") }
+    func configure(_ level: Int8, _ gain: Double, _ label: String?) {
+        log.append("configure \(level) \(gain) \(label ?? "nil")")
+    }
+    func play(_ track: Track) { log.append("play \(track.title)") }
+    func open(_ album: Album) { log.append("open album") }
+}
+
+/// Registers `controller`'s `reset` for "reset" in a scope of its own, so no
+/// strong reference outlives it but the returned weak one.
+func registerShortLivedController(on table: CommandTable, log: Log) -> () -> PlayerController? {
+    let controller = PlayerController(log: log)
+    table.addTarget(controller, action: PlayerController.reset, for: "reset")
+    table.addTarget(controller, action: PlayerController.toggle, for: .toggle)
+    return { [weak controller] in controller }
+}
+
+/// A C function bound to a weak target: scales its argument by the target's factor.
+final class Scaler {
+    let factor: Int64
+    init(factor: Int64) { self.factor = factor }
+}
+
+let scaleByTarget: @convention(c) (UnsafeMutableRawPointer?, Int64) -> Int64 = { target, value in
+    value * Unmanaged<Scaler>.fromOpaque(target!).takeUnretainedValue().factor
+}
+
+@Suite("Target-action")
+struct TargetActionTests {
+    @Test("A dead target's handler is not called and is pruned from the table")
+    func deadTargetIsSkippedAndPruned() throws {
+        let table = CommandTable()
+        let log = Log()
+        let controller = registerShortLivedController(on: table, log: log)
+        #expect(controller() == nil)
+        #expect(table.handlerCount(for: "reset") == 1)
+        #expect(table.handlerCount(for: .toggle) == 1)
+
+        try table.execute("reset")
+        try table.execute(.toggle, true)
+        #expect(log.all.isEmpty)
+        #expect(table.handlerCount(for: "reset") == 0)
+        #expect(table.handlerCount(for: .toggle) == 0)
+        #expect(try table.execute("reset").handled == 0)
+    }
+
+    @Test("Each target-action shape receives its arguments")
+    func everyShapeReceivesItsArguments() throws {
+        let table = CommandTable()
+        let log = Log()
+        let controller = PlayerController(log: log)
+        table.addTarget(controller, action: PlayerController.reset, for: "reset")
+        table.addTarget(controller, action: PlayerController.toggle, for: "toggle")
+        table.addTarget(controller, action: PlayerController.select, for: "pick")
+        table.addTarget(controller, action: PlayerController.send, for: "send")
+        table.addTarget(controller, action: PlayerController.reset, for: .reset)
+        table.addTarget(controller, action: PlayerController.toggle, for: .toggle)
+        table.addTarget(controller, action: PlayerController.rename, for: .rename)
+        table.addTarget(controller, action: PlayerController.configure, for: .configure)
+        table.addTarget(controller, action: PlayerController.play, for: .select)
+        table.addTarget(controller, action: PlayerController.open, for: .open)
+
+        try table.execute("reset")
+        try table.execute("toggle", false)
+        try table.execute("pick", .object(Album()))
+        try table.execute("send", .object(controller), .int64(7), "x")
+        try table.execute("send", .int64(8))
+        try table.execute(.rename, "intro", 2)
+        try table.execute(.configure, 3, 1.5, "loud")
+        try table.execute(.select, Track(title: "outro"))
+        try table.execute(.open, Album())
+        #expect(
+            log.all == [
+                "reset", "reset", "toggle false", "toggle false", "select Album",
+                #"send PlayerController [int64(7), string("x")]"#, "send nil [int64(8)]",
+                "rename intro 2", "configure 3 1.5 loud", "play outro", "open album",
+            ])
+    }
+
+    @Test("Releasing a target-action subscription keeps the handler; cancelling removes it")
+    func subscriptionDoesNotCancelOnRelease() throws {
+        let table = CommandTable()
+        let log = Log()
+        let controller = PlayerController(log: log)
+        var subscription: Subscription? = table.addTarget(controller, action: PlayerController.reset, for: "reset")
+        let kept = table.addTarget(controller, action: PlayerController.toggle, for: "toggle")
+        subscription = nil
+        try table.execute("reset")
+        #expect(log.all == ["reset"])
+        kept.cancel()
+        #expect(table.handlerCount(for: "toggle") == 0)
+        try table.execute("toggle", true)
+        #expect(log.all == ["reset"])
+        _ = subscription
+    }
+
+    @Test("Removing a target removes its handlers on every event, or on one")
+    func removeTarget() throws {
+        let table = CommandTable()
+        let log = Log()
+        let controller = PlayerController(log: log)
+        let other = PlayerController(log: log)
+        table.addTarget(controller, action: PlayerController.reset, for: "reset")
+        table.addTarget(controller, action: PlayerController.toggle, for: "toggle")
+        table.addTarget(controller, action: PlayerController.rename, for: .rename)
+        table.addTarget(other, action: PlayerController.reset, for: "reset")
+
+        #expect(table.removeTarget(controller, for: "toggle") == 1)
+        #expect(table.removeTarget(controller, for: "toggle") == 0)
+        #expect(table.removeTarget(controller, for: .rename) == 1)
+        #expect(table.handlerCount(for: "reset") == 2)
+        #expect(table.removeTarget(controller) == 1)
+        #expect(table.removeTarget(controller) == 0)
+        try table.execute("reset")
+        try table.execute("toggle", true)
+        #expect(log.all == ["reset"])
+        #expect(table.handlerCount(for: "reset") == 1)
+    }
+
+    @Test("The same target and action registered twice make two handlers, as documented")
+    func registeringTwiceMakesTwoHandlers() throws {
+        let table = CommandTable()
+        let log = Log()
+        let controller = PlayerController(log: log)
+        table.addTarget(controller, action: PlayerController.reset, for: "reset")
+        table.addTarget(controller, action: PlayerController.reset, for: "reset")
+        #expect(try table.execute("reset").handled == 2)
+        #expect(log.all == ["reset", "reset"])
+        #expect(table.removeTarget(controller, for: "reset") == 2)
+    }
+
+    @Test("A closure with an owner runs while the owner lives and is pruned once it has died")
+    func ownerClosureLivesAsLongAsOwner() throws {
+        let table = CommandTable()
+        let log = Log()
+        var owner: PlayerController? = PlayerController(log: log)
+        weak let probe = owner
+        table.on("reset", owner: owner!) { log.append("owned reset") }
+        table.on("toggle", owner: owner!) { (on: Bool) in log.append("owned toggle \(on)") }
+        table.on(.rename, owner: owner!) { (title: String, index: Int) in log.append("owned rename \(title) \(index)") }
+        try table.execute("reset")
+        try table.execute("toggle", true)
+        try table.execute(.rename, "a", 1)
+        owner = nil
+        #expect(probe == nil)
+        try table.execute("reset")
+        try table.execute("toggle", true)
+        try table.execute(.rename, "b", 2)
+        #expect(log.all == ["owned reset", "owned toggle true", "owned rename a 1"])
+        #expect(table.events.isEmpty)
+    }
+
+    @Test("Removing an owner removes the closures it owns")
+    func removeOwner() throws {
+        let table = CommandTable()
+        let log = Log()
+        let owner = PlayerController(log: log)
+        table.on("reset", owner: owner) { log.append("owned") }
+        table.on(.reset, owner: owner) { log.append("owned by key") }
+        #expect(table.removeTarget(owner) == 2)
+        #expect(try table.execute(.reset).handled == 0)
+        #expect(log.all.isEmpty)
+    }
+
+    @Test("A C function bound to a weak target receives it as parameter 0 until it dies")
+    func cFunctionWithWeakTarget() throws {
+        let table = CommandTable()
+        var scaler: Scaler? = Scaler(factor: 3)
+        weak let probe = scaler
+        try table.addTarget(scaler!, function: scaleByTarget, signature: Signature("q@q"), for: "scale")
+        #expect(try table.execute("scale", .int64(14)).returnValue == .int64(42))
+        scaler = nil
+        #expect(probe == nil)
+        // This execute finds the target dead: the function is not called (it
+        // would read a freed Scaler) and the handler removes itself.
+        try table.execute("scale", .int64(14))
+        #expect(table.handlerCount(for: "scale") == 0)
+        #expect(try table.execute("scale", .int64(14)).returnValue == nil)
+    }
+
+    @Test("A C function whose parameter 0 cannot take the target is rejected")
+    func cFunctionWithoutTargetParameter() throws {
+        let table = CommandTable()
+        let scaler = Scaler(factor: 2)
+        let message = expectDispatchError(DispatchError.typeMismatch) {
+            try table.addTarget(scaler, function: scaleByTarget, signature: Signature("qq"), for: "scale")
+        }
+        #expect(message.contains("parameter 0"))
+        #expect(table.handlerCount(for: "scale") == 0)
+    }
+
+    @Test("A target that dies while several threads execute is pruned once, without a crash")
+    func targetDiesDuringConcurrentExecutes() async throws {
+        let table = CommandTable()
+        let log = Log()
+        let controller = registerShortLivedController(on: table, log: log)
+        // A live handler on the same event, so each execute has work besides
+        // the dead target's.
+        let live = PlayerController(log: Log())
+        table.addTarget(live, action: PlayerController.reset, for: "reset")
+        #expect(controller() == nil)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<4 {
+                group.addTask {
+                    for _ in 0..<500 { try table.execute("reset") }
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(log.all.isEmpty)
+        #expect(table.handlerCount(for: "reset") == 1)
+        #expect(try table.execute("reset").handled == 1)
+        withExtendedLifetime(live) {}
+    }
+
+    @Test("A target-action's argument is checked before any handler runs")
+    func targetActionArgumentsAreChecked() throws {
+        let table = CommandTable()
+        let log = Log()
+        let controller = PlayerController(log: log)
+        table.addTarget(controller, action: PlayerController.reset, for: "toggle")
+        table.addTarget(controller, action: PlayerController.toggle, for: "toggle")
+        expectDispatchError(DispatchError.typeMismatch) { try table.execute("toggle", .int64(1)) }
+        #expect(log.all.isEmpty)
+    }
+}
