@@ -887,40 +887,45 @@ void dc__table_remove_handler(dc_table *table, dc_handler *handler) {
 
 /* ---- blocking --------------------------------------------------------------------------------------- */
 
-DC_API dc_status dc_table_block(dc_table *table, dc_handler_id id) {
-    if (table == NULL) return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_block: the table must not be NULL");
+/* Adds `delta` (+1 or -1) to a handler's block count, within its bounds;
+ * writes the handler to *out. */
+static dc_status change_block_count(dc_table *table, dc_handler_id id, int delta, dc_handler **out) {
+    if (table == NULL)
+        return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_%s: the table must not be NULL", delta > 0 ? "block" : "unblock");
     pthread_mutex_lock(&table->lock);
     dc_handler *handler = find_handler(table, id);
+    uint32_t blocks = handler != NULL ? atomic_load_explicit(&handler->state, memory_order_relaxed) & STATE_BLOCK_MASK : 0;
     dc_status status = DC_OK;
     if (handler == NULL)
         status = dc__fail(DC_ERR_NOT_FOUND, "table %s has no handler with id %llu", display_name(table),
                           (unsigned long long)id);
-    else if ((atomic_load_explicit(&handler->state, memory_order_relaxed) & STATE_BLOCK_MASK) == STATE_BLOCK_MASK)
+    else if (delta > 0 && blocks == STATE_BLOCK_MASK)
         status = dc__fail(DC_ERR_STATE, "handler %llu is blocked %u times already, the most a block count holds",
                           (unsigned long long)id, STATE_BLOCK_MASK);
-    else
+    else if (delta < 0 && blocks == 0)
+        status = dc__fail(DC_ERR_STATE, "handler %llu is not blocked", (unsigned long long)id);
+    else if (delta > 0)
         atomic_fetch_add_explicit(&handler->state, 1, memory_order_seq_cst);
+    else
+        atomic_fetch_sub_explicit(&handler->state, 1, memory_order_release);
     pthread_mutex_unlock(&table->lock);
+    *out = handler;
+    return status;
+}
+
+DC_API dc_status dc_table_block(dc_table *table, dc_handler_id id) {
+    dc_handler *handler;
+    dc_status status = change_block_count(table, id, +1, &handler);
     if (status != DC_OK) return status;
+    /* Calls that passed their state check before the block wait to return. */
     dc__heavy_fence();
     dc__wait_for_calls(handler);
     return DC_OK;
 }
 
 DC_API dc_status dc_table_unblock(dc_table *table, dc_handler_id id) {
-    if (table == NULL) return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_unblock: the table must not be NULL");
-    pthread_mutex_lock(&table->lock);
-    dc_handler *handler = find_handler(table, id);
-    dc_status status = DC_OK;
-    if (handler == NULL)
-        status = dc__fail(DC_ERR_NOT_FOUND, "table %s has no handler with id %llu", display_name(table),
-                          (unsigned long long)id);
-    else if ((atomic_load_explicit(&handler->state, memory_order_relaxed) & STATE_BLOCK_MASK) == 0)
-        status = dc__fail(DC_ERR_STATE, "handler %llu is not blocked", (unsigned long long)id);
-    else
-        atomic_fetch_sub_explicit(&handler->state, 1, memory_order_release);
-    pthread_mutex_unlock(&table->lock);
-    return status;
+    dc_handler *handler;
+    return change_block_count(table, id, -1, &handler);
 }
 
 /* ---- introspection ------------------------------------------------------------------------------------ */

@@ -144,23 +144,7 @@ public enum SendableValue: Sendable, Equatable, CustomStringConvertible {
 
     /// The type the value was passed as.
     public var type: ValueType {
-        switch self {
-        case .void: .void
-        case .bool: .bool
-        case .int8: .int8
-        case .uint8: .uint8
-        case .int16: .int16
-        case .uint16: .uint16
-        case .int32: .int32
-        case .uint32: .uint32
-        case .int64: .int64
-        case .uint64: .uint64
-        case .float: .float
-        case .double: .double
-        case .object: .object
-        case .pointer: .pointer
-        case .string: .string
-        }
+        Value(sendable: self).type
     }
 
     /// The type and payload, as ``Value`` describes itself: `int64(42)`,
