@@ -1157,6 +1157,13 @@ COLD static void accumulate(execution *run, dc_value value, bool *stop) {
 
 COLD static void finish_pending_destroy(dc_table *table);
 
+/* Calls a marshal with the arguments converted to its parameter types. */
+COLD static dc_value call_marshal_converting(const execution *run, const dc_handler *handler, uint32_t state) {
+    dc_value converted[DC_MAX_PARAMETERS];
+    handler_arguments(handler, state, run->arguments, run->count, converted);
+    return call_marshal(handler, state, converted, handler->signature->parameter_count);
+}
+
 /* True when the event's arguments can be handed to a marshal as they are:
  * at least as many as its parameters, each of exactly the parameter's type. */
 static bool arguments_are_parameters(const execution *run, const dc_signature *signature) {
@@ -1257,17 +1264,13 @@ static void run_handlers(execution *run, dc_thread_record *reader, const dc_exec
             run_handler_slowly(run, reader, handler, state, &stop);
         } else if (state & STATE_MARSHAL) {
             /* The arguments go as they are when they are exactly the parameters. */
-            const dc_value *values = run->arguments;
-            size_t value_count = run->count;
-            dc_value converted[DC_MAX_PARAMETERS];
-            if (!(state & STATE_VARIADIC)) {
-                value_count = signature->parameter_count;
-                if (!arguments_are_parameters(run, signature)) {
-                    handler_arguments(handler, state, run->arguments, run->count, converted);
-                    values = converted;
-                }
-            }
-            dc_value returned = call_marshal(handler, state, values, value_count);
+            dc_value returned;
+            if (state & STATE_VARIADIC)
+                returned = call_marshal(handler, state, run->arguments, run->count);
+            else if (LIKELY(arguments_are_parameters(run, signature)))
+                returned = call_marshal(handler, state, run->arguments, signature->parameter_count);
+            else
+                returned = call_marshal_converting(run, handler, state);
             handled++;
             if (returned.type != DC_TYPE_VOID) accumulate(run, returned, &stop);
         } else if (!LIKELY(signature->stub != NULL)) {
