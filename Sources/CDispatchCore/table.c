@@ -22,7 +22,8 @@
 
 /* dc_handler.state: a block count in the low bits, flags above. */
 #define STATE_BLOCK_MASK 0xFFFFu
-#define STATE_VARIADIC (1u << 24) /* a marshal that takes every argument as given */
+#define STATE_OWNS_TARGET (1u << 23) /* release the target through the table's callbacks */
+#define STATE_VARIADIC (1u << 24)    /* a marshal that takes every argument as given */
 #define STATE_MARSHAL (1u << 25)  /* function is a dc_marshal; target is its data */
 #define STATE_TARGET (1u << 26)  /* a target is bound as parameter 0 */
 #define STATE_STRICT (1u << 27)
@@ -542,7 +543,7 @@ static void give_back_slot(dc_table *table, uint32_t slot) {
 }
 
 static dc_status check_options(const dc_handler_options *options) {
-    const uint32_t known = DC_HANDLER_ONCE | DC_HANDLER_FIRST | DC_HANDLER_STRICT;
+    const uint32_t known = DC_HANDLER_ONCE | DC_HANDLER_FIRST | DC_HANDLER_STRICT | DC_HANDLER_OWNS_TARGET;
     if (options != NULL && (options->flags & ~known))
         return dc__fail(DC_ERR_INVALID_ARGUMENT, "dc_table_add: unknown handler flags 0x%x", options->flags & ~known);
     return DC_OK;
@@ -589,6 +590,7 @@ static dc_status add_locked(dc_table *table, event_record *record, dc_signature 
     uint32_t state = (marshal ? STATE_MARSHAL : target != NULL ? STATE_TARGET : 0) |
                      (variadic ? STATE_VARIADIC : (flags & DC_HANDLER_STRICT) ? STATE_STRICT : 0) |
                      ((flags & DC_HANDLER_ONCE) ? STATE_ONCE : 0) |
+                     ((flags & DC_HANDLER_OWNS_TARGET) && target != NULL ? STATE_OWNS_TARGET : 0) |
                      (options != NULL && options->queue != NULL ? STATE_QUEUED : 0);
     bool wants_extras = options != NULL && (options->queue != NULL || options->destroy != NULL);
 
@@ -777,6 +779,9 @@ static void finish_removal(dc_table *table, removal_list *list) {
         handler_extras *extras = handler->extras;
         if (extras != NULL && extras->queue != NULL) dc__queue_purge(extras->queue, handler);
         if (extras != NULL && extras->destroy != NULL) extras->destroy(extras->destroy_data);
+        if ((atomic_load_explicit(&handler->state, memory_order_relaxed) & STATE_OWNS_TARGET) &&
+            table->callbacks.release != NULL)
+            table->callbacks.release(handler->target);
         handler = handler->next != 0 ? handler_at(table, handler->next - 1) : NULL;
     }
     pthread_mutex_lock(&table->lock);

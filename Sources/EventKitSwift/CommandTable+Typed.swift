@@ -9,18 +9,17 @@ internal import CDispatchCore
 
 extension CommandTable {
     /// Registers `box` as a marshal handler of the interned event `event`; the
-    /// table's destroy notify releases it.
+    /// table releases it when the handler goes away.
     func addBox(
         _ box: HandlerBox, trampoline: dc_marshal, signature: Signature?, event: dc_event_id,
         options: HandlerOptions = []
     ) throws(DispatchError) -> dc_handler_id {
         let data = Unmanaged.passRetained(box).toOpaque()
-        var cOptions = dc_handler_options(
-            flags: options.cFlags, queue: nil, destroy: releaseHandlerBox, destroy_data: data)
+        var cOptions = boxOptions(options, queue: nil)
         var id: dc_handler_id = 0
         let status = dc_table_add_marshal_id(cTable, event, signature?.cSignature, trampoline, data, &cOptions, &id)
         if status != DC_OK {
-            // Not registered, so the destroy notify will never run.
+            // Not registered, so the table took no reference.
             Unmanaged<HandlerBox>.fromOpaque(data).release()
             try DispatchError.check(status)
         }

@@ -130,32 +130,41 @@ public enum Accumulator: Sendable {
 // MARK: - Registering
 
 extension CommandTable {
-    /// Registers `box` as a marshal handler; the table's destroy notify
-    /// releases it. `signature` nil registers a variadic marshal.
+    /// Registers `box` as a marshal handler; the table releases it when the
+    /// handler goes away. `signature` nil registers a variadic marshal.
     func addBox(
         _ event: String, signature: Signature?, box: HandlerBox, trampoline: dc_marshal,
         options: HandlerOptions = [], queue: OpaquePointer? = nil
     ) throws(DispatchError) -> dc_handler_id {
         let data = Unmanaged.passRetained(box).toOpaque()
-        var cOptions = dc_handler_options(
-            flags: options.cFlags, queue: queue, destroy: releaseHandlerBox, destroy_data: data)
+        var cOptions = boxOptions(options, queue: queue)
         var id: dc_handler_id = 0
         let status = dc_table_add_marshal(cTable, event, signature?.cSignature, trampoline, data, &cOptions, &id)
         if status != DC_OK {
-            // Not registered, so the destroy notify will never run: give the
-            // reference back here.
+            // Not registered, so the table took no reference: give it back here.
             Unmanaged<HandlerBox>.fromOpaque(data).release()
             try DispatchError.check(status)
         }
         return id
     }
 
+    /// The C options of a box handler: the table owns the box's reference and
+    /// releases it through its `release` callback (no destroy notify, which
+    /// would cost an allocation per handler).
+    func boxOptions(_ options: HandlerOptions, queue: OpaquePointer?) -> dc_handler_options {
+        dc_handler_options(
+            flags: options.cFlags | UInt32(DC_HANDLER_OWNS_TARGET), queue: queue, destroy: nil, destroy_data: nil)
+    }
+
     /// A subscription that removes handler `id` from this table.
     func subscription(for id: dc_handler_id, cancelsOnRelease: Bool) -> Subscription {
-        Subscription(cancelsOnRelease: cancelsOnRelease) { [weak self] in
-            guard let self else { return }
-            _ = dc_table_remove(self.cTable, id)
-        }
+        Subscription(cancelsOnRelease: cancelsOnRelease, table: self, handler: id)
+    }
+
+    /// Removes handler `id`; an id already gone is not an error here (a
+    /// once-handler or a pruned target removes itself).
+    func removeHandler(_ id: UInt64) {
+        _ = dc_table_remove(cTable, id)
     }
 
     /// Registers a closure box; a closure lives as long as its subscription.

@@ -8,8 +8,9 @@ import Musl
 #endif
 
 /// What a Swift handler is to the C table: a box registered as a marshal
-/// handler's data, retained once at registration and released by the table's
-/// destroy notify, exactly once, when the handler goes away.
+/// handler's data, retained once at registration and released by the table
+/// (`DC_HANDLER_OWNS_TARGET`, through the table's `release` callback),
+/// exactly once, when the handler goes away.
 ///
 /// The C table calls one `@convention(c)` trampoline per box kind, which
 /// reaches the box through `_withUnsafeGuaranteedRef`: a call costs no
@@ -136,11 +137,6 @@ final class TypedHandlerBox: HandlerBox, @unchecked Sendable {
             }
         }
     }
-}
-
-/// The destroy notify of every box: gives back the table's reference.
-let releaseHandlerBox: @convention(c) (UnsafeMutableRawPointer?) -> Void = { data in
-    Unmanaged<HandlerBox>.fromOpaque(data!).release()
 }
 
 // MARK: - Strings handed back to C

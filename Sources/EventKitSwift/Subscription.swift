@@ -20,13 +20,29 @@ import Synchronization
 /// The corresponding C function is `dc_table_remove`. Replaces
 /// `-[NSNotificationCenter removeObserver:]` and Combine's `AnyCancellable`.
 public final class Subscription: Hashable, Sendable {
-    private let cancellation: Mutex<(@Sendable () -> Void)?>
+    /// What cancelling removes. A table handler is kept as (weak table, id)
+    /// rather than as a closure: no allocation per subscription beyond itself.
+    private struct Registration {
+        weak var table: CommandTable?
+        var handler: UInt64 = 0
+        var cancel: (@Sendable () -> Void)?
+        var active = true
+    }
+
+    private let registration: Mutex<Registration>
     private let cancelsOnRelease: Bool
 
     /// A subscription whose cancellation runs `cancel` once.
     /// `cancelsOnRelease` makes releasing it cancel too.
     package init(cancelsOnRelease: Bool, cancel: @escaping @Sendable () -> Void) {
-        self.cancellation = Mutex(cancel)
+        self.registration = Mutex(Registration(table: nil, cancel: cancel))
+        self.cancelsOnRelease = cancelsOnRelease
+    }
+
+    /// A subscription whose cancellation removes `handler` from `table`, if
+    /// the table still exists.
+    init(cancelsOnRelease: Bool, table: CommandTable, handler: UInt64) {
+        self.registration = Mutex(Registration(table: table, handler: handler))
         self.cancelsOnRelease = cancelsOnRelease
     }
 
@@ -36,17 +52,20 @@ public final class Subscription: Hashable, Sendable {
 
     /// Removes the handler. Calling it again does nothing.
     public func cancel() {
-        let cancel = cancellation.withLock { cancel in
-            defer { cancel = nil }
-            return cancel
+        let (table, handler, cancel) = registration.withLock { registration in
+            guard registration.active else { return (CommandTable?.none, UInt64(0), (@Sendable () -> Void)?.none) }
+            registration.active = false
+            defer { registration.cancel = nil }
+            return (registration.table, registration.handler, registration.cancel)
         }
+        table?.removeHandler(handler)
         cancel?()
     }
 
     /// Whether ``cancel()`` has run (releasing a target or owner does not
     /// count: the table prunes those handlers on its own).
     public var isCancelled: Bool {
-        cancellation.withLock { $0 == nil }
+        registration.withLock { !$0.active }
     }
 
     /// Keeps this subscription in `set`, so it lives as long as the set does.

@@ -1606,7 +1606,7 @@ static void unknown_handler_flags_are_rejected(void **state) {
     assert_fails(dc_table_add(table, "tick", sig("v"), DC_FUNCTION(record_4), NULL, &unknown,
                                 &id),
                    DC_ERR_INVALID_ARGUMENT);
-    const dc_handler_options next_bit = handler_options(DC_HANDLER_STRICT << 1, NULL);
+    const dc_handler_options next_bit = handler_options(DC_HANDLER_OWNS_TARGET << 1, NULL);
     assert_fails(dc_table_add(table, "tick", sig("v"), DC_FUNCTION(record_4), NULL, &next_bit,
                                 &id),
                    DC_ERR_INVALID_ARGUMENT);

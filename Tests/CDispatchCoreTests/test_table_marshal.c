@@ -181,6 +181,31 @@ static void variadic_marshal_chooses_its_result_type(void **state) {
     assert_int_equal(result.return_value.u64, 2);
 }
 
+static int owned_releases;
+static void count_owned_release(void *object) {
+    (void)object;
+    owned_releases++;
+}
+
+static void owned_target_is_released_once_when_the_handler_goes_and_not_for_a_duplicate(void **state) {
+    (void)state;
+    dc_object_callbacks callbacks = {NULL, count_owned_release};
+    dc_table *owner = NULL;
+    assert_ok(dc_table_create("owner", &callbacks, &owner));
+    owned_releases = 0;
+    dc_handler_options owns = {DC_HANDLER_OWNS_TARGET, NULL, NULL, NULL};
+    dc_handler_id id = 0;
+    assert_ok(dc_table_add_marshal(owner, "e", sig("v"), remember, (void *)8, &owns, &id));
+    assert_int_equal(dc_table_add_marshal(owner, "e", sig("v"), remember, (void *)8, &owns, NULL), DC_EXISTS);
+    assert_ok(dc_table_execute(owner, "e", NULL, 0, NULL));
+    assert_int_equal(owned_releases, 0);
+    assert_ok(dc_table_remove(owner, id));
+    assert_int_equal(owned_releases, 1);
+    assert_ok(dc_table_add_marshal(owner, "e", sig("v"), remember, (void *)9, &owns, NULL));
+    dc_table_destroy(owner);
+    assert_int_equal(owned_releases, 2);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         table_test(marshal_receives_the_arguments_as_its_parameter_types),
@@ -193,6 +218,7 @@ int main(void) {
         table_test(queued_marshal_is_delivered_with_copied_values),
         table_test(variadic_marshal_receives_every_argument_as_given),
         table_test(variadic_marshal_chooses_its_result_type),
+        table_test(owned_target_is_released_once_when_the_handler_goes_and_not_for_a_duplicate),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

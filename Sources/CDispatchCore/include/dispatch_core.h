@@ -486,7 +486,12 @@ enum {
     DC_HANDLER_FIRST = 1u << 1,
     /* The event's argument count must equal the handler's parameter count
      * (less the bound target); otherwise an execute fails with DC_ERR_ARITY. */
-    DC_HANDLER_STRICT = 1u << 2
+    DC_HANDLER_STRICT = 1u << 2,
+    /* The table takes over one reference to the target (a marshal's data):
+     * when the handler goes away it gives it back through the table's
+     * `release` callback, as a destroy notify would, without the memory a
+     * destroy notify costs. Not taken when dc_table_add returns DC_EXISTS. */
+    DC_HANDLER_OWNS_TARGET = 1u << 3
 };
 
 typedef struct dc_handler_options {
