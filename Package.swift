@@ -30,7 +30,10 @@ let package = Package(
             dependencies: ["CDispatchCore", .product(name: "Logging", package: "swift-log")]
         ),
         .executableTarget(name: "EventKitDemo", dependencies: ["EventKitSwift"]),
-        .testTarget(name: "EventKitSwiftTests", dependencies: ["EventKitSwift"]),
+        .testTarget(
+            name: "EventKitSwiftTests",
+            dependencies: ["EventKitSwift", .product(name: "Logging", package: "swift-log")]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -150,6 +150,7 @@ struct dc_signature {
  */
 typedef struct dc_execute_frame {
     struct dc_table *table; /* NULL for a queue drain */
+    void *context;          /* dc_execute_options.context */
     bool stopped;           /* dc_table_stop_emission was called for this frame */
 } dc_execute_frame;
 

@@ -1298,7 +1298,7 @@ static void run_handlers(execution *run, dc_thread_record *reader, const dc_exec
     run->result.handled += handled;
 }
 
-static const dc_execute_options default_options = {DC_ACCUMULATE_FIRST, 0, NULL, 0};
+static const dc_execute_options default_options = {DC_ACCUMULATE_FIRST, 0, NULL, 0, NULL};
 
 static dc_status check_execute_options(const dc_execute_options *options) {
     const uint32_t known = DC_EXECUTE_REQUIRE_HANDLER | DC_EXECUTE_STRICT;
@@ -1343,6 +1343,7 @@ static dc_status execute(dc_table *table, dc_event_id event_id, const char *even
     execution run = {table, record, arguments, count, options, {0}};
     dc_execute_frame *frame = &reader->frames[reader->depth - 1];
     frame->table = table;
+    frame->context = options->context;
     frame->stopped = false;
 
     /* The snapshot: handlers added from here on wait for the next execute. */
@@ -1393,6 +1394,13 @@ DC_API dc_status dc_table_execute_id(dc_table *table, dc_event_id event, const d
     return dc_table_execute_id_with(table, event, arguments, count, NULL, result);
 }
 
+DC_API void *dc_table_execute_context(const dc_table *table) {
+    dc_thread_record *reader = dc__current_record;
+    for (unsigned depth = reader != NULL && table != NULL ? reader->depth : 0; depth > 0; depth--)
+        if (reader->frames[depth - 1].table == table) return reader->frames[depth - 1].context;
+    return NULL;
+}
+
 DC_API dc_status dc_table_stop_emission(dc_table *table) {
     if (table == NULL) return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_stop_emission: the table must not be NULL");
     dc_thread_record *reader = dc__current_record;
@@ -1415,6 +1423,7 @@ bool dc__handler_deliver(dc_thread_record *reader, dc_table *table, dc_handler *
                          size_t count) {
     dc_execute_frame *frame = &reader->frames[reader->depth - 1];
     frame->table = table; /* a delivered handler may stop, remove or destroy as in an execute */
+    frame->context = NULL;
     frame->stopped = false;
     dc__read_calling(reader, handler);
     uint32_t state = atomic_load_explicit(&handler->state, memory_order_acquire);

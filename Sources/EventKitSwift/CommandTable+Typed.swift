@@ -170,11 +170,17 @@ extension CommandTable {
     ) throws -> ExecuteResult {
         let event = try eventID(named: name, cache: cache)
         var result = dc_result()
-        let status = dc_table_execute_id(cTable, event, cArguments, count, &result)
+        var handlerError = HandlerError()
+        let status = withUnsafeMutablePointer(to: &handlerError) { slot in
+            var options = dc_execute_options(
+                accumulator: DC_ACCUMULATE_FIRST, flags: 0, results: nil, results_capacity: 0,
+                context: UnsafeMutableRawPointer(slot))
+            return dc_table_execute_id_with(cTable, event, cArguments, count, &options, &result)
+        }
         // The common case without `finish`, whose event-name autoclosure would
         // retain the name on every execute.
         if status == DC_OK, !result.stopped, logger == nil { return ExecuteResult(result) }
-        return try finish(status, result, event: name)
+        return try finish(status, result, handlerError, event: name)
     }
 
     /// Executes `key`'s event: runs its handlers in order.

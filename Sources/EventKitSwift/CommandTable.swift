@@ -361,9 +361,11 @@ extension CommandTable {
         try execute(event, arguments: arguments)
     }
 
-    /// Executes `event` with `arguments`; see ``execute(_:_:)``.
+    /// Executes `event` with `arguments`; see ``execute(_:_:)-(String,_)``.
     ///
     /// - Parameters:
+    ///   - event: The event's name.
+    ///   - arguments: The values to pass, checked against every handler.
     ///   - accumulator: Which return value the result keeps.
     ///   - requireHandler: Throw ``DispatchError/noHandler(_:)`` when no
     ///     handler runs.
@@ -376,23 +378,28 @@ extension CommandTable {
         _ event: String, arguments: [Value], accumulator: Accumulator = .first, requireHandler: Bool = false,
         strict: Bool = false
     ) throws -> ExecuteResult {
-        var options = dc_execute_options(
-            accumulator: accumulator.cAccumulator,
-            flags: (requireHandler ? UInt32(DC_EXECUTE_REQUIRE_HANDLER) : 0)
-                | (strict ? UInt32(DC_EXECUTE_STRICT) : 0),
-            results: nil, results_capacity: 0)
+        var handlerError = HandlerError()
         return try withCValues(arguments) { values, count in
             var result = dc_result()
-            // withCString puts a small string's bytes on the stack; passing the
-            // String straight to C would copy it to the heap.
-            let status = event.withCString { dc_table_execute_with(cTable, $0, values, count, &options, &result) }
-            return try finish(status, result, event: event)
+            let status = withUnsafeMutablePointer(to: &handlerError) { slot in
+                var options = dc_execute_options(
+                    accumulator: accumulator.cAccumulator,
+                    flags: (requireHandler ? UInt32(DC_EXECUTE_REQUIRE_HANDLER) : 0)
+                        | (strict ? UInt32(DC_EXECUTE_STRICT) : 0),
+                    results: nil, results_capacity: 0, context: UnsafeMutableRawPointer(slot))
+                // withCString puts a small string's bytes on the stack; passing
+                // the String straight to C would copy it to the heap.
+                return event.withCString { dc_table_execute_with(cTable, $0, values, count, &options, &result) }
+            }
+            return try finish(status, result, handlerError, event: event)
         }
     }
 
     /// Turns an execute's status and result into a Swift result or error.
-    func finish(_ status: dc_status, _ result: dc_result, event: @autoclosure () -> String) throws -> ExecuteResult {
-        if result.stopped || status != DC_OK, let error = HandlerErrors.take() {
+    func finish(
+        _ status: dc_status, _ result: dc_result, _ handlerError: HandlerError, event: @autoclosure () -> String
+    ) throws -> ExecuteResult {
+        if let error = handlerError.error {
             throw error
         }
         try DispatchError.check(status)

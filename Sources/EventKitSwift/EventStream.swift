@@ -13,7 +13,7 @@
 /// task is cancelled, or the stream and its iterator are released (leaving a
 /// `for await` loop releases the iterator). The stream finishes, after
 /// handing out what it buffered, when its handler goes away in any other way:
-/// ``CommandTable/removeAll(for:)``, ``CommandTable/removeAll()``, or the
+/// ``CommandTable/removeAll(for:)-(String)``, ``CommandTable/removeAll()``, or the
 /// table being released.
 ///
 /// One task iterates a stream; as with `AsyncStream`, awaiting `next()` from
@@ -207,10 +207,13 @@ extension CommandTable {
     /// The handler is registered before this returns and removed when the
     /// stream terminates; see ``EventStream``. It receives every argument as
     /// given, like an `on(_:_:)` handler taking `[Value]`, and counts as one
-    /// handler in ``handlerCount(for:)`` and in each execute's result.
+    /// handler in ``CommandTable/handlerCount(for:)-(String)`` and in each
+    /// execute's result.
     ///
-    /// - Parameter bufferingPolicy: What to keep while the consumer is
-    ///   behind; unbounded unless you say otherwise.
+    /// - Parameters:
+    ///   - event: The event's name.
+    ///   - bufferingPolicy: What to keep while the consumer is behind;
+    ///     unbounded unless you say otherwise.
     public func events(
         for event: String, bufferingPolicy: EventStream<EventSnapshot>.BufferingPolicy = .unbounded
     ) -> EventStream<EventSnapshot> {

@@ -24,28 +24,23 @@ class HandlerBox: @unchecked Sendable {
         self.cTable = cTable
     }
 
-    /// Records `error` for the execute running on this thread and stops its
-    /// emission; `CommandTable.execute` rethrows it.
+    /// Hands `error` to the Swift execute running this handler, which
+    /// rethrows it, and stops the emission. An execute made from C gave no
+    /// place for it (C cannot receive a Swift error): the emission stops and
+    /// the error is dropped.
     final func fail(with error: any Error) {
-        HandlerErrors.record(error)
+        if let slot = dc_table_execute_context(cTable) {
+            slot.assumingMemoryBound(to: HandlerError.self).pointee.error = error
+        }
         dc_table_stop_emission(cTable)
     }
 }
 
-/// Errors thrown by Swift handlers, by thread, until the execute that ran
-/// them rethrows them. Only touched when a handler throws.
-enum HandlerErrors {
-    private static let errors = Mutex<[UInt: any Error]>([:])
-
-    static func record(_ error: any Error) {
-        let thread = UInt(pthread_self())
-        errors.withLock { $0[thread] = error }
-    }
-
-    static func take() -> (any Error)? {
-        let thread = UInt(pthread_self())
-        return errors.withLock { $0.removeValue(forKey: thread) }
-    }
+/// Where a handler's error goes: each Swift execute passes one, as its C
+/// execute context, so an error reaches exactly the execute that ran the
+/// handler, however executes nest or interleave.
+struct HandlerError {
+    var error: (any Error)?
 }
 
 // MARK: - Box kinds

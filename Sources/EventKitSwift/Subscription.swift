@@ -7,7 +7,7 @@ import Synchronization
 ///
 /// - a closure registered with `on(_:_:)` lives as long as its subscription:
 ///   releasing the last reference cancels it, as Combine's `AnyCancellable`
-///   does, so keep the subscription (``store(in:)-4xp8f``) for as long as the
+///   does, so keep the subscription (``store(in:)-(Set<Subscription>)``) for as long as the
 ///   handler should run;
 /// - a target-action handler lives as long as its target, and an
 ///   `on(_:owner:_:)` handler as long as its owner; releasing their

@@ -163,7 +163,7 @@ static void variadic_marshal_receives_every_argument_as_given(void **state) {
     assert_string_equal(seen.arguments[1].string, "five");
     assert_int_equal(seen.arguments[2].type, DC_TYPE_DOUBLE);
     /* strict executes constrain typed handlers, never a variadic one */
-    dc_execute_options strict = {DC_ACCUMULATE_FIRST, DC_EXECUTE_STRICT, NULL, 0};
+    dc_execute_options strict = {.flags = DC_EXECUTE_STRICT};
     assert_ok(dc_table_remove_event(table, "any", NULL));
     assert_ok(dc_table_add_marshal(table, "any", NULL, remember, (void *)4, NULL, NULL));
     assert_ok(dc_table_execute_with(table, "any", arguments, 3, &strict, &result));
@@ -206,6 +206,26 @@ static void owned_target_is_released_once_when_the_handler_goes_and_not_for_a_du
     assert_int_equal(owned_releases, 2);
 }
 
+static void *context_seen;
+static void read_context(void *data, const dc_value *arguments, size_t count, dc_value *result) {
+    (void)data, (void)arguments, (void)count, (void)result;
+    context_seen = dc_table_execute_context(table);
+}
+
+static void handlers_reach_the_context_of_the_execute_running_them(void **state) {
+    (void)state;
+    assert_ok(dc_table_add_marshal(table, "ctx", sig("v"), read_context, NULL, NULL, NULL));
+    int slot = 0;
+    const dc_execute_options with_context = {.context = &slot};
+    assert_ok(dc_table_execute_with(table, "ctx", NULL, 0, &with_context, NULL));
+    assert_ptr_equal(context_seen, &slot);
+    assert_ok(dc_table_execute(table, "ctx", NULL, 0, NULL));
+    assert_null(context_seen);
+    /* outside any execute there is none */
+    assert_null(dc_table_execute_context(table));
+    assert_null(dc_table_execute_context(NULL));
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         table_test(marshal_receives_the_arguments_as_its_parameter_types),
@@ -219,6 +239,7 @@ int main(void) {
         table_test(variadic_marshal_receives_every_argument_as_given),
         table_test(variadic_marshal_chooses_its_result_type),
         table_test(owned_target_is_released_once_when_the_handler_goes_and_not_for_a_duplicate),
+        table_test(handlers_reach_the_context_of_the_execute_running_them),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,6 +1,12 @@
 import EventKitSwift
 import Testing
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
 /// Every `DispatchError` case, reached from Swift through public API only, with
 /// the message a user would read. `DispatchErrorTests` proves each C status has
 /// a case; this suite proves a Swift caller can actually meet each one, and
@@ -101,6 +107,29 @@ struct DispatchErrorReachabilityTests {
         withExtendedLifetime(subscription) {}
     }
 
+    @Test("typeMismatch: a typed handler given a value its C type admits but its Swift type does not")
+    func typeMismatchInTypedHandlers() throws {
+        final class Track: EventArgument {}
+        final class Album {}
+        let table = CommandTable(name: "library")
+        let titles = EventKey<String>("title")
+        let tracks = EventKey<Track>("track")
+        let subscriptions = [
+            table.on(titles) { (_: String) in },
+            table.on(tracks) { (_: Track) in },
+        ]
+        // A null C string is a string to the core, but not a Swift String.
+        var message = expectDispatchError(DispatchError.typeMismatch) {
+            try table.execute("title", .string(nil))
+        }
+        #expect(message == "event \"title\": argument 0: expected String, got string(nil)")
+        // Any object is an object to the core; only Swift knows its class.
+        let album = Album()
+        message = expectDispatchError(DispatchError.typeMismatch) { try table.execute("track", .object(album)) }
+        #expect(message.hasPrefix("event \"track\": argument 0: expected Track, got object(Album@"))
+        withExtendedLifetime(subscriptions) {}
+    }
+
     @Test("arity: a call with the wrong number of arguments, a strict execute, a strict handler")
     func arity() throws {
         var message = expectDispatchError(DispatchError.arity) {
@@ -188,18 +217,26 @@ struct DispatchErrorReachabilityTests {
     // MARK: - Not reachable through public Swift API
 
     /// `DC_ERR_NOT_FOUND` comes from the C core for a handler id, event id or
-    /// target it does not know. The Swift layer never hands a user an id:
-    /// `Subscription.cancel()` is idempotent (it removes once and ignores the
-    /// rest), `removeAll(for:)` of an unknown event removes 0, and
-    /// `handlerCount(for:)` of an unknown event is 0. So Swift callers meet
-    /// none of the cases that raise it.
-    @Test("notFound is not reachable from Swift: unknown events and repeated cancels are not errors")
+    /// target it does not know. The Swift layer never hands a user an id and
+    /// never reports the status: ``Subscription/cancel()`` is idempotent and
+    /// ignores a handler already gone (pruned, once, or removed with its
+    /// event), typed keys intern their own ids per table, `removeAll(for:)`
+    /// and `removeTarget(_:)` of something unknown remove 0, and
+    /// `handlerCount(for:)` of an unknown event is 0.
+    @Test("notFound is not reachable from Swift: unknown events, targets and handlers already gone are not errors")
     func notFoundIsNotReachable() throws {
         let table = CommandTable()
         let subscription = table.on("tick") {}
         subscription.cancel()
         subscription.cancel()
         #expect(subscription.isCancelled)
+
+        let once = table.on("tock", options: .once) {}
+        #expect(try table.execute("tock").handled == 1)
+        once.cancel()                       // its handler removed itself after running
+
+        final class Stranger {}
+        #expect(table.removeTarget(Stranger()) == 0)
         #expect(table.removeAll(for: "never-registered") == 0)
         #expect(table.handlerCount(for: "never-registered") == 0)
         #expect(try table.execute("never-registered").handled == 0)
@@ -244,15 +281,34 @@ struct DispatchErrorReachabilityTests {
         #expect(DispatchError.ffi("").statusDescription == "libffi could not prepare the call")
     }
 
-    /// `DC_ERR_NO_MEMORY` needs `malloc` to fail. On Linux with overcommit a
-    /// process is killed long before that, and the Swift layer treats the
-    /// places where it could surface (creating a table, registering a closure)
-    /// as fatal, as Swift does for every allocation. What a caller would see is
-    /// the case and its description.
-    @Test("outOfMemory is not reachable from Swift: only a failing allocator raises it")
-    func outOfMemoryIsNotReachable() {
-        let error = DispatchError.outOfMemory("dc_table_create")
-        #expect(error.statusName == "DC_ERR_NO_MEMORY")
-        #expect(error.description == "out of memory: dc_table_create")
+    /// `DC_ERR_NO_MEMORY` is what the core reports when an allocation fails,
+    /// and also when the kernel has no file descriptor left for an event
+    /// queue's `eventfd`. Failing allocations cannot be arranged from Swift,
+    /// and where Swift would meet them (creating a table, registering a
+    /// closure) it treats them as fatal, as it does for its own allocations.
+    /// A process out of descriptors can be arranged: in a child process, so
+    /// that no other test runs short.
+    @Test("outOfMemory: an event queue when the process has no file descriptor left")
+    func outOfMemory() async {
+        await #expect(processExitsWith: .success) {
+            var limit = rlimit()
+            getrlimit(Self.openFilesLimit, &limit)
+            limit.rlim_cur = 0
+            guard setrlimit(Self.openFilesLimit, &limit) == 0 else { exit(2) }
+            do {
+                _ = try EventQueue()
+                exit(3)
+            } catch DispatchError.outOfMemory(let message) {
+                exit(message == "dc_queue_create: eventfd failed: Too many open files" ? 0 : 4)
+            } catch {
+                exit(5)
+            }
+        }
     }
+
+#if canImport(Glibc)
+    private static let openFilesLimit = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
+#else
+    private static let openFilesLimit = RLIMIT_NOFILE
+#endif
 }

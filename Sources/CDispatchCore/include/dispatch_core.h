@@ -662,6 +662,9 @@ typedef struct dc_execute_options {
      * stored, dc_result.return_count counts them all. */
     dc_value *results;
     size_t results_capacity;
+    /* Anything the caller wants its handlers to reach during this execute,
+     * through dc_table_execute_context (NULL when unused). */
+    void *context;
 } dc_execute_options;
 
 /* What an execute did. */
@@ -711,6 +714,13 @@ DC_API dc_status dc_table_execute_id_with(dc_table *table, dc_event_id event,
                                           const dc_value *arguments, size_t count,
                                           const dc_execute_options *options,
                                           dc_result *result);
+
+/*
+ * The context given in dc_execute_options by the innermost execute of `table`
+ * running on the calling thread; NULL when none is running or it gave none.
+ * For handlers: a language binding passes where a handler's error should go.
+ */
+DC_API void *dc_table_execute_context(const dc_table *table);
 
 /* Deepest nesting of executes (a handler executing, whose handler executes, ...)
  * on one thread; deeper is DC_ERR_DEPTH instead of a stack overflow. */
