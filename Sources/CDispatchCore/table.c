@@ -1256,11 +1256,13 @@ static void run_handlers(execution *run, dc_thread_record *reader, const dc_exec
     images.flags = 0;
     size_t handled = 0;
     bool stop = false;
+    _Atomic(const void *) *calling = &reader->calling[reader->depth - 1];
     for (uint32_t i = 0; i < count && !stop; i++) {
         dc_handler *handler = atomic_load_explicit(&array->items[i], memory_order_acquire);
         /* Announce the call, then re-read the state: a remove or block that
          * returned before this point is seen here (see reclaim.c). */
-        dc__read_calling(reader, handler);
+        atomic_store_explicit(calling, handler, memory_order_relaxed);
+        dc__light_fence();
         uint32_t state = atomic_load_explicit(&handler->state, memory_order_acquire);
         const dc_signature *signature = handler->signature;
         if (state & STATE_SLOW) {
@@ -1292,7 +1294,7 @@ static void run_handlers(execution *run, dc_thread_record *reader, const dc_exec
             handled++;
             if (signature->return_type != DC_TYPE_VOID) accumulate(run, dc__return_value(signature, &raw), &stop);
         }
-        dc__read_called(reader);
+        atomic_store_explicit(calling, NULL, memory_order_release);
         stop = stop || frame->stopped;
     }
     run->result.handled += handled;
