@@ -2,7 +2,8 @@ internal import CDispatchCore
 
 /// An error reported by the dispatch core: one case per failure status of the
 /// C library (`dc_status`), each carrying the detail message the core wrote for
-/// the failing call.
+/// the failing call, and ``unrecognizedSelector(_:)``, which only the Swift
+/// layer raises and which has no `dc_status`.
 ///
 /// The message names what was wrong: the position in a malformed encoding, the
 /// argument index, the expected and the actual type. ``statusName`` gives the C
@@ -57,6 +58,11 @@ public enum DispatchError: Error, Equatable, CustomStringConvertible {
     /// Executes nested deeper than the core allows on one thread.
     /// `DC_ERR_DEPTH`.
     case nestedTooDeeply(String)
+    /// ``CommandTable/perform(_:with:)`` found nothing that handles the key
+    /// it carries, as `-[NSObject doesNotRecognizeSelector:]` reports. Raised
+    /// by the Swift layer alone: no `dc_status` stands for it, so
+    /// ``statusName`` is `"unrecognizedSelector"` and ``message`` is the key.
+    case unrecognizedSelector(String)
 
     /// The detail message: what was wrong, naming position, index and types.
     public var message: String {
@@ -66,16 +72,19 @@ public enum DispatchError: Error, Equatable, CustomStringConvertible {
             .typeMismatch(let message), .arity(let message),
             .indexOutOfRange(let message), .notInvoked(let message),
             .unsupported(let message), .ffi(let message), .notFound(let message),
-            .noHandler(let message), .invalidState(let message), .nestedTooDeeply(let message):
+            .noHandler(let message), .invalidState(let message), .nestedTooDeeply(let message),
+            .unrecognizedSelector(let message):
             return message
         }
     }
 
-    /// The name of the C status this error stands for, such as `"DC_ERR_TYPE"`.
+    /// The name of the C status this error stands for, such as `"DC_ERR_TYPE"`;
+    /// for ``unrecognizedSelector(_:)``, which has none, `"unrecognizedSelector"`.
     ///
     /// The corresponding C function is `dc_status_name`.
     public var statusName: String {
-        String(cString: dc_status_name(status))
+        guard let status else { return "unrecognizedSelector" }
+        return String(cString: dc_status_name(status))
     }
 
     /// A short, fixed description of the kind of failure, such as
@@ -83,7 +92,8 @@ public enum DispatchError: Error, Equatable, CustomStringConvertible {
     ///
     /// The corresponding C function is `dc_status_string`.
     public var statusDescription: String {
-        String(cString: dc_status_string(status))
+        guard let status else { return "unrecognized selector" }
+        return String(cString: dc_status_string(status))
     }
 
     /// The kind of failure followed by the detail message, such as
@@ -96,8 +106,8 @@ public enum DispatchError: Error, Equatable, CustomStringConvertible {
 // MARK: - The one crossing from dc_status
 
 extension DispatchError {
-    /// The C status of this case.
-    var status: dc_status {
+    /// The C status of this case; `nil` for the case only Swift raises.
+    var status: dc_status? {
         switch self {
         case .nullArgument: DC_ERR_NULL_ARGUMENT
         case .invalidArgument: DC_ERR_INVALID_ARGUMENT
@@ -113,6 +123,7 @@ extension DispatchError {
         case .noHandler: DC_ERR_NO_HANDLER
         case .invalidState: DC_ERR_STATE
         case .nestedTooDeeply: DC_ERR_DEPTH
+        case .unrecognizedSelector: nil
         }
     }
 
