@@ -171,7 +171,7 @@ dc_status dc__queue_post(dc_queue *queue, dc_table *table, struct dc_handler *ha
     item->callbacks = *callbacks;
     item->count = (uint32_t)count;
     item->first_owned = (uint32_t)first_owned;
-    memcpy(item->values, values, count * sizeof values[0]);
+    if (count > 0) memcpy(item->values, values, count * sizeof values[0]); /* values may be NULL when 0 */
     for (size_t i = first_owned; i < count; i++) {
         dc_value *value = &item->values[i];
         if (value->type == DC_TYPE_STRING && value->string != NULL) {
