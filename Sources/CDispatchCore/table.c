@@ -575,7 +575,8 @@ static dc_signature *variadic_signature(void) {
 }
 
 static dc_status add_locked(dc_table *table, event_record *record, dc_signature *signature, dc_function function,
-                            void *target, bool marshal, const dc_handler_options *options, dc_handler_id *out) {
+                            void *target, bool marshal, bool variadic, const dc_handler_options *options,
+                            dc_handler_id *out) {
     dc_status status = marshal ? DC_OK : check_target(table, record->name, signature, target);
     if (status != DC_OK) return status;
 
@@ -586,7 +587,6 @@ static dc_status add_locked(dc_table *table, event_record *record, dc_signature 
     }
 
     uint32_t flags = options != NULL ? options->flags : 0;
-    bool variadic = marshal && signature == variadic_signature();
     uint32_t state = (marshal ? STATE_MARSHAL : target != NULL ? STATE_TARGET : 0) |
                      (variadic ? STATE_VARIADIC : (flags & DC_HANDLER_STRICT) ? STATE_STRICT : 0) |
                      ((flags & DC_HANDLER_ONCE) ? STATE_ONCE : 0) |
@@ -654,7 +654,8 @@ static dc_status add_locked(dc_table *table, event_record *record, dc_signature 
 static dc_status add_checked(dc_table *table, const char *event, dc_event_id event_id, dc_signature *signature,
                              dc_function function, void *target, bool marshal, const dc_handler_options *options,
                              dc_handler_id *out) {
-    if (marshal && signature == NULL && function != NULL) {
+    bool variadic = marshal && signature == NULL; /* from the caller's NULL, not the shared "v" */
+    if (variadic && function != NULL) {
         signature = variadic_signature();
         if (signature == NULL) return dc__fail(DC_ERR_NO_MEMORY, "dc_table_add_marshal: out of memory");
     }
@@ -675,7 +676,7 @@ static dc_status add_checked(dc_table *table, const char *event, dc_event_id eve
     } else if ((record = record_by_id(table, event_id)) == NULL) {
         status = dc__fail(DC_ERR_NOT_FOUND, "table %s has no event with id %u", display_name(table), event_id);
     }
-    if (status == DC_OK) status = add_locked(table, record, signature, function, target, marshal, options, out);
+    if (status == DC_OK) status = add_locked(table, record, signature, function, target, marshal, variadic, options, out);
     if (status == DC_OK) dc__reclaim(&table->retired, false);
     pthread_mutex_unlock(&table->lock);
     return status;
