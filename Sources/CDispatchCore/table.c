@@ -577,9 +577,6 @@ static dc_signature *variadic_signature(void) {
 static dc_status add_locked(dc_table *table, event_record *record, dc_signature *signature, dc_function function,
                             void *target, bool marshal, bool variadic, const dc_handler_options *options,
                             dc_handler_id *out) {
-    dc_status status = marshal ? DC_OK : check_target(table, record->name, signature, target);
-    if (status != DC_OK) return status;
-
     dc_handler *duplicate = find_duplicate(table, record->id, function, target);
     if (duplicate != NULL) {
         if (out != NULL) *out = id_of(table, duplicate);
@@ -668,13 +665,17 @@ static dc_status add_checked(dc_table *table, const char *event, dc_event_id eve
                                             : "the function");
     dc_status status = check_options(options);
     if (status != DC_OK) return status;
-
     pthread_mutex_lock(&table->lock);
     event_record *record = NULL;
     if (event != NULL) {
-        status = intern_locked(table, event, &record);
+        /* The target is checked before a new event is interned: a refused add
+         * changes nothing. */
+        if (!marshal) status = check_target(table, event, signature, target);
+        if (status == DC_OK) status = intern_locked(table, event, &record);
     } else if ((record = record_by_id(table, event_id)) == NULL) {
         status = dc__fail(DC_ERR_NOT_FOUND, "table %s has no event with id %u", display_name(table), event_id);
+    } else if (!marshal) {
+        status = check_target(table, record->name, signature, target);
     }
     if (status == DC_OK) status = add_locked(table, record, signature, function, target, marshal, variadic, options, out);
     if (status == DC_OK) dc__reclaim(&table->retired, false);

@@ -516,17 +516,12 @@ static void registration_refuses_bad_input_and_leaves_the_table_unchanged(void *
 }
 
 /*
- * Known to fail: dc_table_add interns its event before it checks the bound
- * target, so an add refused with DC_ERR_TYPE leaves a new event name interned
- * (dc_table_event_name finds it; ids issued later shift), where the header
- * promises the table unchanged on every error. Skipped, and reported, until the
- * core checks the target first; build with -DDC_TEST_KNOWN_BUGS to run it.
+ * An add refused with DC_ERR_TYPE must not leave its event interned: the header
+ * promises the table unchanged on every error, so the core checks the target
+ * before interning.
  */
 static void a_refused_add_interns_no_event(void **state) {
     (void)state;
-#ifndef DC_TEST_KNOWN_BUGS
-    skip();
-#endif
     dc_handler_id id = UNTOUCHED_ID;
     assert_refused_unchanged(
         dc_table_add(fx.table, "never before", fx.flag, DC_FUNCTION(counted_flag), &fx.target, NULL, &id),

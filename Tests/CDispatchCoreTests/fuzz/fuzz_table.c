@@ -47,18 +47,6 @@ enum {
     RESULTS_CAPACITY = 4
 };
 
-/*
- * A marshal registered with the signature "v" (no parameters) is taken for a
- * variadic one, because the library marks as variadic the marshals whose
- * signature is its own interned "v": it then receives every argument and
- * ignores DC_HANDLER_STRICT, where the header promises no values and an
- * arity check. Until that is fixed, marshals here get "v" only with -D
- * VOID_SIGNATURE_MARSHALS=1 (which reproduces it at once).
- */
-#ifndef VOID_SIGNATURE_MARSHALS
-#define VOID_SIGNATURE_MARSHALS 0
-#endif
-
 static const char *const event_names[NAME_COUNT] = {"tap", "toggle", "select", "compute", "never-registered"};
 
 /* ---- the model --------------------------------------------------------------------- */
@@ -668,7 +656,6 @@ static void do_add(bool marshal) {
     r->event = fuzz_below(input, EVENT_COUNT);
     uint8_t shape = fuzz_byte(input);
     r->signature = (int)(shape % SIGNATURE_COUNT);
-    if (marshal && r->signature == 0 && !VOID_SIGNATURE_MARSHALS) r->signature = -1;
     if (marshal && (shape & 0x80)) r->signature = -1;
     r->function = marshal ? MARSHAL_FIRST + ((shape >> 5) & 1) : (unsigned)r->signature * 2 + ((shape >> 5) & 1);
     unsigned target_choice = fuzz_below(input, marshal ? POOL_SIZE + 2 : POOL_SIZE + 1);
