@@ -29,6 +29,10 @@
 
 enum {
     STRESS_MILLISECONDS = 400,
+    /* Each stress thread keeps going past the stop flag until it has done this
+     * many rounds: under valgrind, which runs one thread at a time, a thread
+     * may otherwise not be scheduled at all before the flag is set. */
+    STRESS_MINIMUM_ROUNDS = 200,
     SLOT_COUNT = 8,
     EXECUTOR_COUNT = 2,
     MUTATOR_COUNT = 2,
@@ -143,7 +147,8 @@ static void count_slot_destroy(void *data) {
 static void *run_executor(void *context) {
     executor *e = context;
     const dc_value arguments[] = {dc_pointer(e)};
-    while (!atomic_load_explicit(e->stop, memory_order_relaxed)) {
+    while (!atomic_load_explicit(e->stop, memory_order_relaxed) ||
+           e->executes + e->failed_executes < STRESS_MINIMUM_ROUNDS) {
         size_t before = e->calls_seen;
         dc_result result;
         dc_status status =
@@ -192,7 +197,9 @@ static void *run_mutator(void *context) {
     slot_state states[SLOT_COUNT] = {SLOT_ABSENT};
     unsigned block_depths[SLOT_COUNT] = {0};
 
-    while (!atomic_load_explicit(m->stop, memory_order_relaxed) && m->failure[0] == '\0') {
+    while ((!atomic_load_explicit(m->stop, memory_order_relaxed) ||
+            m->operations < STRESS_MINIMUM_ROUNDS) &&
+           m->failure[0] == '\0') {
         size_t index = (size_t)rand_r(&m->seed) % m->slot_count;
         unsigned choice = (unsigned)rand_r(&m->seed) % 4;
         slot *s = &m->slots[index];
