@@ -3,10 +3,16 @@
 #   make                      build/libdispatchcore.a, build/libdispatchcore.so, build/dispatchcore.pc
 #   make test                 deps, C tests, header and export checks, stub check, swift test
 #   make demo                 deps, then swift run EventKitDemo
-#   make bench                the C benchmarks (Benchmarks/c): bench_invoke (stub and libffi paths
-#                             vs direct calls), then bench_table (executes, registering, memory
-#                             and threads of the event table vs direct calls)
+#   make bench                the C benchmarks (Benchmarks/c) in one table: dynamic calls (stub and
+#                             libffi paths vs direct calls and raw ffi_call), events with 1 and 10
+#                             handlers beside GLib g_signal_emit and libsigc++, registering and
+#                             memory beside both, the table at 1M handlers and on two threads; times
+#                             and callgrind instruction counts (Scripts/bench-report.py). Installs
+#                             GLib, libsigc++, valgrind and python3 when missing (as root).
 #                             (BENCH_ARGS=--quick for a short run, --strict to fail on a missed target)
+#   make bench-check          instruction counts of the hot paths against the committed ceilings in
+#                             Benchmarks/instructions.txt: catches a regression without timing
+#   make bench-record         rewrite Benchmarks/instructions.txt from this build's counts
 #   make bench-swift          the Swift benchmarks (Benchmarks/, its own package on ordo-one/benchmark):
 #                             CommandTable beside closures, a [String: [() -> Void]], NotificationCenter
 #                             and OpenCombine; prints one table with ratios and targets. The first run
@@ -284,28 +290,47 @@ check-stubs:
 # ---- benchmark ----------------------------------------------------------------
 
 # Each program is its own .c with a main; every other .c in the folder is a helper
-# (callees, handlers) linked into all of them.
+# (callees, handlers, timing) linked into all of them. bench_peers also links GLib
+# and libsigc++ (through bench_sigc.cpp, the one C++ unit).
 BENCH_SOURCES  := $(sort $(wildcard $(BENCH_DIR)/*.c))
-BENCH_PROGRAMS := bench_invoke bench_table
+BENCH_PROGRAMS := bench_invoke bench_table bench_peers
 BENCH_HELPERS  := $(filter-out $(patsubst %,$(BENCH_DIR)/%.c,$(BENCH_PROGRAMS)),$(BENCH_SOURCES))
 BENCH_BINARIES := $(addprefix $(BUILD)/bench/,$(BENCH_PROGRAMS))
+BENCH_PACKAGES := libglib2.0-dev libsigc++-3.0-dev valgrind libc6-dbg python3
+BENCH_REPORT   := $(PYTHON) Scripts/bench-report.py --bench-dir $(BUILD)/bench
+BENCH_CEILINGS := Benchmarks/instructions.txt
+PEERS_CFLAGS    = $(shell $(PKG_CONFIG) --cflags gobject-2.0)
+PEERS_CXXFLAGS  = $(shell $(PKG_CONFIG) --cflags sigc++-3.0)
+PEERS_LIBS      = $(shell $(PKG_CONFIG) --libs gobject-2.0 sigc++-3.0) -lstdc++
 
 $(BENCH_BINARIES): $(BUILD)/bench/%: $(BENCH_DIR)/%.c $(BENCH_HELPERS) $(wildcard $(BENCH_DIR)/*.h) \
                    $(HEADER) $(STATIC_LIB) | $(BUILD)/bench
-	$(CC) $(CLIENT_CFLAGS) $(FFI_CFLAGS) $< $(BENCH_HELPERS) -o $@ $(STATIC_LIB) $(FFI_LIBS) \
-	    $(SANITIZE_FLAGS) $(LDFLAGS) -pthread
+	$(CC) $(CLIENT_CFLAGS) $(FFI_CFLAGS) $(EXTRA_CFLAGS) $< $(BENCH_HELPERS) $(EXTRA_OBJECTS) -o $@ \
+	    $(STATIC_LIB) $(FFI_LIBS) $(EXTRA_LIBS) $(SANITIZE_FLAGS) $(LDFLAGS) -pthread
 
-# Every program runs even when an earlier one missed a target under --strict.
-bench:
-	@$(MAKE) --no-print-directory deps
+$(BUILD)/bench/bench_peers: EXTRA_CFLAGS = $(PEERS_CFLAGS)
+$(BUILD)/bench/bench_peers: EXTRA_OBJECTS = $(BUILD)/bench/bench_sigc.o
+$(BUILD)/bench/bench_peers: EXTRA_LIBS = $(PEERS_LIBS)
+$(BUILD)/bench/bench_peers: $(BUILD)/bench/bench_sigc.o
+
+$(BUILD)/bench/bench_sigc.o: $(BENCH_DIR)/bench_sigc.cpp $(BENCH_DIR)/bench_sigc.h | $(BUILD)/bench
+	$(CXX) -std=c++17 $(WARNINGS) $(OPTIMIZE) $(PEERS_CXXFLAGS) -c $< -o $@
+
+.PHONY: bench-deps bench-build bench-check bench-record
+bench-deps:
+	@$(MAKE) --no-print-directory deps DEB_PACKAGES="$(DEB_PACKAGES) $(BENCH_PACKAGES)"
+
+bench-build: bench-deps
 	@$(MAKE) --no-print-directory $(BENCH_BINARIES)
-	@status=0; \
-	for program in $(BENCH_BINARIES); do \
-	    echo "== $$program $(BENCH_ARGS)"; \
-	    "$$program" $(BENCH_ARGS) || status=1; \
-	    echo; \
-	done; \
-	exit $$status
+
+bench: bench-build
+	@$(BENCH_REPORT) $(BENCH_ARGS)
+
+bench-check: bench-build
+	@$(BENCH_REPORT) --check $(BENCH_CEILINGS)
+
+bench-record: bench-build
+	@$(BENCH_REPORT) --record $(BENCH_CEILINGS)
 
 # The benchmark package exports one histogram per case and metric into a fresh
 # folder, then BenchSummary reads them and prints the table. ordo-one's line

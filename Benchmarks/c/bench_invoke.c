@@ -16,7 +16,9 @@
  * <= 1.1x). Every variant is timed once per round, rounds interleaved, and the
  * best round counts, so a noisy moment hurts one sample, not one variant.
  *
- *   bench_invoke [--quick] [--runs N] [--iterations N] [--strict]
+ *   bench_invoke [--quick] [--runs N] [--iterations N] [--strict] [--tsv]
+ *   bench_invoke --count CASE N      (bench_support.h)
+ *   bench_invoke --list              the case names of --tsv and --count
  *
  * --strict exits 1 when a target is missed (timings are noisy on shared
  * machines, so by default the run only reports).
@@ -25,9 +27,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "bench_callees.h"
+#include "bench_support.h"
 #include "dispatch_core.h"
 
 #define STUB_TARGET 2.0
@@ -42,6 +44,10 @@ typedef enum variant {
     VARIANT_COUNT
 } variant;
 
+/* The names of --tsv and --count: invoke.<variant>.<case>. */
+static const char *const variant_keys[VARIANT_COUNT] = {"direct", "stub", "libffi", "raw_ffi",
+                                                        "dc_call"};
+
 static const char *const variant_names[VARIANT_COUNT] = {
     "direct call (volatile pointer)", "dc_invocation_invoke, stub path",
     "dc_invocation_invoke, libffi path", "raw ffi_call, cached cif", "dc_call (one-shot)"};
@@ -50,6 +56,7 @@ typedef enum which_case { CASE_TOUCH, CASE_SET_FLAG, CASE_SCALE, CASE_COUNT } wh
 
 typedef struct bench_case {
     const char *label;
+    const char *key; /* in --tsv and --count names */
     const char *encoding;
     dc_function function;
     size_t count;
@@ -77,12 +84,6 @@ static void (*volatile direct_set_flag)(void *, bool) = bench_set_flag;
 static int64_t (*volatile direct_scale)(void *, int64_t, double) = bench_scale;
 
 static volatile int64_t sink;
-
-static uint64_t now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 __attribute__((noinline)) static void loop_direct(which_case which, uint64_t iterations) {
     switch (which) {
@@ -130,11 +131,7 @@ __attribute__((noinline)) static void loop_dc_call(bench_case *c, uint64_t itera
     sink = total;
 }
 
-/* Times one variant; returns ns per call, or a negative value when the calls did
- * not all happen (a broken call path must not look fast). */
-static double time_variant(bench_case *c, which_case which, variant v, uint64_t iterations) {
-    uint64_t touches_before = object.touches;
-    uint64_t start = now_ns();
+static void run_variant(bench_case *c, which_case which, variant v, uint64_t iterations) {
     switch (v) {
     case VARIANT_DIRECT: loop_direct(which, iterations); break;
     case VARIANT_STUB: loop_invoke(c->stub_invocation, iterations); break;
@@ -142,11 +139,31 @@ static double time_variant(bench_case *c, which_case which, variant v, uint64_t 
     case VARIANT_RAW_FFI: loop_raw_ffi(c, iterations); break;
     default: loop_dc_call(c, iterations); break;
     }
-    uint64_t elapsed = now_ns() - start;
+}
+
+/* Times one variant; returns ns per call, or a negative value when the calls did
+ * not all happen (a broken call path must not look fast). */
+static double time_variant(bench_case *c, which_case which, variant v, uint64_t iterations) {
+    uint64_t touches_before = object.touches;
+    uint64_t start = bench_now_ns();
+    run_variant(c, which, v, iterations);
+    uint64_t elapsed = bench_now_ns() - start;
     if (object.touches - touches_before != iterations) {
         return -1.0;
     }
     return (double)elapsed / (double)iterations;
+}
+
+/* --count: one variant of one case, run inside bench_counted. */
+typedef struct counted_variant {
+    bench_case *c;
+    which_case which;
+    variant v;
+} counted_variant;
+
+static void run_counted_variant(void *context, uint64_t iterations) {
+    counted_variant *counted = context;
+    run_variant(counted->c, counted->which, counted->v, iterations);
 }
 
 static void die(const char *what, dc_status status) {
@@ -179,80 +196,7 @@ static void prepare(bench_case *c) {
     for (int v = 0; v < VARIANT_COUNT; v++) c->best[v] = -1.0;
 }
 
-static uint64_t parse_count(const char *text) {
-    char *end = NULL;
-    unsigned long long value = strtoull(text, &end, 10);
-    if (end == text || *end != '\0' || value == 0) {
-        fprintf(stderr, "bench_invoke: not a positive count: %s\n", text);
-        exit(2);
-    }
-    return value;
-}
-
-int main(int argc, char **argv) {
-    uint64_t cheap_iterations = 50000000;
-    unsigned runs = 11; /* best of many: single samples on shared machines swing by 1.5x */
-    bool strict = false;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--quick") == 0) {
-            cheap_iterations = 5000000, runs = 3;
-        } else if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc) {
-            runs = (unsigned)parse_count(argv[++i]);
-        } else if (strcmp(argv[i], "--iterations") == 0 && i + 1 < argc) {
-            cheap_iterations = parse_count(argv[++i]);
-        } else if (strcmp(argv[i], "--strict") == 0) {
-            strict = true;
-        } else {
-            fprintf(stderr, "usage: bench_invoke [--quick] [--runs N] [--iterations N] [--strict]\n");
-            return 2;
-        }
-    }
-    /* libffi calls cost about ten direct calls; fewer of them take as long. */
-    uint64_t iterations[VARIANT_COUNT] = {
-        cheap_iterations, cheap_iterations, cheap_iterations / 5, cheap_iterations / 5,
-        cheap_iterations / 2};
-
-    /* ffi_type_pointer, ffi_type_uint8 (C bool) ... are libffi's own type objects. */
-    bench_case cases[CASE_COUNT] = {
-        {.label = "void(ptr)", .encoding = "v^v", .function = DC_FUNCTION(bench_touch),
-         .count = 1, .arguments = {dc_pointer(&object)}, .ffi_return = &ffi_type_void,
-         .ffi_parameters = {&ffi_type_pointer}},
-        {.label = "void(ptr,bool)", .encoding = "v^vB", .function = DC_FUNCTION(bench_set_flag),
-         .count = 2, .arguments = {dc_pointer(&object), dc_bool(true)},
-         .ffi_return = &ffi_type_void, .ffi_parameters = {&ffi_type_pointer, &ffi_type_uint8}},
-        {.label = "int64(ptr,int64,double)", .encoding = "q^vqd",
-         .function = DC_FUNCTION(bench_scale), .count = 3,
-         .arguments = {dc_pointer(&object), dc_int64(7), dc_double(1.5)},
-         .ffi_return = &ffi_type_sint64,
-         .ffi_parameters = {&ffi_type_pointer, &ffi_type_sint64, &ffi_type_double}},
-    };
-    for (int k = 0; k < CASE_COUNT; k++) {
-        prepare(&cases[k]);
-        cases[k].ffi_arguments[0] = &object_pointer;
-        cases[k].ffi_arguments[1] = k == CASE_SET_FLAG ? (void *)&flag_value : (void *)&count_value;
-        cases[k].ffi_arguments[2] = &factor_value;
-    }
-
-    /* Warm up caches, branch predictors and the CPU clock. */
-    for (int k = 0; k < CASE_COUNT; k++) {
-        for (int v = 0; v < VARIANT_COUNT; v++) {
-            time_variant(&cases[k], (which_case)k, (variant)v, iterations[v] / 20 + 1);
-        }
-    }
-    for (unsigned run = 0; run < runs; run++) {
-        for (int k = 0; k < CASE_COUNT; k++) {
-            for (int v = 0; v < VARIANT_COUNT; v++) {
-                double ns = time_variant(&cases[k], (which_case)k, (variant)v, iterations[v]);
-                if (ns < 0) {
-                    fprintf(stderr, "bench_invoke: %s, %s: the callee was not called every time\n",
-                            cases[k].label, variant_names[v]);
-                    return 2;
-                }
-                if (cases[k].best[v] < 0 || ns < cases[k].best[v]) cases[k].best[v] = ns;
-            }
-        }
-    }
-
+static void print_table(const bench_case *cases, unsigned runs, uint64_t cheap_iterations) {
     printf("bench_invoke: ns per call, best of %u runs (%llu calls per run for direct and stub)\n",
            runs, (unsigned long long)cheap_iterations);
     int missed = 0, met = 0;
@@ -279,6 +223,118 @@ int main(int argc, char **argv) {
         missed += !stub_ok + !libffi_ok;
     }
     printf("\ntargets: %d met, %d missed\n", met, missed);
+}
+
+int main(int argc, char **argv) {
+    uint64_t cheap_iterations = 50000000;
+    unsigned runs = 11; /* best of many: single samples on shared machines swing by 1.5x */
+    bool strict = false, tsv = false, list = false;
+    const char *count_name = NULL;
+    uint64_t count_iterations = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--quick") == 0) {
+            cheap_iterations = 5000000, runs = 3;
+        } else if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc) {
+            runs = (unsigned)bench_parse_count("bench_invoke", argv[++i]);
+        } else if (strcmp(argv[i], "--iterations") == 0 && i + 1 < argc) {
+            cheap_iterations = bench_parse_count("bench_invoke", argv[++i]);
+        } else if (strcmp(argv[i], "--strict") == 0) {
+            strict = true;
+        } else if (strcmp(argv[i], "--tsv") == 0) {
+            tsv = true;
+        } else if (strcmp(argv[i], "--count") == 0 && i + 2 < argc) {
+            count_name = argv[++i];
+            count_iterations = bench_parse_count("bench_invoke", argv[++i]);
+        } else if (strcmp(argv[i], "--list") == 0) {
+            list = true;
+        } else {
+            fprintf(stderr, "usage: bench_invoke [--quick] [--runs N] [--iterations N] [--strict] "
+                            "[--tsv] | --count CASE N | --list\n");
+            return 2;
+        }
+    }
+    /* libffi calls cost about ten direct calls; fewer of them take as long. */
+    uint64_t iterations[VARIANT_COUNT] = {
+        cheap_iterations, cheap_iterations, cheap_iterations / 5, cheap_iterations / 5,
+        cheap_iterations / 2};
+
+    /* ffi_type_pointer, ffi_type_uint8 (C bool) ... are libffi's own type objects. */
+    bench_case cases[CASE_COUNT] = {
+        {.label = "void(ptr)", .key = "void_ptr", .encoding = "v^v", .function = DC_FUNCTION(bench_touch),
+         .count = 1, .arguments = {dc_pointer(&object)}, .ffi_return = &ffi_type_void,
+         .ffi_parameters = {&ffi_type_pointer}},
+        {.label = "void(ptr,bool)", .key = "void_ptr_bool", .encoding = "v^vB", .function = DC_FUNCTION(bench_set_flag),
+         .count = 2, .arguments = {dc_pointer(&object), dc_bool(true)},
+         .ffi_return = &ffi_type_void, .ffi_parameters = {&ffi_type_pointer, &ffi_type_uint8}},
+        {.label = "int64(ptr,int64,double)", .key = "int64_ptr_int64_double",
+         .encoding = "q^vqd",
+         .function = DC_FUNCTION(bench_scale), .count = 3,
+         .arguments = {dc_pointer(&object), dc_int64(7), dc_double(1.5)},
+         .ffi_return = &ffi_type_sint64,
+         .ffi_parameters = {&ffi_type_pointer, &ffi_type_sint64, &ffi_type_double}},
+    };
+    for (int k = 0; k < CASE_COUNT; k++) {
+        prepare(&cases[k]);
+        cases[k].ffi_arguments[0] = &object_pointer;
+        cases[k].ffi_arguments[1] = k == CASE_SET_FLAG ? (void *)&flag_value : (void *)&count_value;
+        cases[k].ffi_arguments[2] = &factor_value;
+    }
+
+    char name[96];
+    if (list || count_name != NULL) {
+        for (int k = 0; k < CASE_COUNT; k++) {
+            for (int v = 0; v < VARIANT_COUNT; v++) {
+                snprintf(name, sizeof name, "invoke.%s.%s", variant_keys[v], cases[k].key);
+                if (list) {
+                    puts(name);
+                } else if (strcmp(name, count_name) == 0) {
+                    counted_variant counted = {&cases[k], (which_case)k, (variant)v};
+                    run_variant(&cases[k], (which_case)k, (variant)v, 1); /* warm */
+                    bench_counted(run_counted_variant, &counted, count_iterations);
+                    return 0;
+                }
+            }
+        }
+        if (list) return 0;
+        fprintf(stderr, "bench_invoke: no case named %s (--list names them)\n", count_name);
+        return 2;
+    }
+
+    /* Warm up caches, branch predictors and the CPU clock. */
+    for (int k = 0; k < CASE_COUNT; k++) {
+        for (int v = 0; v < VARIANT_COUNT; v++) {
+            time_variant(&cases[k], (which_case)k, (variant)v, iterations[v] / 20 + 1);
+        }
+    }
+    for (unsigned run = 0; run < runs; run++) {
+        for (int k = 0; k < CASE_COUNT; k++) {
+            for (int v = 0; v < VARIANT_COUNT; v++) {
+                double ns = time_variant(&cases[k], (which_case)k, (variant)v, iterations[v]);
+                if (ns < 0) {
+                    fprintf(stderr, "bench_invoke: %s, %s: the callee was not called every time\n",
+                            cases[k].label, variant_names[v]);
+                    return 2;
+                }
+                if (cases[k].best[v] < 0 || ns < cases[k].best[v]) cases[k].best[v] = ns;
+            }
+        }
+    }
+
+    if (tsv) {
+        for (int k = 0; k < CASE_COUNT; k++) {
+            for (int v = 0; v < VARIANT_COUNT; v++) {
+                snprintf(name, sizeof name, "invoke.%s.%s", variant_keys[v], cases[k].key);
+                bench_tsv(name, cases[k].best[v]);
+            }
+        }
+    } else {
+        print_table(cases, runs, cheap_iterations);
+    }
+    int missed = 0;
+    for (int k = 0; k < CASE_COUNT; k++) {
+        missed += cases[k].best[VARIANT_STUB] / cases[k].best[VARIANT_DIRECT] > STUB_TARGET;
+        missed += cases[k].best[VARIANT_LIBFFI] / cases[k].best[VARIANT_RAW_FFI] > LIBFFI_TARGET;
+    }
 
     for (int k = 0; k < CASE_COUNT; k++) {
         dc_invocation_destroy(cases[k].stub_invocation);

@@ -39,10 +39,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "bench_callees.h"
 #include "bench_handlers.h"
+#include "bench_support.h"
 #include "dispatch_core.h"
 
 #define TARGET_ID_1_NS 5.0
@@ -74,13 +74,8 @@ typedef struct settings {
     uint64_t fixed_iterations; /* 0: calibrate */
     double build_budget_s;     /* registering the 1M handlers stops after this */
     bool strict;
+    bool tsv;
 } settings;
-
-static uint64_t now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static void die(const char *what, dc_status status) {
     fprintf(stderr, "bench_table: %s: %s (%s)\n", what, dc_status_name(status),
@@ -91,10 +86,6 @@ static void die(const char *what, dc_status status) {
 static void die_uncalled(const char *what) {
     fprintf(stderr, "bench_table: %s: not every handler was called every time\n", what);
     exit(2);
-}
-
-static void keep_best(double *best, double sample) {
-    if (*best < 0 || sample < *best) *best = sample;
 }
 
 static dc_table *volatile kept_until_exit;
@@ -165,25 +156,11 @@ __attribute__((noinline)) static void run_calls(call_bench *b, call_variant v, u
 /* ns per iteration (one execute, or its baseline's calls). */
 static double time_calls(call_bench *b, call_variant v, uint64_t n) {
     uint64_t touches_before = object.touches;
-    uint64_t start = now_ns();
+    uint64_t start = bench_now_ns();
     run_calls(b, v, n);
-    uint64_t elapsed = now_ns() - start;
+    uint64_t elapsed = bench_now_ns() - start;
     if (object.touches - touches_before != n * handlers_per_call[v]) die_uncalled(call_names[v]);
     return (double)elapsed / (double)n;
-}
-
-/* Iterations that take about sample_ms. */
-static uint64_t calibrate(double ns_per_iteration_probe(void *, int, uint64_t), void *context,
-                          int which, double sample_ms) {
-    uint64_t n = 256;
-    for (;;) {
-        double total_ns = ns_per_iteration_probe(context, which, n) * (double)n;
-        if (total_ns >= sample_ms * 1e6 / 8 || n >= (1ull << 32)) {
-            double wanted = (double)n * sample_ms * 1e6 / (total_ns > 1 ? total_ns : 1);
-            return wanted < 1 ? 1 : (uint64_t)wanted;
-        }
-        n *= 4;
-    }
 }
 
 static double probe_calls(void *context, int which, uint64_t n) {
@@ -238,19 +215,19 @@ static register_sample time_register(dc_signature *signature, uint64_t count) {
     dc_status status = dc_table_create("register", NULL, &table);
     if (status != DC_OK) die("dc_table_create", status);
     if ((status = dc_table_intern(table, "register", &event)) != DC_OK) die("dc_table_intern", status);
-    uint64_t start = now_ns();
+    uint64_t start = bench_now_ns();
     for (uint64_t i = 0; i < count; i++) {
         status = dc_table_add_id(table, event, signature, DC_FUNCTION(bench_count), &targets[i],
                                  NULL, NULL);
         if (status != DC_OK) die("dc_table_add_id", status);
     }
-    uint64_t elapsed = now_ns() - start;
+    uint64_t elapsed = bench_now_ns() - start;
     size_t registered = 0;
     dc_table_handler_count_id(table, event, &registered);
     if (registered != count) die_uncalled("register (handler count)");
-    uint64_t destroy_start = now_ns();
+    uint64_t destroy_start = bench_now_ns();
     dc_table_destroy(table);
-    uint64_t destroy_elapsed = now_ns() - destroy_start;
+    uint64_t destroy_elapsed = bench_now_ns() - destroy_start;
     return (register_sample){(double)elapsed / (double)count,
                              (double)destroy_elapsed / (double)count};
 }
@@ -282,7 +259,7 @@ static void build_million(million *m, dc_signature *signature, double budget_s) 
         die("dc_table_intern", status);
     }
     size_t heap_before = heap_in_use();
-    uint64_t start = now_ns();
+    uint64_t start = bench_now_ns();
     uint64_t budget_ns = (uint64_t)(budget_s * 1e9);
     uint64_t count = 0;
     while (count < MILLION) {
@@ -292,9 +269,9 @@ static void build_million(million *m, dc_signature *signature, double budget_s) 
                                      &targets[count], NULL, NULL);
             if (status != DC_OK) die("dc_table_add_id", status);
         }
-        if (now_ns() - start > budget_ns) break;
+        if (bench_now_ns() - start > budget_ns) break;
     }
-    uint64_t elapsed = now_ns() - start;
+    uint64_t elapsed = bench_now_ns() - start;
     size_t heap_after = heap_in_use();
     m->count = count;
     m->ns_per_add = (double)elapsed / (double)count;
@@ -306,9 +283,9 @@ static void build_million(million *m, dc_signature *signature, double budget_s) 
 
 static double time_million_execute(million *m) {
     uint64_t calls_before = bench_count_calls;
-    uint64_t start = now_ns();
+    uint64_t start = bench_now_ns();
     dc_status status = dc_table_execute_id(m->table, m->event, NULL, 0, NULL);
-    uint64_t elapsed = now_ns() - start;
+    uint64_t elapsed = bench_now_ns() - start;
     if (status != DC_OK) die("dc_table_execute_id over 1M handlers", status);
     if (bench_count_calls - calls_before != m->count) die_uncalled("execute over 1M handlers");
     return (double)elapsed / (double)m->count;
@@ -340,7 +317,7 @@ static void *run_parallel_worker(void *context) {
     parallel_worker *w = context;
     const dc_value arguments[] = {dc_pointer(&w->object)};
     pthread_barrier_wait(w->start);
-    w->started_ns = now_ns();
+    w->started_ns = bench_now_ns();
     if (w->mode == PARALLEL_EXECUTE) {
         for (uint64_t i = 0; i < w->iterations; i++) {
             dc_table_execute_id(w->table, w->event, arguments, 1, NULL);
@@ -348,7 +325,7 @@ static void *run_parallel_worker(void *context) {
     } else {
         for (uint64_t i = 0; i < w->iterations; i++) direct_touch(&w->object);
     }
-    w->finished_ns = now_ns();
+    w->finished_ns = bench_now_ns();
     return NULL;
 }
 
@@ -413,16 +390,6 @@ static double parallel_speedup(const parallel_bench *p, parallel_mode mode) {
 
 /* ---- main ------------------------------------------------------------------------------ */
 
-static uint64_t parse_count(const char *text) {
-    char *end = NULL;
-    unsigned long long value = strtoull(text, &end, 10);
-    if (end == text || *end != '\0' || value == 0) {
-        fprintf(stderr, "bench_table: not a positive count: %s\n", text);
-        exit(2);
-    }
-    return value;
-}
-
 static int met, missed;
 
 static const char *verdict(bool ok) {
@@ -431,75 +398,12 @@ static const char *verdict(bool ok) {
     return ok ? "ok" : "MISSED";
 }
 
-int main(int argc, char **argv) {
-    settings s = {.runs = 11, .sample_ms = 40, .build_budget_s = 20};
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--quick") == 0) {
-            s.runs = 3, s.sample_ms = 10, s.build_budget_s = 5;
-        } else if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc) {
-            s.runs = (unsigned)parse_count(argv[++i]);
-        } else if (strcmp(argv[i], "--iterations") == 0 && i + 1 < argc) {
-            s.fixed_iterations = parse_count(argv[++i]);
-        } else if (strcmp(argv[i], "--strict") == 0) {
-            s.strict = true;
-        } else {
-            fprintf(stderr, "usage: bench_table [--quick] [--runs N] [--iterations N] [--strict]\n");
-            return 2;
-        }
-    }
-
-    dc_signature *signature = NULL;
-    dc_status status = dc_signature_create("v^v", &signature);
-    if (status != DC_OK) die("dc_signature_create", status);
-
-    /* The million first, while the heap is quiet, so its growth is its own. */
-    million m = {0};
-    build_million(&m, signature, s.build_budget_s);
-
-    call_bench calls = {0};
-    prepare_calls(&calls, signature);
-    parallel_bench parallel = {0};
-    prepare_parallel(&parallel, signature);
-
-    /* Warm up and size the samples. */
-    for (int v = 0; v < CALL_VARIANT_COUNT; v++) {
-        calls.iterations[v] = s.fixed_iterations != 0
-                                  ? s.fixed_iterations
-                                  : calibrate(probe_calls, &calls, v, s.sample_ms);
-    }
-    for (int mode = 0; mode < PARALLEL_MODE_COUNT; mode++) {
-        parallel.iterations[mode] = s.fixed_iterations != 0
-                                        ? s.fixed_iterations
-                                        : calibrate(probe_parallel, &parallel, mode, s.sample_ms);
-    }
-    time_register(signature, REGISTER_COUNT);
-    time_million_execute(&m);
-
-    double best_register = -1.0, best_destroy = -1.0, best_small_destroy = -1.0;
-    for (unsigned run = 0; run < s.runs; run++) {
-        for (int v = 0; v < CALL_VARIANT_COUNT; v++) {
-            keep_best(&calls.best[v], time_calls(&calls, (call_variant)v, calls.iterations[v]));
-        }
-        register_sample sample = time_register(signature, REGISTER_COUNT);
-        keep_best(&best_register, sample.ns_per_add);
-        keep_best(&best_destroy, sample.ns_per_destroyed_handler);
-        keep_best(&best_small_destroy,
-                  time_register(signature, SMALL_REGISTER_COUNT).ns_per_destroyed_handler);
-        keep_best(&m.best_ns_per_handler, time_million_execute(&m));
-        for (int repeat = 0; repeat < PARALLEL_SAMPLES_PER_ROUND; repeat++) {
-            for (int mode = 0; mode < PARALLEL_MODE_COUNT; mode++) {
-                uint64_t n = parallel.iterations[mode];
-                keep_best(&parallel.best_wall_ns[mode][1],
-                          time_parallel(&parallel, (parallel_mode)mode, 1, n));
-                keep_best(&parallel.best_wall_ns[mode][THREAD_COUNT],
-                          time_parallel(&parallel, (parallel_mode)mode, THREAD_COUNT, n));
-            }
-        }
-    }
-
-    const double *best = calls.best;
+static void print_table(const settings *s, const call_bench *calls, const million *m,
+                        const parallel_bench *parallel, double best_register,
+                        double best_small_destroy, double best_destroy) {
+    const double *best = calls->best;
     double direct = best[CALL_DIRECT_1];
-    printf("bench_table: best of %u runs; ns per execute unless noted\n\n", s.runs);
+    printf("bench_table: best of %u runs; ns per execute unless noted\n\n", s->runs);
     printf("  %-40s %9.2f\n", call_names[CALL_DIRECT_1], direct);
     printf("  %-40s %9.2f   %6.2fx direct      target <= %.0f ns      %s\n",
            call_names[CALL_BY_ID_1], best[CALL_BY_ID_1], best[CALL_BY_ID_1] / direct,
@@ -522,39 +426,129 @@ int main(int argc, char **argv) {
            best_destroy);
 
     char million_label[64];
-    if (m.count == MILLION) {
+    if (m->count == MILLION) {
         snprintf(million_label, sizeof million_label, "1M handlers on one event");
     } else {
         snprintf(million_label, sizeof million_label, "%llu handlers (registering took > %.0f s)",
-                 (unsigned long long)m.count, s.build_budget_s);
+                 (unsigned long long)m->count, s->build_budget_s);
     }
     printf("\n  %s\n", million_label);
-    if (m.bytes_per_handler >= 0) {
+    if (m->bytes_per_handler >= 0) {
         printf("  %-40s %9.1f bytes per handler     target <= %.0f bytes  %s\n",
-               "  heap growth (mallinfo2)", m.bytes_per_handler, TARGET_BYTES_PER_HANDLER,
-               verdict(m.bytes_per_handler <= TARGET_BYTES_PER_HANDLER));
+               "  heap growth (mallinfo2)", m->bytes_per_handler, TARGET_BYTES_PER_HANDLER,
+               verdict(m->bytes_per_handler <= TARGET_BYTES_PER_HANDLER));
     } else {
         printf("  %-40s %9s (mallinfo2 needs glibc 2.33)\n", "  heap growth", "n/a");
     }
     printf("  %-40s %9.2f ns per handler %5.2fx direct  target <= %.0f ns  %s\n",
-           "  one execute over all of them", m.best_ns_per_handler,
-           m.best_ns_per_handler / direct, TARGET_NS_PER_HANDLER_AT_1M,
-           verdict(m.best_ns_per_handler <= TARGET_NS_PER_HANDLER_AT_1M && m.count == MILLION));
-    printf("  %-40s %9.2f ns per add (information)\n", "  registering them", m.ns_per_add);
+           "  one execute over all of them", m->best_ns_per_handler,
+           m->best_ns_per_handler / direct, TARGET_NS_PER_HANDLER_AT_1M,
+           verdict(m->best_ns_per_handler <= TARGET_NS_PER_HANDLER_AT_1M && m->count == MILLION));
+    printf("  %-40s %9.2f ns per add (information)\n", "  registering them", m->ns_per_add);
 
-    const uint64_t *per_thread = parallel.iterations;
-    double speedup = parallel_speedup(&parallel, PARALLEL_EXECUTE);
+    const uint64_t *per_thread = parallel->iterations;
+    double speedup = parallel_speedup(parallel, PARALLEL_EXECUTE);
     printf("\n  %-40s %9.2f\n", "one thread executing one event",
-           parallel.best_wall_ns[PARALLEL_EXECUTE][1] / (double)per_thread[PARALLEL_EXECUTE]);
+           parallel->best_wall_ns[PARALLEL_EXECUTE][1] / (double)per_thread[PARALLEL_EXECUTE]);
     printf("  %-40s %9.2f   (each thread)\n", "two threads executing one event",
-           parallel.best_wall_ns[PARALLEL_EXECUTE][THREAD_COUNT] /
+           parallel->best_wall_ns[PARALLEL_EXECUTE][THREAD_COUNT] /
                (double)per_thread[PARALLEL_EXECUTE]);
     printf("  %-40s %9.2fx one thread            target >= %.1fx    %s\n",
            "  throughput of two threads", speedup, TARGET_TWO_THREAD_SPEEDUP,
            verdict(speedup >= TARGET_TWO_THREAD_SPEEDUP));
     printf("  %-40s %9.2fx one thread (the machine's own figure)\n",
-           "  direct calls on two threads", parallel_speedup(&parallel, PARALLEL_DIRECT));
+           "  direct calls on two threads", parallel_speedup(parallel, PARALLEL_DIRECT));
     printf("\ntargets: %d met, %d missed\n", met, missed);
+}
+
+static void print_tsv(const call_bench *calls, const million *m, const parallel_bench *parallel,
+                      double best_register, double best_small_destroy, double best_destroy) {
+    static const char *const names[CALL_VARIANT_COUNT] = {
+        "table.direct.1", "table.direct.10", "table.id.1", "table.id.10", "table.key.1"};
+    for (int v = 0; v < CALL_VARIANT_COUNT; v++) bench_tsv(names[v], calls->best[v]);
+    bench_tsv("table.register", best_register);
+    bench_tsv("table.destroy.1000", best_small_destroy);
+    bench_tsv("table.destroy.10000", best_destroy);
+    if (m->bytes_per_handler >= 0) bench_tsv("table.memory_1m", m->bytes_per_handler);
+    if (m->count == MILLION) bench_tsv("table.per_handler_1m", m->best_ns_per_handler);
+    bench_tsv("table.threads_speedup", parallel_speedup(parallel, PARALLEL_EXECUTE));
+    bench_tsv("table.threads_speedup_direct", parallel_speedup(parallel, PARALLEL_DIRECT));
+}
+
+int main(int argc, char **argv) {
+    settings s = {.runs = 11, .sample_ms = 40, .build_budget_s = 20};
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--quick") == 0) {
+            s.runs = 3, s.sample_ms = 10, s.build_budget_s = 5;
+        } else if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc) {
+            s.runs = (unsigned)bench_parse_count("bench_table", argv[++i]);
+        } else if (strcmp(argv[i], "--iterations") == 0 && i + 1 < argc) {
+            s.fixed_iterations = bench_parse_count("bench_table", argv[++i]);
+        } else if (strcmp(argv[i], "--strict") == 0) {
+            s.strict = true;
+        } else if (strcmp(argv[i], "--tsv") == 0) {
+            s.tsv = true;
+        } else {
+            fprintf(stderr,
+                    "usage: bench_table [--quick] [--runs N] [--iterations N] [--strict] [--tsv]\n");
+            return 2;
+        }
+    }
+
+    dc_signature *signature = NULL;
+    dc_status status = dc_signature_create("v^v", &signature);
+    if (status != DC_OK) die("dc_signature_create", status);
+
+    /* The million first, while the heap is quiet, so its growth is its own. */
+    million m = {0};
+    build_million(&m, signature, s.build_budget_s);
+
+    call_bench calls = {0};
+    prepare_calls(&calls, signature);
+    parallel_bench parallel = {0};
+    prepare_parallel(&parallel, signature);
+
+    /* Warm up and size the samples. */
+    for (int v = 0; v < CALL_VARIANT_COUNT; v++) {
+        calls.iterations[v] = s.fixed_iterations != 0
+                                  ? s.fixed_iterations
+                                  : bench_calibrate(probe_calls, &calls, v, s.sample_ms);
+    }
+    for (int mode = 0; mode < PARALLEL_MODE_COUNT; mode++) {
+        parallel.iterations[mode] = s.fixed_iterations != 0
+                                        ? s.fixed_iterations
+                                        : bench_calibrate(probe_parallel, &parallel, mode, s.sample_ms);
+    }
+    time_register(signature, REGISTER_COUNT);
+    time_million_execute(&m);
+
+    double best_register = -1.0, best_destroy = -1.0, best_small_destroy = -1.0;
+    for (unsigned run = 0; run < s.runs; run++) {
+        for (int v = 0; v < CALL_VARIANT_COUNT; v++) {
+            bench_keep_best(&calls.best[v], time_calls(&calls, (call_variant)v, calls.iterations[v]));
+        }
+        register_sample sample = time_register(signature, REGISTER_COUNT);
+        bench_keep_best(&best_register, sample.ns_per_add);
+        bench_keep_best(&best_destroy, sample.ns_per_destroyed_handler);
+        bench_keep_best(&best_small_destroy,
+                  time_register(signature, SMALL_REGISTER_COUNT).ns_per_destroyed_handler);
+        bench_keep_best(&m.best_ns_per_handler, time_million_execute(&m));
+        for (int repeat = 0; repeat < PARALLEL_SAMPLES_PER_ROUND; repeat++) {
+            for (int mode = 0; mode < PARALLEL_MODE_COUNT; mode++) {
+                uint64_t n = parallel.iterations[mode];
+                bench_keep_best(&parallel.best_wall_ns[mode][1],
+                          time_parallel(&parallel, (parallel_mode)mode, 1, n));
+                bench_keep_best(&parallel.best_wall_ns[mode][THREAD_COUNT],
+                          time_parallel(&parallel, (parallel_mode)mode, THREAD_COUNT, n));
+            }
+        }
+    }
+
+    if (s.tsv) {
+        print_tsv(&calls, &m, &parallel, best_register, best_small_destroy, best_destroy);
+    } else {
+        print_table(&s, &calls, &m, &parallel, best_register, best_small_destroy, best_destroy);
+    }
 
     /* The million-handler table is left to the process's exit (still reachable
      * from a global, so leak checkers stay quiet): how destroying scales is

@@ -1,0 +1,342 @@
+#!/usr/bin/env python3
+"""One table of the C benchmarks: our calls and events beside GLib and libsigc++.
+
+Runs the programs `make bench` builds (bench_invoke, bench_peers, bench_table)
+with --tsv for their timings, counts the instructions of every dispatch and
+call path under callgrind (bench_support.h explains how), and prints one
+table: each case's time, its instructions per operation, and its ratio to a
+direct call and to the peers. Then the targets, met or missed.
+
+    bench-report.py [--quick] [--runs N] [--strict] [--no-count]
+    bench-report.py --check FILE     compare instruction counts with FILE's
+                                     ceilings; exit 1 when one is exceeded
+    bench-report.py --record FILE    write FILE from the counts of this run
+
+Instruction counts are what make a regression visible without a quiet
+machine: the same binary executes the same instructions on every run.
+"""
+
+import argparse
+import math
+import os
+import platform
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+COUNT_ITERATIONS = 2000
+# A recorded ceiling leaves this much room above the count it was recorded
+# from, so a different but equivalent build (another compiler point release)
+# does not fail the check; a real regression on a hot path is larger.
+CEILING_MARGIN = 0.05
+
+SIGNATURES = [
+    ("void_ptr", 'void(ptr)  "v^v"'),
+    ("void_ptr_bool", 'void(ptr,bool)  "v^vB"'),
+    ("int64_ptr_int64_double", 'int64(ptr,int64,double)  "q^vqd"'),
+]
+
+INVOKE_ROWS = [
+    ("direct", "direct call (volatile function pointer)"),
+    ("stub", "dc_invocation_invoke, typed stub path"),
+    ("libffi", "dc_invocation_invoke, libffi path"),
+    ("raw_ffi", "raw ffi_call, cif prepared once"),
+    ("dc_call", "dc_call (one-shot, converts its values)"),
+]
+
+# (title, [(case, label)], the direct-call baseline, the GLib peer, the libsigc++ peer)
+DISPATCH_ROWS = [
+    ("Event with 1 handler, ns per emit", [
+        ("dispatch.direct.1", "direct call (volatile function pointer)"),
+        ("dispatch.table_id.1", "dc_table_execute_id"),
+        ("dispatch.table_key.1", "dc_table_execute, 16-character key"),
+        ("dispatch.glib_emit.1", "GLib g_signal_emit"),
+        ("dispatch.glib_by_name.1", "GLib g_signal_emit_by_name"),
+        ("dispatch.sigc_emit.1", "libsigc++ signal::emit"),
+    ], "dispatch.direct.1", "dispatch.glib_emit.1", "dispatch.sigc_emit.1"),
+    ("Event with 10 handlers, ns per emit", [
+        ("dispatch.direct.10", "10 direct calls (function pointer array)"),
+        ("dispatch.table_id.10", "dc_table_execute_id"),
+        ("dispatch.glib_emit.10", "GLib g_signal_emit"),
+        ("dispatch.sigc_emit.10", "libsigc++ signal::emit"),
+    ], "dispatch.direct.10", "dispatch.glib_emit.10", "dispatch.sigc_emit.10"),
+]
+
+# The paths whose instruction counts `make bench-check` guards.
+CHECKED = [f"invoke.{variant}.{key}" for key, _ in SIGNATURES
+           for variant in ("stub", "libffi", "dc_call")] + [
+    "dispatch.table_id.1", "dispatch.table_id.10", "dispatch.table_key.1"]
+
+
+def fail(message):
+    print(f"bench-report: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
+def run_tsv(program, arguments):
+    result = subprocess.run([program, "--tsv", *arguments], capture_output=True, text=True)
+    if result.returncode != 0:
+        fail(f"{os.path.basename(program)} failed:\n{result.stderr}")
+    figures = {}
+    for line in result.stdout.splitlines():
+        name, _, value = line.partition("\t")
+        figures[name] = float(value)
+    return figures
+
+
+def program_for(case, bench_dir):
+    name = "bench_invoke" if case.startswith("invoke.") else "bench_peers"
+    return os.path.join(bench_dir, name)
+
+
+def count_instructions(cases, bench_dir):
+    """Instructions per operation of each case, from one callgrind run each."""
+    valgrind = shutil.which("valgrind")
+    if valgrind is None:
+        fail("valgrind is needed to count instructions (make bench installs it)")
+    counts = {}
+    with tempfile.TemporaryDirectory() as folder:
+        output = os.path.join(folder, "callgrind.out")
+        for case in cases:
+            command = [valgrind, "--tool=callgrind", "--toggle-collect=bench_counted",
+                       f"--callgrind-out-file={output}",
+                       program_for(case, bench_dir), "--count", case, str(COUNT_ITERATIONS)]
+            result = subprocess.run(command, capture_output=True, text=True)
+            if result.returncode != 0:
+                fail(f"counting {case} failed:\n{result.stderr[-2000:]}")
+            with open(output) as f:
+                totals = [line for line in f if line.startswith("totals:")]
+            if not totals:
+                fail(f"counting {case}: callgrind wrote no totals")
+            counts[case] = int(totals[-1].split()[1]) / COUNT_ITERATIONS
+    return counts
+
+
+def ratio(value, baseline):
+    if value is None or baseline is None or baseline <= 0:
+        return ""
+    r = value / baseline
+    if r >= 100:
+        return f"{r:.0f}x"
+    return f"{r:.1f}x" if r >= 10 else f"{r:.2f}x"
+
+
+def number(value, decimals=2):
+    return "-" if value is None else f"{value:.{decimals}f}"
+
+
+def machine_description():
+    cpu = platform.processor() or "unknown CPU"
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    memory = ""
+    try:
+        with open("/proc/meminfo") as f:
+            kib = int(re.search(r"MemTotal:\s+(\d+)", f.read()).group(1))
+            memory = f", {kib / (1 << 20):.0f} GiB"
+    except (OSError, AttributeError):
+        pass
+    system = platform.system()
+    try:
+        with open("/etc/os-release") as f:
+            system = re.search(r'PRETTY_NAME="([^"]*)"', f.read()).group(1)
+    except (OSError, AttributeError):
+        pass
+    compiler = os.environ.get("CC", "cc")
+    try:
+        version = subprocess.run([compiler, "--version"], capture_output=True, text=True)
+        compiler = version.stdout.splitlines()[0]
+    except (OSError, IndexError):
+        pass
+    return f"{cpu}, {os.cpu_count()} cores{memory}; {system}; {compiler}"
+
+
+def package_version(module):
+    result = subprocess.run(["pkg-config", "--modversion", module], capture_output=True, text=True)
+    return result.stdout.strip() or "?"
+
+
+class Table:
+    WIDTHS = (48, 9, 8, 9, 9, 9)
+
+    def __init__(self):
+        self.lines = []
+
+    def header(self, title, columns):
+        self.lines.append("")
+        self.row([title, *columns])
+
+    def row(self, cells):
+        parts = []
+        for index, (cell, width) in enumerate(zip(cells, self.WIDTHS)):
+            parts.append(cell.ljust(width) if index == 0 else cell.rjust(width))
+        self.lines.append(" ".join(parts).rstrip())
+
+    def print(self):
+        print("\n".join(self.lines))
+
+
+def report(args):
+    bench_dir = args.bench_dir
+    timing_arguments = (["--quick"] if args.quick else []) + (
+        ["--runs", str(args.runs)] if args.runs else [])
+    times = {}
+    times.update(run_tsv(os.path.join(bench_dir, "bench_invoke"), timing_arguments))
+    times.update(run_tsv(os.path.join(bench_dir, "bench_peers"), timing_arguments))
+    times.update(run_tsv(os.path.join(bench_dir, "bench_table"), timing_arguments))
+    counted = [f"invoke.{variant}.{key}" for key, _ in SIGNATURES for variant, _ in INVOKE_ROWS]
+    counted += [case for _, rows, *_ in DISPATCH_ROWS for case, _ in rows]
+    counts = {} if args.no_count else count_instructions(counted, bench_dir)
+
+    print("EventKitSwift C benchmarks, one run")
+    print(machine_description())
+    print(f"GLib {package_version('gobject-2.0')}, libsigc++ {package_version('sigc++-3.0')}, "
+          f"libffi {package_version('libffi')}")
+    print("ns: the best of interleaved samples; instr: instructions per operation, counted by")
+    print("callgrind. Ratios divide times measured in this run: below 1x is faster.")
+
+    table = Table()
+    for key, title in SIGNATURES:
+        table.header(f"Dynamic call, {title}", ["ns", "instr", "x direct", "x ffi_call"])
+        for variant, label in INVOKE_ROWS:
+            case = f"invoke.{variant}.{key}"
+            table.row([f"  {label}", number(times.get(case)), number(counts.get(case), 0),
+                       ratio(times.get(case), times.get(f"invoke.direct.{key}")),
+                       ratio(times.get(case), times.get(f"invoke.raw_ffi.{key}"))])
+    for title, rows, direct, glib, sigc in DISPATCH_ROWS:
+        table.header(title, ["ns", "instr", "x direct", "x GLib", "x sigc++"])
+        for case, label in rows:
+            table.row([f"  {label}", number(times.get(case)), number(counts.get(case), 0),
+                       ratio(times.get(case), times.get(direct)),
+                       ratio(times.get(case), times.get(glib)),
+                       ratio(times.get(case), times.get(sigc))])
+    table.header("Registering 10000 handlers, ns per connect", ["ns", "", "", "x GLib", "x sigc++"])
+    for library, label in (("table", "dc_table_add (by event name)"),
+                           ("glib", "GLib g_signal_connect"),
+                           ("sigc", "libsigc++ connect(bind(ptr_fun))")):
+        value = times.get(f"register.{library}")
+        table.row([f"  {label}", number(value), "", "",
+                   ratio(value, times.get("register.glib")),
+                   ratio(value, times.get("register.sigc"))])
+    table.header("Memory, heap bytes per handler (100000)", ["bytes", "", "", "x GLib", "x sigc++"])
+    for library, label in (("table", "dc_table handler"), ("glib", "GLib signal handler"),
+                           ("sigc", "libsigc++ slot with bound data")):
+        value = times.get(f"memory.{library}")
+        table.row([f"  {label}", number(value, 1), "", "",
+                   ratio(value, times.get("memory.glib")),
+                   ratio(value, times.get("memory.sigc"))])
+    table.header("The table at scale", ["value", "", "x direct"])
+    direct = times.get("table.direct.1")
+    scale_rows = [
+        ("table.memory_1m", "1M handlers: heap bytes per handler", 1, None),
+        ("table.per_handler_1m", "1M handlers: ns per handler called", 2, direct),
+        ("table.destroy.10000", "dc_table_destroy, ns per handler (10000)", 2, None),
+        ("table.threads_speedup", "2 threads executing: throughput vs 1", 2, None),
+        ("table.threads_speedup_direct", "2 threads of direct calls (the machine)", 2, None),
+    ]
+    for case, label, decimals, baseline in scale_rows:
+        table.row([f"  {label}", number(times.get(case), decimals), "",
+                   ratio(times.get(case), baseline)])
+    table.print()
+
+    targets = [
+        ("stub path <= 2x a direct call (void(ptr))",
+         times["invoke.stub.void_ptr"] / times["invoke.direct.void_ptr"], "<=", 2.0, "x"),
+        ("libffi path <= 1.1x raw ffi_call (void(ptr))",
+         times["invoke.libffi.void_ptr"] / times["invoke.raw_ffi.void_ptr"], "<=", 1.1, "x"),
+        ("execute by id, 1 handler <= 5 ns", times["dispatch.table_id.1"], "<=", 5.0, " ns"),
+        ("execute by id, 10 handlers <= 20 ns", times["dispatch.table_id.10"], "<=", 20.0, " ns"),
+        ("execute by 16-character key <= 19 ns", times["dispatch.table_key.1"], "<=", 19.0, " ns"),
+        ("GLib g_signal_emit / execute by id >= 10x (1 handler)",
+         times["dispatch.glib_emit.1"] / times["dispatch.table_id.1"], ">=", 10.0, "x"),
+        ("libsigc++ emit / execute by id >= 5x (1 handler)",
+         times["dispatch.sigc_emit.1"] / times["dispatch.table_id.1"], ">=", 5.0, "x"),
+        ("heap per C handler <= 64 bytes (100000 on one event)",
+         times["memory.table"], "<=", 64.0, " B"),
+    ]
+    if "table.memory_1m" in times:
+        targets.append(("heap per C handler <= 64 bytes (1M on one event)",
+                        times["table.memory_1m"], "<=", 64.0, " B"))
+    print("\nTargets (issue 6)")
+    missed = 0
+    for label, value, relation, limit, unit in targets:
+        ok = value <= limit if relation == "<=" else value >= limit
+        missed += not ok
+        print(f"  {label:<56} {value:8.2f}{unit:<3} {'met' if ok else 'MISSED'}")
+    print(f"targets: {len(targets) - missed} met, {missed} missed")
+    return 1 if args.strict and missed else 0
+
+
+def read_ceilings(path):
+    ceilings = {}
+    with open(path) as f:
+        for number_, line in enumerate(f, 1):
+            line = line.split("#", 1)[0].strip()
+            if not line:
+                continue
+            fields = line.split()
+            if len(fields) < 2:
+                fail(f"{path}:{number_}: expected '<case> <ceiling> [recorded]'")
+            ceilings[fields[0]] = float(fields[1])
+    return ceilings
+
+
+def check(args):
+    ceilings = read_ceilings(args.check)
+    counts = count_instructions(list(ceilings), args.bench_dir)
+    print(f"Instructions per operation (callgrind), against the ceilings in {args.check}")
+    exceeded = 0
+    for case, ceiling in ceilings.items():
+        count = counts[case]
+        over = count > ceiling
+        exceeded += over
+        print(f"  {case:<40} {count:8.1f}  ceiling {ceiling:6.0f}  {'EXCEEDED' if over else 'ok'}")
+    if exceeded:
+        print(f"bench-check: {exceeded} case(s) over their ceiling; if the cost is intended, "
+              f"`make bench-record` writes new ceilings", file=sys.stderr)
+        return 1
+    print(f"bench-check: all {len(ceilings)} cases within their ceilings")
+    return 0
+
+
+def record(args):
+    counts = count_instructions(CHECKED, args.bench_dir)
+    with open(args.record, "w") as f:
+        f.write("# Instruction ceilings for `make bench-check`: instructions per operation of\n")
+        f.write("# each hot path (callgrind, Scripts/bench-report.py), recorded by\n")
+        f.write(f"# `make bench-record` with {int(CEILING_MARGIN * 100)}% room above the count.\n")
+        f.write("# case                                  ceiling  recorded\n")
+        for case in CHECKED:
+            ceiling = math.ceil(counts[case] * (1 + CEILING_MARGIN))
+            f.write(f"{case:<40} {ceiling:7d}  {counts[case]:8.1f}\n")
+    print(f"bench-record: wrote {len(CHECKED)} ceilings to {args.record}")
+    return 0
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--bench-dir", default="build/bench")
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--runs", type=int)
+    parser.add_argument("--strict", action="store_true", help="exit 1 when a target is missed")
+    parser.add_argument("--no-count", action="store_true", help="skip the callgrind counts")
+    parser.add_argument("--check", metavar="FILE")
+    parser.add_argument("--record", metavar="FILE")
+    args = parser.parse_args()
+    if args.check:
+        return check(args)
+    if args.record:
+        return record(args)
+    return report(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
