@@ -10,6 +10,7 @@
 #                             and callgrind instruction counts (Scripts/bench-report.py). Installs
 #                             GLib, libsigc++, valgrind and python3 when missing (as root).
 #                             (BENCH_ARGS=--quick for a short run, --strict to fail on a missed target)
+#   make bench-all            make bench and make bench-swift in one run and one table
 #   make bench-check          instruction counts of the hot paths against the committed ceilings in
 #                             Benchmarks/instructions.txt: catches a regression without timing
 #   make bench-record         rewrite Benchmarks/instructions.txt from this build's counts
@@ -337,8 +338,8 @@ bench-record: bench-build
 # for each file written is left out; its exit status is kept.
 BENCH_SWIFT_RESULTS := .build/bench-swift-results
 
-.PHONY: bench-swift
-bench-swift:
+.PHONY: bench-swift bench-swift-run bench-all
+bench-swift-run:
 	@$(MAKE) --no-print-directory deps
 	@rm -rf Benchmarks/$(BENCH_SWIFT_RESULTS) && mkdir -p Benchmarks/$(BENCH_SWIFT_RESULTS)
 	@cd Benchmarks && { $(SWIFT) package --allow-writing-to-package-directory benchmark \
@@ -346,8 +347,17 @@ bench-swift:
 	    echo $$? > $(BENCH_SWIFT_RESULTS).status; } | grep -v '^Writing to '; \
 	    exit $$(cat $(BENCH_SWIFT_RESULTS).status)
 	@cd Benchmarks && $(SWIFT) build -c release --product BenchSummary >/dev/null
+
+bench-swift: bench-swift-run
 	@cd Benchmarks && $(SWIFT) run -c release --skip-build BenchSummary $(BENCH_SWIFT_RESULTS) \
 	    $(BENCH_SWIFT_SUMMARY_ARGS)
+
+# Everything in one table: the Swift run first (its build takes minutes), then
+# the C programs and their counts, with the Swift figures as more sections.
+bench-all: bench-swift-run bench-build
+	@cd Benchmarks && $(SWIFT) run -c release --skip-build BenchSummary $(BENCH_SWIFT_RESULTS) \
+	    --tsv > ../$(BUILD)/bench/swift.tsv
+	@$(BENCH_REPORT) --swift $(BUILD)/bench/swift.tsv $(BENCH_ARGS)
 
 # ---- hardening: sanitizers, valgrind, libFuzzer ---------------------------------
 

@@ -7,10 +7,14 @@ call path under callgrind (bench_support.h explains how), and prints one
 table: each case's time, its instructions per operation, and its ratio to a
 direct call and to the peers. Then the targets, met or missed.
 
-    bench-report.py [--quick] [--runs N] [--strict] [--no-count]
+    bench-report.py [--quick] [--runs N] [--strict] [--no-count] [--swift FILE]
     bench-report.py --check FILE     compare instruction counts with FILE's
                                      ceilings; exit 1 when one is exceeded
     bench-report.py --record FILE    write FILE from the counts of this run
+
+--swift FILE adds the Swift benchmarks (Benchmarks/, ordo-one/benchmark) to
+the same table: FILE is what `BenchSummary <folder> --tsv` printed for a run
+(`make bench-all` does both).
 
 Instruction counts are what make a regression visible without a quiet
 machine: the same binary executes the same instructions on every run.
@@ -62,6 +66,37 @@ DISPATCH_ROWS = [
         ("dispatch.glib_emit.10", "GLib g_signal_emit"),
         ("dispatch.sigc_emit.10", "libsigc++ signal::emit"),
     ], "dispatch.direct.10", "dispatch.glib_emit.10", "dispatch.sigc_emit.10"),
+]
+
+# The Swift cases (Benchmarks/Benchmarks/Support/BenchmarkCatalog), by CaseID.
+SWIFT_PEERS = [("x array", "closureArray"), ("x dict", "dictionary"),
+               ("x NotifC", "notificationCenter"), ("x Combine", "openCombine")]
+SWIFT_DISPATCH = [
+    ("closureArray", "array of closures"),
+    ("dictionary", "[String: [() -> Void]] lookup + call"),
+    ("notificationCenter", "Foundation NotificationCenter.post"),
+    ("openCombine", "OpenCombine PassthroughSubject.send"),
+    ("executeString", "CommandTable.execute(\"sixteen-char-key\")"),
+    ("executeTyped", "CommandTable.execute(EventKey)"),
+]
+SWIFT_REGISTER = [
+    ("registerDictionary", "[String: [() -> Void]] append + removeLast"),
+    ("registerNotificationCenter", "NotificationCenter addObserver + remove"),
+    ("registerOpenCombine", "OpenCombine sink + cancel"),
+    ("registerCommandTable", "CommandTable.on + Subscription.cancel"),
+]
+SWIFT_MEMORY = [
+    ("memoryDictionary", "[String: [() -> Void]] append"),
+    ("memoryNotificationCenter", "NotificationCenter addObserver"),
+    ("memoryOpenCombine", "OpenCombine sink"),
+    ("memoryCommandTable", "CommandTable.on(String)"),
+    ("memoryCommandTableTyped", "CommandTable.on(EventKey)"),
+]
+SWIFT_INVOKE = [
+    ("directCall", "direct call, @convention(c) pointer"),
+    ("rawFFICall", "raw ffi_call, cif prepared once"),
+    ("invocationStub", "Invocation.invoke(), stub path"),
+    ("invocationLibffi", "Invocation.invoke(), libffi path"),
 ]
 
 # The paths whose instruction counts `make bench-check` guards.
@@ -165,7 +200,9 @@ def package_version(module):
 
 
 class Table:
-    WIDTHS = (48, 9, 8, 9, 9, 9)
+    """Rows of a label, a figure, an instruction count and ratio columns."""
+    WIDTHS = (52, 9, 7)
+    RATIO_WIDTH = 9
 
     def __init__(self):
         self.lines = []
@@ -176,7 +213,8 @@ class Table:
 
     def row(self, cells):
         parts = []
-        for index, (cell, width) in enumerate(zip(cells, self.WIDTHS)):
+        for index, cell in enumerate(cells):
+            width = self.WIDTHS[index] if index < len(self.WIDTHS) else self.RATIO_WIDTH
             parts.append(cell.ljust(width) if index == 0 else cell.rjust(width))
         self.lines.append(" ".join(parts).rstrip())
 
@@ -245,6 +283,8 @@ def report(args):
     for case, label, decimals, baseline in scale_rows:
         table.row([f"  {label}", number(times.get(case), decimals), "",
                    ratio(times.get(case), baseline)])
+    if args.swift:
+        swift_sections(table, read_tsv(args.swift))
     table.print()
 
     targets = [
@@ -265,6 +305,8 @@ def report(args):
     if "table.memory_1m" in times:
         targets.append(("heap per C handler <= 64 bytes (1M on one event)",
                         times["table.memory_1m"], "<=", 64.0, " B"))
+    if args.swift:
+        targets += swift_targets(read_tsv(args.swift))
     print("\nTargets (issue 6)")
     missed = 0
     for label, value, relation, limit, unit in targets:
@@ -273,6 +315,75 @@ def report(args):
         print(f"  {label:<56} {value:8.2f}{unit:<3} {'met' if ok else 'MISSED'}")
     print(f"targets: {len(targets) - missed} met, {missed} missed")
     return 1 if args.strict and missed else 0
+
+
+def read_tsv(path):
+    figures = {}
+    with open(path) as f:
+        for line in f:
+            name, _, value = line.strip().partition("\t")
+            if value:
+                figures[name] = float(value)
+    return figures
+
+
+def swift_sections(table, swift):
+    """The Swift benchmarks' figures (medians) as more sections of the table."""
+    def get(case):
+        return swift.get(f"swift.{case}")
+
+    for handlers in (1, 10):
+        table.header(f"Swift, event with {handlers} handler{'s' if handlers > 1 else ''}, "
+                     "ns per event", ["ns", "", *[title for title, _ in SWIFT_PEERS]])
+        for case, label in SWIFT_DISPATCH:
+            value = get(f"{case}{handlers}")
+            table.row([f"  {label}", number(value), "",
+                       *[ratio(value, get(f"{peer}{handlers}")) for _, peer in SWIFT_PEERS]])
+    table.header("Swift, register + cancel a handler, ns", ["ns", "", "x dict", "x NotifC",
+                                                           "x Combine"])
+    for case, label in SWIFT_REGISTER:
+        value = get(case)
+        table.row([f"  {label}", number(value), "", ratio(value, get("registerDictionary")),
+                   ratio(value, get("registerNotificationCenter")),
+                   ratio(value, get("registerOpenCombine"))])
+    table.header("Swift, heap bytes kept per handler (10000)", ["bytes", "", "x dict",
+                                                               "x NotifC", "x Combine"])
+    for case, label in SWIFT_MEMORY:
+        value = get(case)
+        table.row([f"  {label}", number(value, 1), "", ratio(value, get("memoryDictionary")),
+                   ratio(value, get("memoryNotificationCenter")),
+                   ratio(value, get("memoryOpenCombine"))])
+    table.header("Swift, calling a C function known at run time", ["ns", "", "x direct",
+                                                                   "x ffi_call"])
+    for case, label in SWIFT_INVOKE:
+        value = get(case)
+        table.row([f"  {label}", number(value), "", ratio(value, get("directCall")),
+                   ratio(value, get("rawFFICall"))])
+
+
+def swift_targets(swift):
+    def get(case):
+        return swift.get(f"swift.{case}")
+
+    rows = [
+        ("Swift execute(String), 1 closure <= 25 ns", get("executeString1"), "<=", 25.0, " ns"),
+        ("Swift execute(EventKey), 1 closure <= 10 ns", get("executeTyped1"), "<=", 10.0, " ns"),
+        ("Swift execute(EventKey), 10 closures <= 50 ns", get("executeTyped10"), "<=", 50.0,
+         " ns"),
+        ("Swift heap per handler, on(String) <= 128 bytes", get("memoryCommandTable"), "<=",
+         128.0, " B"),
+        ("Swift heap per handler, on(EventKey) <= 128 bytes", get("memoryCommandTableTyped"),
+         "<=", 128.0, " B"),
+    ]
+    notification, typed = get("notificationCenter1"), get("executeTyped1")
+    string = get("executeString1")
+    if notification and typed:
+        rows.append(("NotificationCenter / execute(EventKey) >= 10x (1)", notification / typed,
+                     ">=", 10.0, "x"))
+    if notification and string:
+        rows.append(("NotificationCenter / execute(String) >= 10x (1)", notification / string,
+                     ">=", 10.0, "x"))
+    return [row for row in rows if row[1] is not None]
 
 
 def read_ceilings(path):
@@ -328,6 +439,7 @@ def main():
     parser.add_argument("--runs", type=int)
     parser.add_argument("--strict", action="store_true", help="exit 1 when a target is missed")
     parser.add_argument("--no-count", action="store_true", help="skip the callgrind counts")
+    parser.add_argument("--swift", metavar="FILE", help="BenchSummary --tsv output to add")
     parser.add_argument("--check", metavar="FILE")
     parser.add_argument("--record", metavar="FILE")
     args = parser.parse_args()

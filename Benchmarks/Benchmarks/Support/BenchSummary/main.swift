@@ -2,6 +2,9 @@
 // ratios to the baselines measured in the same run, then the targets.
 //
 //   BenchSummary <folder> [--strict]
+//   BenchSummary <folder> --tsv      one "swift.<case><TAB><figure>" line per case
+//                                    (median ns, or bytes kept per handler), for
+//                                    Scripts/bench-report.py's combined table
 //
 // <folder> holds what `swift package benchmark --format histogramEncoded
 // --path <folder>` exported: one HDR histogram per benchmark and metric, of
@@ -99,7 +102,7 @@ func machineDescription() -> String {
 let arguments = CommandLine.arguments.dropFirst()
 let strict = arguments.contains("--strict")
 guard let folderPath = arguments.first(where: { !$0.hasPrefix("--") }) else {
-    FileHandle.standardError.write(Data("usage: BenchSummary <folder> [--strict]\n".utf8))
+    FileHandle.standardError.write(Data("usage: BenchSummary <folder> [--strict | --tsv]\n".utf8))
     exit(2)
 }
 let run: Run
@@ -116,6 +119,16 @@ if run.files.isEmpty {
 
 func time(_ id: CaseID) -> Figures? { run.figures(benchmarkCase(id), "wallClock") }
 func perOperation(_ id: CaseID, _ metric: String) -> Figures? { run.figures(benchmarkCase(id), metric) }
+
+if arguments.contains("--tsv") {
+    for benchmarkCase in benchmarkCases {
+        let metric = benchmarkCase.isMemory ? "memoryLeakedBytes" : "wallClock"
+        if let figures = perOperation(benchmarkCase.id, metric) {
+            print("swift.\(benchmarkCase.id.rawValue)\t" + String(format: "%.4f", figures.median))
+        }
+    }
+    exit(0)
+}
 
 let labelWidth = 57
 let showInstructions = benchmarkCases.contains { perOperation($0.id, "instructions") != nil }
