@@ -12,6 +12,10 @@
 // RuntimeInterposer trait and that trait's extra package.
 import PackageDescription
 
+// SwiftPM names a path dependency after its folder, so the root package is
+// "main" in CI's clone and "eventkitswift" in a clone named EventKitSwift.
+let rootPackage = String(Context.packageDirectory.split(separator: "/").dropLast().last ?? "main")
+
 let package = Package(
     name: "EventKitSwiftBenchmarks",
     dependencies: [
@@ -28,7 +32,7 @@ let package = Package(
             dependencies: [
                 "BenchmarkCatalog",
                 "BenchFFI",
-                .product(name: "EventKitSwift", package: "main"),
+                .product(name: "EventKitSwift", package: rootPackage),
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "OpenCombine", package: "OpenCombine"),
             ],
