@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "dispatch_core.h"
+#include "value_equality.h"
 
 /* Callees are only ever called through pointers by the library; keeping them out
  * of line makes the direct calls that compute expected values real calls too. */
@@ -156,32 +157,6 @@ static inline const char *dc_test_describe(dc_value value, char *buffer, size_t 
     default: snprintf(buffer, size, "type %d", (int)value.type); break;
     }
     return buffer;
-}
-
-/* Same type and the same bits in the member that type names: NaNs compare by
- * their bits, and 0.0 differs from -0.0. */
-static inline bool dc_test_values_equal(dc_value a, dc_value b) {
-    if (a.type != b.type) {
-        return false;
-    }
-    switch (a.type) {
-    case DC_TYPE_VOID: return true;
-    case DC_TYPE_BOOL: return a.b == b.b;
-    case DC_TYPE_INT8: return a.i8 == b.i8;
-    case DC_TYPE_UINT8: return a.u8 == b.u8;
-    case DC_TYPE_INT16: return a.i16 == b.i16;
-    case DC_TYPE_UINT16: return a.u16 == b.u16;
-    case DC_TYPE_INT32: return a.i32 == b.i32;
-    case DC_TYPE_UINT32: return a.u32 == b.u32;
-    case DC_TYPE_INT64: return a.i64 == b.i64;
-    case DC_TYPE_UINT64: return a.u64 == b.u64;
-    case DC_TYPE_FLOAT: return memcmp(&a.f, &b.f, sizeof a.f) == 0;
-    case DC_TYPE_DOUBLE: return memcmp(&a.d, &b.d, sizeof a.d) == 0;
-    case DC_TYPE_OBJECT:
-    case DC_TYPE_POINTER:
-    case DC_TYPE_STRING: return a.pointer == b.pointer;
-    default: return false;
-    }
 }
 
 static inline void dc_test_assert_values_equal(dc_value expected, dc_value actual,

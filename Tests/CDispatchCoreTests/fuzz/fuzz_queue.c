@@ -384,7 +384,7 @@ static void compare_calls(const char *operation) {
                 continue;
             }
             char want_text[64], got_text[64];
-            FUZZ_CHECK(fuzz_values_equal(a, b), "%s call %u value %zu: %s, expected %s", operation, c, v,
+            FUZZ_CHECK(dc_test_values_equal(a, b), "%s call %u value %zu: %s, expected %s", operation, c, v,
                        fuzz_describe(a, got_text, sizeof got_text), fuzz_describe(b, want_text, sizeof want_text));
         }
     }

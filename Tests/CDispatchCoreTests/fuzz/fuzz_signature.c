@@ -73,11 +73,11 @@ static void check_invocation(dc_signature *signature, const dc_type *types, size
     for (size_t i = 0; i < count; i++) {
         dc_value fresh;
         FUZZ_CHECK(dc_invocation_get_argument(invocation, i, &fresh) == DC_OK, "argument %zu unreadable", i);
-        FUZZ_CHECK(fuzz_values_equal(fresh, fuzz_zero(types[i])), "argument %zu does not start as zero", i);
+        FUZZ_CHECK(dc_test_values_equal(fresh, fuzz_zero(types[i])), "argument %zu does not start as zero", i);
         dc_value value = sample_value(types[i], (unsigned)i), back;
         FUZZ_CHECK(dc_invocation_set_argument(invocation, i, &value) == DC_OK, "argument %zu rejects its own type",
                    i);
-        FUZZ_CHECK(dc_invocation_get_argument(invocation, i, &back) == DC_OK && fuzz_values_equal(back, value),
+        FUZZ_CHECK(dc_invocation_get_argument(invocation, i, &back) == DC_OK && dc_test_values_equal(back, value),
                    "argument %zu does not read back", i);
     }
 

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "dispatch_core.h"
+#include "../value_equality.h"
 
 #define FUZZ_UNUSED __attribute__((unused))
 
@@ -89,28 +90,6 @@ static FUZZ_UNUSED unsigned fuzz_below(fuzz_input *in, unsigned bound) {
 }
 
 /* ---- values ------------------------------------------------------------------------- */
-
-/* Same type and the same bits in the member the type names (NaNs by their bits,
- * 0.0 differs from -0.0). Tags out of range compare by their whole payload. */
-static FUZZ_UNUSED bool fuzz_values_equal(dc_value a, dc_value b) {
-    if (a.type != b.type) return false;
-    switch (a.type) {
-    case DC_TYPE_VOID: return true;
-    case DC_TYPE_BOOL: return a.b == b.b;
-    case DC_TYPE_INT8: return a.i8 == b.i8;
-    case DC_TYPE_UINT8: return a.u8 == b.u8;
-    case DC_TYPE_INT16: return a.i16 == b.i16;
-    case DC_TYPE_UINT16: return a.u16 == b.u16;
-    case DC_TYPE_INT32: return a.i32 == b.i32;
-    case DC_TYPE_UINT32: return a.u32 == b.u32;
-    case DC_TYPE_FLOAT: return memcmp(&a.f, &b.f, sizeof a.f) == 0;
-    case DC_TYPE_DOUBLE: return memcmp(&a.d, &b.d, sizeof a.d) == 0;
-    case DC_TYPE_OBJECT:
-    case DC_TYPE_POINTER:
-    case DC_TYPE_STRING: return a.pointer == b.pointer;
-    default: return a.u64 == b.u64;
-    }
-}
 
 /* The zero value of a type: what a parameter the event does not carry gets. */
 static FUZZ_UNUSED dc_value fuzz_zero(dc_type type) {

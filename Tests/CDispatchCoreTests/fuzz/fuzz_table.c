@@ -517,7 +517,7 @@ static void check_parameters(const registration *r, const frame *f, const dc_val
     if (is_variadic(r)) {
         FUZZ_CHECK(count == f->count, "a variadic marshal got %zu values of %zu arguments", count, f->count);
         for (size_t i = 0; i < count; i++)
-            FUZZ_CHECK(fuzz_values_equal(values[i], f->arguments[i]), "variadic value %zu is not as given", i);
+            FUZZ_CHECK(dc_test_values_equal(values[i], f->arguments[i]), "variadic value %zu is not as given", i);
         return;
     }
     size_t parameters = dc_signature_parameter_count(signatures[r->signature]);
@@ -525,7 +525,7 @@ static void check_parameters(const registration *r, const frame *f, const dc_val
     for (size_t p = 0; p < count; p++) {
         dc_value expected = expected_parameter(r, f, p);
         char want[64], got[64];
-        FUZZ_CHECK(fuzz_values_equal(values[p], expected), "handler %llu (\"%s\") parameter %zu: expected %s, got %s",
+        FUZZ_CHECK(dc_test_values_equal(values[p], expected), "handler %llu (\"%s\") parameter %zu: expected %s, got %s",
                    (unsigned long long)r->id, encodings[r->signature], p, fuzz_describe(expected, want, sizeof want),
                    fuzz_describe(values[p], got, sizeof got));
     }
@@ -901,13 +901,13 @@ static void check_result(const frame *f, const dc_result *result, const dc_value
     case DC_ACCUMULATE_ALL:
         expected = f->returns[0];
         for (size_t i = 0; i < capacity && i < f->return_count; i++)
-            FUZZ_CHECK(fuzz_values_equal(results[i], f->returns[i]), "results[%zu] is not the %zu-th value returned",
+            FUZZ_CHECK(dc_test_values_equal(results[i], f->returns[i]), "results[%zu] is not the %zu-th value returned",
                        i, i);
         break;
     default: expected = f->returns[f->return_count - 1]; break;
     }
     char want[64], got[64];
-    FUZZ_CHECK(fuzz_values_equal(result->return_value, expected), "accumulator %d: return value %s, expected %s",
+    FUZZ_CHECK(dc_test_values_equal(result->return_value, expected), "accumulator %d: return value %s, expected %s",
                (int)f->accumulator, fuzz_describe(result->return_value, got, sizeof got),
                fuzz_describe(expected, want, sizeof want));
 }
