@@ -123,6 +123,11 @@ struct dc_signature {
 
     dc_call_path call_path;
     dc_stub stub; /* NULL unless call_path is DC_CALL_PATH_STUB */
+    /* The signature has a stub and every parameter is a 64-bit integer or
+     * pointer-like, so parameter p travels in integers[p] (p < 6) and its
+     * register image is its dc_value's 64 bits as they are: executes copy
+     * them without looking at the types. */
+    bool word_images;
 
     ffi_cif cif;
     ffi_type *ffi_parameter_types[DC_MAX_PARAMETERS];
@@ -144,11 +149,14 @@ struct dc_signature {
  * back to a full fence.
  *
  * Each thread that reads has a record, found through thread-local storage and
- * kept on a global list that writers scan. `calling[d]` names the handler the
- * thread is calling at nesting depth d, so a writer removing a handler can wait
- * for calls of it already running on other threads.
+ * kept on a global list that writers scan. `frames[d].calling` names the
+ * handler the thread is calling at nesting depth d, so a writer removing a
+ * handler can wait for calls of it already running on other threads.
  */
 typedef struct dc_execute_frame {
+    /* Read by writers; with the rest of the frame, so an execute's loop
+     * reaches both through one pointer. */
+    _Atomic(const void *) calling;
     struct dc_table *table; /* NULL for a queue drain */
     void *context;          /* dc_execute_options.context */
     bool stopped;           /* dc_table_stop_emission was called for this frame */
@@ -156,8 +164,7 @@ typedef struct dc_execute_frame {
 
 typedef struct dc_thread_record {
     _Atomic uint64_t epoch; /* 0 outside any section, else the epoch seen on entry */
-    _Atomic(const void *) calling[DC_MAX_EXECUTE_DEPTH + 1];
-    /* Touched only by the owning thread. */
+    /* Touched only by the owning thread, but for frames[d].calling. */
     unsigned depth;
     dc_execute_frame frames[DC_MAX_EXECUTE_DEPTH + 1];
     /* Registry. */
@@ -180,13 +187,17 @@ void dc__reclaim_initialize(void);
 /* The calling thread's record, created on first use; NULL when out of memory. */
 dc_thread_record *dc__thread_record_attach(void);
 
-/* Orders a reader's store before its following loads against writers. */
-static inline void dc__light_fence(void) {
-    if (dc__asymmetric_fences)
+/* dc__light_fence() for a caller that read dc__asymmetric_fences already
+ * (it never changes once a table exists). */
+static inline void dc__light_fence_of(bool asymmetric_fences) {
+    if (asymmetric_fences)
         atomic_signal_fence(memory_order_seq_cst);
     else
         atomic_thread_fence(memory_order_seq_cst);
 }
+
+/* Orders a reader's store before its following loads against writers. */
+static inline void dc__light_fence(void) { dc__light_fence_of(dc__asymmetric_fences); }
 
 /* Enters a read-side section (nested sections are counted); NULL when the
  * thread has no record and none can be made. The caller checks depth limits. */
@@ -203,19 +214,45 @@ static inline dc_thread_record *dc__read_begin(void) {
 }
 
 static inline void dc__read_end(dc_thread_record *record) {
-    atomic_store_explicit(&record->calling[record->depth - 1], NULL, memory_order_release);
+    atomic_store_explicit(&record->frames[record->depth - 1].calling, NULL, memory_order_release);
     if (--record->depth == 0) atomic_store_explicit(&record->epoch, 0, memory_order_release);
+}
+
+/* The pair above for a caller that keeps the section's depth (record->depth
+ * inside it, 1 for the outermost) in a local: record->depth is written on
+ * entry and on leaving and never read back, so back-to-back sections do not
+ * wait on their own stores. Sections nested inside restore the depth they
+ * found. */
+static inline dc_thread_record *dc__read_begin_keeping(unsigned *depth) {
+    dc_thread_record *record = dc__current_record;
+    if (record == NULL && (record = dc__thread_record_attach()) == NULL) return NULL;
+    unsigned outer = record->depth;
+    record->depth = outer + 1;
+    if (outer == 0) {
+        atomic_store_explicit(&record->epoch,
+                              atomic_load_explicit(&dc__global_epoch, memory_order_acquire),
+                              memory_order_relaxed);
+        dc__light_fence();
+    }
+    *depth = outer + 1;
+    return record;
+}
+
+static inline void dc__read_end_keeping(dc_thread_record *record, unsigned depth) {
+    atomic_store_explicit(&record->frames[depth - 1].calling, NULL, memory_order_release);
+    record->depth = depth - 1;
+    if (depth == 1) atomic_store_explicit(&record->epoch, 0, memory_order_release);
 }
 
 /* Announces the handler about to be called at the current depth; the caller
  * then re-reads the handler's state before calling it. */
 static inline void dc__read_calling(dc_thread_record *record, const void *handler) {
-    atomic_store_explicit(&record->calling[record->depth - 1], handler, memory_order_relaxed);
+    atomic_store_explicit(&record->frames[record->depth - 1].calling, handler, memory_order_relaxed);
     dc__light_fence();
 }
 
 static inline void dc__read_called(dc_thread_record *record) {
-    atomic_store_explicit(&record->calling[record->depth - 1], NULL, memory_order_release);
+    atomic_store_explicit(&record->frames[record->depth - 1].calling, NULL, memory_order_release);
 }
 
 /* The writer's side of the fence pairing with dc__light_fence(). */

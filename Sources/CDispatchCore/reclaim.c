@@ -101,7 +101,7 @@ void dc__wait_for_calls(const void *handler) {
         if (r == self) continue; /* our own calls of it are already running: waiting would deadlock */
         for (unsigned depth = 0; depth <= DC_MAX_EXECUTE_DEPTH; depth++) {
             for (unsigned attempt = 0;
-                 atomic_load_explicit(&r->calling[depth], memory_order_acquire) == handler; attempt++)
+                 atomic_load_explicit(&r->frames[depth].calling, memory_order_acquire) == handler; attempt++)
                 back_off(attempt);
         }
     }

@@ -244,8 +244,11 @@ static dc_return_class return_class_of(dc_type type) {
 
 static dc_status prepare(dc_signature *signature) {
     unsigned integers = 0, floats = 0;
+    signature->word_images = true;
     for (size_t i = 0; i < signature->parameter_count; i++) {
         dc_type type = signature->parameter_types[i];
+        if (!dc__is_pointer_like(type) && type != DC_TYPE_INT64 && type != DC_TYPE_UINT64)
+            signature->word_images = false;
         signature->ffi_parameter_types[i] = ffi_type_of(type);
         bool floating = dc__is_floating(type);
         unsigned *counter = floating ? &floats : &integers;
@@ -263,6 +266,7 @@ static dc_status prepare(dc_signature *signature) {
 
     signature->stub = dc__stub_lookup(signature->return_class, integers, floats);
     signature->call_path = signature->stub != NULL ? DC_CALL_PATH_STUB : DC_CALL_PATH_FFI;
+    if (signature->stub == NULL) signature->word_images = false; /* images are for stubs only */
     return DC_OK;
 }
 

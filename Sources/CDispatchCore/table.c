@@ -22,6 +22,7 @@
 
 /* dc_handler.state: a block count in the low bits, flags above. */
 #define STATE_BLOCK_MASK 0xFFFFu
+#define STATE_GENERAL (1u << 22)     /* more than a void stub call: a marshal, libffi, or a return value */
 #define STATE_OWNS_TARGET (1u << 23) /* release the target through the table's callbacks */
 #define STATE_VARIADIC (1u << 24)    /* a marshal that takes every argument as given */
 #define STATE_MARSHAL (1u << 25)  /* function is a dc_marshal; target is its data */
@@ -77,10 +78,28 @@ typedef struct handler_shape {
     uint32_t takes;       /* event arguments it takes: parameters after the target */
 } handler_shape;
 
+/* The shapes of one event's live handlers, with a summary that lets the
+ * common execute, whose arguments have exactly the types every shape takes,
+ * be checked without visiting each shape (arguments_fit_summary()). Writers
+ * compute the summary before publishing a set; readers never change one. */
 typedef struct shape_set {
     uint32_t count;
+    uint32_t most_takes;  /* the most arguments a shape takes: how many of `types` are set */
+    /* Bit n: an execute with n arguments (n < 64) fits every shape's arity,
+     * without and with DC_EXECUTE_STRICT. No bit is set when the shapes
+     * disagree on a type, so the summary never answers for them. */
+    uint64_t counts;
+    uint64_t strict_counts;
+    /* The one shape, when there is one and its signature has word images:
+     * checking the arguments then also computes its call images. */
+    const dc_signature *sole_signature;
+    uint32_t sole_flags; /* its state_flags */
+    uint32_t sole_first; /* its first_argument_parameter() */
+    uint8_t types[DC_MAX_PARAMETERS]; /* argument i's type in every shape that takes it */
     handler_shape shapes[];
 } shape_set;
+
+_Static_assert(DC_MAX_PARAMETERS < 64, "shape_set.counts has a bit for every argument count a shape takes");
 
 typedef struct event_record {
     _Atomic(handler_array *) handlers; /* NULL until the first handler */
@@ -129,9 +148,13 @@ struct dc_table {
 /* Error and rare paths stay out of the execute loop's way. */
 #if defined(__GNUC__)
 #define COLD __attribute__((noinline, cold))
+#define NOINLINE __attribute__((noinline))
+#define ALWAYS_INLINE __attribute__((always_inline))
 #define LIKELY(x) __builtin_expect(!!(x), 1)
 #else
 #define COLD
+#define NOINLINE
+#define ALWAYS_INLINE
 #define LIKELY(x) (x)
 #endif
 
@@ -173,16 +196,36 @@ static uint64_t mix(uint64_t x) {
     return x ^ (x >> 33);
 }
 
+static uint64_t load_word(const char *bytes) {
+    uint64_t word;
+    memcpy(&word, bytes, sizeof word);
+    return word;
+}
+
+/* One multiply per word and a full mix at the end: the name index compares
+ * names in full, so the hash only has to spread them, and a string-keyed
+ * execute pays for it every time. */
 static uint64_t hash_name(const char *name, size_t length) {
+    const uint64_t multiplier = 0x9e3779b97f4a7c15ull;
     uint64_t hash = 0x243f6a8885a308d3ull ^ length;
-    for (; length >= 8; name += 8, length -= 8) {
-        uint64_t word;
-        memcpy(&word, name, 8);
-        hash = mix(hash ^ word);
+    const char *end = name + length;
+    for (; end - name >= 8; name += 8) {
+        hash = (hash ^ load_word(name)) * multiplier;
+        hash ^= hash >> 29;
     }
-    uint64_t tail = 0;
-    memcpy(&tail, name, length);
-    return mix(hash ^ tail);
+    if (name < end) {
+        uint64_t tail = 0;
+        memcpy(&tail, name, (size_t)(end - name));
+        hash = (hash ^ tail) * multiplier;
+    }
+    return mix(hash);
+}
+
+/* memcmp(a, b, length) == 0, a word at a time: event names are short. */
+static bool same_name(const char *a, const char *b, size_t length) {
+    for (; length >= 8; a += 8, b += 8, length -= 8)
+        if (load_word(a) != load_word(b)) return false;
+    return length == 0 || memcmp(a, b, length) == 0;
 }
 
 static uint32_t dedupe_hash(dc_event_id event, dc_function function, const void *target) {
@@ -194,25 +237,26 @@ static const char *display_name(const dc_table *table) { return table->name[0] ?
 
 /* ---- lookup (readers) ---------------------------------------------------------------- */
 
-static event_record *record_by_id(const dc_table *table, dc_event_id id) {
+ALWAYS_INLINE static inline event_record *record_by_id(const dc_table *table, dc_event_id id) {
     event_list *events = atomic_load_explicit(&table->events, memory_order_acquire);
     if (id == 0 || id > atomic_load_explicit(&events->count, memory_order_acquire)) return NULL;
     return events->records[id - 1];
 }
 
-static event_record *record_by_name(const dc_table *table, const char *name, size_t length, uint64_t hash) {
+ALWAYS_INLINE static inline event_record *record_by_name(const dc_table *table, const char *name, size_t length,
+                                                         uint64_t hash) {
     name_index *names = atomic_load_explicit(&table->names, memory_order_acquire);
     for (uint32_t i = (uint32_t)hash & names->mask;; i = (i + 1) & names->mask) {
         event_record *record = atomic_load_explicit(&names->slots[i], memory_order_acquire);
         if (record == NULL) return NULL;
-        if (record->hash == hash && record->name_length == length && memcmp(record->name, name, length) == 0)
+        if (record->hash == hash && record->name_length == length && same_name(record->name, name, length))
             return record;
     }
 }
 
 /* The event named by id, or by name when id is 0. Readers call it inside a
  * read-side section, writers under the lock: interning may replace what it reads. */
-static const event_record *lookup_event(const dc_table *table, dc_event_id id, const char *name) {
+ALWAYS_INLINE static inline const event_record *lookup_event(const dc_table *table, dc_event_id id, const char *name) {
     if (id != 0 || name == NULL) return record_by_id(table, id);
     size_t length = strlen(name);
     return record_by_name(table, name, length, hash_name(name, length));
@@ -411,6 +455,9 @@ static void publish_array(dc_table *table, event_record *record, handler_array *
 
 static uint32_t shape_flags(uint32_t state) { return state & (STATE_TARGET | STATE_STRICT | STATE_VARIADIC); }
 
+/* Parameter 0 holds the bound target, if any; event arguments follow it. */
+static size_t first_argument_parameter(uint32_t state) { return (state & STATE_TARGET) ? 1 : 0; }
+
 static shape_set *copy_shapes(const shape_set *old, uint32_t extra) {
     uint32_t count = old != NULL ? old->count : 0;
     shape_set *set = malloc(sizeof *set + (count + extra) * sizeof set->shapes[0]);
@@ -424,6 +471,36 @@ static handler_shape *find_shape(shape_set *set, const dc_signature *signature, 
     for (uint32_t i = 0; set != NULL && i < set->count; i++)
         if (set->shapes[i].signature == signature && set->shapes[i].state_flags == flags) return &set->shapes[i];
     return NULL;
+}
+
+/* Fills in the summary of a set about to be published. */
+static void summarize_shapes(shape_set *set) {
+    uint64_t counts = ~(uint64_t)0, strict_counts = ~(uint64_t)0;
+    set->most_takes = 0;
+    for (uint32_t s = 0; s < set->count; s++) {
+        const handler_shape *shape = &set->shapes[s];
+        if (shape->state_flags & STATE_VARIADIC) continue; /* takes the arguments as given: constrains nothing */
+        uint32_t takes = shape->takes; /* at most DC_MAX_PARAMETERS, below 64 */
+        /* A strict shape fits only its own count; an execute's strict flag
+         * makes every shape here strict. */
+        if (shape->state_flags & STATE_STRICT) counts &= (uint64_t)1 << takes;
+        strict_counts &= (uint64_t)1 << takes;
+        const dc_type *parameter_types = shape->signature->parameter_types + first_argument_parameter(shape->state_flags);
+        for (uint32_t i = 0; i < takes; i++) {
+            if (i >= set->most_takes)
+                set->types[i] = (uint8_t)parameter_types[i];
+            else if (set->types[i] != parameter_types[i])
+                counts = strict_counts = 0; /* no argument type fits both exactly */
+        }
+        if (takes > set->most_takes) set->most_takes = takes;
+    }
+    set->counts = counts;
+    set->strict_counts = strict_counts;
+    bool sole = set->count == 1 && !(set->shapes[0].state_flags & STATE_VARIADIC) &&
+                set->shapes[0].signature->word_images;
+    set->sole_signature = sole ? set->shapes[0].signature : NULL;
+    set->sole_flags = sole ? set->shapes[0].state_flags : 0;
+    set->sole_first = (uint32_t)first_argument_parameter(set->sole_flags);
 }
 
 /* Counts one more handler of the given shape, publishing a new set when the
@@ -441,6 +518,7 @@ static void add_shape(dc_table *table, event_record *record, dc_signature *signa
     size_t first = (flags & STATE_TARGET) ? 1 : 0;
     size_t takes = signature->parameter_count - first;
     spare->shapes[spare->count++] = (handler_shape){signature, flags, 1, (uint32_t)takes};
+    summarize_shapes(spare);
     atomic_store_explicit(&record->shapes, spare, memory_order_release);
     if (set != NULL) retire(table, set, free_shape_set);
 }
@@ -455,6 +533,7 @@ static void remove_shape(dc_table *table, event_record *record, const dc_signatu
     if (smaller == NULL) return; /* keeps checking a shape with no handler: stricter, never unsafe */
     for (uint32_t i = 0; i < set->count; i++)
         if (set->shapes[i].handlers > 0) smaller->shapes[smaller->count++] = set->shapes[i];
+    summarize_shapes(smaller);
     atomic_store_explicit(&record->shapes, smaller, memory_order_release);
     retire(table, set, free_shape_set);
 }
@@ -588,7 +667,8 @@ static dc_status add_locked(dc_table *table, event_record *record, dc_signature 
                      (variadic ? STATE_VARIADIC : (flags & DC_HANDLER_STRICT) ? STATE_STRICT : 0) |
                      ((flags & DC_HANDLER_ONCE) ? STATE_ONCE : 0) |
                      ((flags & DC_HANDLER_OWNS_TARGET) && target != NULL ? STATE_OWNS_TARGET : 0) |
-                     (options != NULL && options->queue != NULL ? STATE_QUEUED : 0);
+                     (options != NULL && options->queue != NULL ? STATE_QUEUED : 0) |
+                     (marshal || signature->stub == NULL || signature->return_type != DC_TYPE_VOID ? STATE_GENERAL : 0);
     bool wants_extras = options != NULL && (options->queue != NULL || options->destroy != NULL);
 
     /* Everything that can fail is allocated before the table changes. */
@@ -1001,11 +1081,18 @@ typedef struct execution {
     const dc_value *arguments;
     size_t count;
     const dc_execute_options *options;
+    bool exact; /* the arguments have exactly the types every shape takes */
     dc_result result;
 } execution;
 
-/* Parameter 0 holds the bound target, if any; event arguments follow it. */
-static size_t first_argument_parameter(uint32_t state) { return (state & STATE_TARGET) ? 1 : 0; }
+/* The register images of one handler shape's call, computed once per execute
+ * and shared by every handler of that shape (the target is patched in). */
+typedef struct call_images {
+    const dc_signature *signature; /* NULL: none computed yet */
+    uint32_t flags;
+    uint64_t integers[DC_STUB_MAX_INTEGERS];
+    double floats[DC_STUB_MAX_FLOATS];
+} call_images;
 
 /* The id of a live handler of `shape` in the snapshot, for messages only. */
 static dc_handler_id example_handler(const dc_table *table, const handler_array *array, uint32_t count,
@@ -1065,15 +1152,52 @@ static bool shape_matches_exactly(const execution *run, const handler_shape *sha
     return true;
 }
 
+/* What shape_matches_exactly() says of every shape at once, from the set's
+ * summary: the counts strictness demands, and each argument's type. False
+ * leaves the answer to the check of each shape. */
+ALWAYS_INLINE static inline bool arguments_fit_summary(const execution *run, const shape_set *shapes, bool strict,
+                                                      call_images *images) {
+    size_t count = run->count;
+    uint64_t counts = strict ? shapes->strict_counts : shapes->counts;
+    if (!LIKELY(count < 64 && ((counts >> count) & 1))) return false;
+    size_t used = count < shapes->most_takes ? count : shapes->most_takes;
+    const dc_value *arguments = run->arguments;
+    if (shapes->sole_signature != NULL) {
+        /* The images of the sole shape, as fill_images would compute them. */
+        uint64_t *integers = images->integers + shapes->sole_first;
+        for (size_t i = 0; i < used; i++) {
+            if (arguments[i].type != (dc_type)shapes->types[i]) return false;
+            integers[i] = arguments[i].u64;
+        }
+        for (size_t i = used; i < shapes->most_takes; i++) integers[i] = 0; /* missing trailing arguments */
+        images->signature = shapes->sole_signature;
+        images->flags = shapes->sole_flags;
+        return true;
+    }
+    for (size_t i = 0; i < used; i++)
+        if (arguments[i].type != (dc_type)shapes->types[i]) return false;
+    return true;
+}
+
 /* Every shape fits, or the error of the first that does not. */
-static dc_status check_arguments(const execution *run, const handler_array *array, uint32_t count) {
-    const shape_set *shapes = atomic_load_explicit(&run->record->shapes, memory_order_acquire);
+NOINLINE static dc_status check_each_shape(const execution *run, const shape_set *shapes, const handler_array *array,
+                                           uint32_t count) {
     for (uint32_t i = 0; i < shapes->count; i++) {
         if (LIKELY(shape_matches_exactly(run, &shapes->shapes[i]))) continue;
         dc_status status = check_shape(run, &shapes->shapes[i], array, count);
         if (status != DC_OK) return status;
     }
     return DC_OK;
+}
+
+/* check_each_shape, after the summary's quick answer for the common case,
+ * which it records in run->exact. */
+ALWAYS_INLINE static inline dc_status check_arguments(execution *run, const handler_array *array, uint32_t count,
+                                                      bool strict, call_images *images) {
+    const shape_set *shapes = atomic_load_explicit(&run->record->shapes, memory_order_acquire);
+    run->exact = arguments_fit_summary(run, shapes, strict, images);
+    if (LIKELY(run->exact)) return DC_OK;
+    return check_each_shape(run, shapes, array, count);
 }
 
 /* One parameter's value from the arguments: converted (checked already, so it
@@ -1180,21 +1304,11 @@ static bool arguments_are_parameters(const execution *run, const dc_signature *s
     return true;
 }
 
-/* The register images of one handler shape's call, computed once per execute
- * and shared by every handler of that shape (the target is patched in). */
-typedef struct call_images {
-    const dc_signature *signature;
-    uint32_t flags;
-    uint64_t integers[DC_STUB_MAX_INTEGERS];
-    double floats[DC_STUB_MAX_FLOATS];
-} call_images;
-
-static void fill_images(call_images *images, const dc_signature *signature, uint32_t flags,
-                        const dc_value *arguments, size_t count) {
-    images->signature = signature;
-    images->flags = flags;
-    size_t first = first_argument_parameter(flags);
-    for (size_t p = first; p < signature->parameter_count; p++) {
+/* Fills parameters `from` on, any way their arguments come: missing ones
+ * are zero, others converted (check_arguments made sure they convert). */
+NOINLINE static void fill_images_from(call_images *images, const dc_signature *signature, size_t first, size_t from,
+                                      const dc_value *arguments, size_t count) {
+    for (size_t p = from; p < signature->parameter_count; p++) {
         size_t argument = p - first;
         if (LIKELY(argument < count && arguments[argument].type == signature->parameter_types[p])) {
             dc__store_register_image(signature, images->integers, images->floats, p, &arguments[argument]);
@@ -1203,6 +1317,22 @@ static void fill_images(call_images *images, const dc_signature *signature, uint
             dc__store_register_image(signature, images->integers, images->floats, p, &value);
         }
     }
+}
+
+/* Computes the images of a shape. `exact` says the arguments the shape takes
+ * have exactly its parameter types (arguments_fit_summary); then a signature
+ * of word images with all its arguments there, the common case, is a plain
+ * copy. */
+ALWAYS_INLINE static inline void fill_images(call_images *images, const dc_signature *signature, uint32_t flags,
+                                             const dc_value *arguments, size_t count, bool exact) {
+    images->signature = signature;
+    images->flags = flags;
+    size_t first = first_argument_parameter(flags);
+    if (LIKELY(exact && signature->word_images && signature->parameter_count <= count + first)) {
+        for (size_t p = first; p < signature->parameter_count; p++) images->integers[p] = arguments[p - first].u64;
+        return;
+    }
+    fill_images_from(images, signature, first, first, arguments, count);
 }
 
 /* States that leave the fast path: not callable now, or needing more than a call. */
@@ -1250,56 +1380,103 @@ COLD static void run_handler_slowly(execution *run, dc_thread_record *reader, dc
     if (state & STATE_ONCE) dc__table_remove_handler(run->table, handler);
 }
 
-/* Calls the snapshot's handlers in order until one stops the emission. */
-static void run_handlers(execution *run, dc_thread_record *reader, const dc_execute_frame *frame,
-                         const handler_array *array, uint32_t count) {
-    call_images images;
-    images.signature = NULL;
-    images.flags = 0;
-    size_t handled = 0;
+/* Runs one handler that is more than a void stub call: a marshal, one that
+ * returns a value, one on libffi, or one whose state needs care. Kept out of
+ * run_handlers so its loop stays small. Returns true when the handler's
+ * result stops the emission. */
+NOINLINE static bool run_handler_generally(execution *run, dc_thread_record *reader, dc_handler *handler,
+                                           uint32_t state, call_images *images) {
     bool stop = false;
-    _Atomic(const void *) *calling = &reader->calling[reader->depth - 1];
-    for (uint32_t i = 0; i < count && !stop; i++) {
-        dc_handler *handler = atomic_load_explicit(&array->items[i], memory_order_acquire);
-        /* Announce the call, then re-read the state: a remove or block that
-         * returned before this point is seen here (see reclaim.c). */
-        atomic_store_explicit(calling, handler, memory_order_relaxed);
-        dc__light_fence();
-        uint32_t state = atomic_load_explicit(&handler->state, memory_order_acquire);
-        const dc_signature *signature = handler->signature;
-        if (state & STATE_SLOW) {
-            run->result.handled += handled;
-            handled = 0;
-            run_handler_slowly(run, reader, handler, state, &stop);
-        } else if (state & STATE_MARSHAL) {
-            /* The arguments go as they are when they are exactly the parameters. */
-            dc_value returned;
-            if (state & STATE_VARIADIC)
-                returned = call_marshal(handler, state, run->arguments, run->count);
-            else if (LIKELY(arguments_are_parameters(run, signature)))
-                returned = call_marshal(handler, state, run->arguments, signature->parameter_count);
-            else
-                returned = call_marshal_converting(run, handler, state);
-            handled++;
-            if (returned.type != DC_TYPE_VOID) accumulate(run, returned, &stop);
-        } else if (!LIKELY(signature->stub != NULL)) {
-            run->result.handled += handled;
-            handled = 0;
-            run_handler_slowly(run, reader, handler, state, &stop);
-        } else {
-            if (signature != images.signature || shape_flags(state) != images.flags)
-                fill_images(&images, signature, shape_flags(state), run->arguments, run->count);
-            if (state & STATE_TARGET) images.integers[0] = (uint64_t)(uintptr_t)handler->target;
-            dc_raw_return raw;
-            dc__stub_call(signature->return_class, signature->stub, handler->function, images.integers,
-                          images.floats, &raw);
-            handled++;
-            if (signature->return_type != DC_TYPE_VOID) accumulate(run, dc__return_value(signature, &raw), &stop);
-        }
-        atomic_store_explicit(calling, NULL, memory_order_release);
-        stop = stop || frame->stopped;
+    const dc_signature *signature = handler->signature;
+    if ((state & STATE_SLOW) || (!(state & STATE_MARSHAL) && signature->stub == NULL)) {
+        run_handler_slowly(run, reader, handler, state, &stop);
+        return stop;
     }
+    dc_value returned;
+    if (state & STATE_MARSHAL) {
+        /* The arguments go as they are when they are exactly the parameters. */
+        if (state & STATE_VARIADIC)
+            returned = call_marshal(handler, state, run->arguments, run->count);
+        else if (LIKELY(arguments_are_parameters(run, signature)))
+            returned = call_marshal(handler, state, run->arguments, signature->parameter_count);
+        else
+            returned = call_marshal_converting(run, handler, state);
+    } else {
+        if (signature != images->signature || shape_flags(state) != images->flags)
+            fill_images(images, signature, shape_flags(state), run->arguments, run->count, run->exact);
+        if (state & STATE_TARGET) images->integers[0] = (uint64_t)(uintptr_t)handler->target;
+        dc_raw_return raw;
+        dc__stub_call(signature->return_class, signature->stub, handler->function, images->integers,
+                      images->floats, &raw);
+        returned = signature->return_type != DC_TYPE_VOID ? dc__return_value(signature, &raw) : dc_void();
+    }
+    run->result.handled++;
+    if (returned.type != DC_TYPE_VOID) accumulate(run, returned, &stop);
+    return stop;
+}
+
+/* Calls the snapshot's handlers in order until one stops the emission. The
+ * loop itself only makes void stub calls, the common handler; the rest goes
+ * to run_handler_generally. */
+ALWAYS_INLINE static inline void run_handlers_fencing(execution *run, dc_thread_record *reader,
+                                                     dc_execute_frame *frame, const handler_array *array,
+                                                     uint32_t count, call_images *images, bool asymmetric_fences,
+                                                     bool sole_shape) {
+    size_t handled = 0; /* by the loop; run_handler_generally counts what it does itself */
+    dc_stub sole_stub = sole_shape ? images->signature->stub : NULL;
+    for (_Atomic(dc_handler *) const *item = array->items, *end = item + count; item != end; item++) {
+        dc_handler *handler = atomic_load_explicit(item, memory_order_acquire);
+        /* Announce the call, then re-read the state: a remove or block that
+         * returned before this point is seen here (see reclaim.c). The
+         * announcement stays until the next one or the end of the section:
+         * a writer waiting for this handler waits a few instructions more. */
+        atomic_store_explicit(&frame->calling, handler, memory_order_relaxed);
+        dc__light_fence_of(asymmetric_fences);
+        uint32_t state = atomic_load_explicit(&handler->state, memory_order_acquire);
+        if (LIKELY(!(state & (STATE_SLOW | STATE_GENERAL)))) {
+            /* With a sole shape, every handler still callable has it (see
+             * run_handlers), and its images are there. */
+            dc_stub stub = sole_stub;
+            if (!sole_shape) {
+                const dc_signature *signature = handler->signature;
+                if (!LIKELY(signature == images->signature && shape_flags(state) == images->flags))
+                    fill_images(images, signature, shape_flags(state), run->arguments, run->count, run->exact);
+                stub = signature->stub;
+            }
+            if (state & STATE_TARGET) images->integers[0] = (uint64_t)(uintptr_t)handler->target;
+            ((dc_stub_returning_void)stub)(handler->function, images->integers, images->floats);
+            handled++;
+            if (frame->stopped) break;
+        } else {
+            bool stop = run_handler_generally(run, reader, handler, state, images);
+            atomic_store_explicit(&frame->calling, NULL, memory_order_release);
+            if (stop || frame->stopped) break;
+        }
+    }
+    atomic_store_explicit(&frame->calling, NULL, memory_order_release);
     run->result.handled += handled;
+}
+
+/*
+ * Copies of the loop keep two tests out of it. The kind of fence is fixed
+ * before any table exists. And when the arguments were checked against a
+ * sole shape, whose images that check computed, every handler of the
+ * snapshot that is still callable has that shape: a handler of another shape
+ * was in the set published before it was added, and its shape leaves the set
+ * only after it was marked removed, which the loop's re-read of its state
+ * then sees.
+ */
+ALWAYS_INLINE static inline void run_handlers(execution *run, dc_thread_record *reader, dc_execute_frame *frame,
+                                              const handler_array *array, uint32_t count, call_images *images) {
+    bool sole_shape = images->signature != NULL;
+    if (LIKELY(dc__asymmetric_fences)) {
+        if (sole_shape)
+            run_handlers_fencing(run, reader, frame, array, count, images, true, true);
+        else
+            run_handlers_fencing(run, reader, frame, array, count, images, true, false);
+    } else {
+        run_handlers_fencing(run, reader, frame, array, count, images, false, false);
+    }
 }
 
 static const dc_execute_options default_options = {DC_ACCUMULATE_FIRST, 0, NULL, 0, NULL};
@@ -1324,8 +1501,11 @@ COLD static dc_status fail_lookup(const dc_table *table, dc_event_id event_id, c
                     display_name(table), record != NULL ? record->name : event_name, DC_MAX_EXECUTE_DEPTH);
 }
 
-static dc_status execute(dc_table *table, dc_event_id event_id, const char *event_name, const dc_value *arguments,
-                         size_t count, const dc_execute_options *options, dc_result *result) {
+/* Inlined into each entry point, so each gets the copy its constant arguments
+ * (no options, id or name) make smallest. */
+ALWAYS_INLINE static inline dc_status execute(dc_table *table, dc_event_id event_id, const char *event_name,
+                                              const dc_value *arguments, size_t count,
+                                              const dc_execute_options *options, dc_result *result) {
     if (options == NULL) {
         options = &default_options;
     } else {
@@ -1335,17 +1515,18 @@ static dc_status execute(dc_table *table, dc_event_id event_id, const char *even
     if (arguments == NULL && count > 0)
         return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_execute: arguments must not be NULL when count is %zu", count);
 
-    dc_thread_record *reader = dc__read_begin();
+    unsigned depth;
+    dc_thread_record *reader = dc__read_begin_keeping(&depth);
     if (reader == NULL) return dc__fail(DC_ERR_NO_MEMORY, "dc_table_execute: no memory for this thread's record");
     const event_record *record = lookup_event(table, event_id, event_name);
-    if ((record == NULL && event_id != 0) || reader->depth > DC_MAX_EXECUTE_DEPTH) {
+    if ((record == NULL && event_id != 0) || depth > DC_MAX_EXECUTE_DEPTH) {
         dc_status status = fail_lookup(table, event_id, event_name, record);
-        dc__read_end(reader);
+        dc__read_end_keeping(reader, depth);
         return status;
     }
 
-    execution run = {table, record, arguments, count, options, {0}};
-    dc_execute_frame *frame = &reader->frames[reader->depth - 1];
+    execution run = {table, record, arguments, count, options, false, {0}};
+    dc_execute_frame *frame = &reader->frames[depth - 1];
     frame->table = table;
     frame->context = options->context;
     frame->stopped = false;
@@ -1356,11 +1537,18 @@ static dc_status execute(dc_table *table, dc_event_id event_id, const char *even
 
     /* Check every shape before anything runs: the execute runs whole or fails.
      * The shape set is loaded after the snapshot, so it covers every handler in it. */
-    dc_status status = handler_count > 0 ? check_arguments(&run, array, handler_count) : DC_OK;
-    if (status == DC_OK && handler_count > 0) run_handlers(&run, reader, frame, array, handler_count);
+    call_images images;
+    images.signature = NULL;
+    images.flags = 0;
+    dc_status status = DC_OK;
+    if (handler_count > 0) {
+        status = check_arguments(&run, array, handler_count, options->flags & DC_EXECUTE_STRICT, &images);
+        if (LIKELY(status == DC_OK))
+            run_handlers(&run, reader, frame, array, handler_count, &images);
+    }
     run.result.stopped = frame->stopped;
     frame->table = NULL;
-    dc__read_end(reader);
+    dc__read_end_keeping(reader, depth);
 
     if (status == DC_OK && (options->flags & DC_EXECUTE_REQUIRE_HANDLER) && run.result.handled == 0 &&
         run.result.queued == 0)
@@ -1390,12 +1578,16 @@ DC_API dc_status dc_table_execute_id_with(dc_table *table, dc_event_id event, co
 
 DC_API dc_status dc_table_execute(dc_table *table, const char *event, const dc_value *arguments, size_t count,
                                   dc_result *result) {
-    return dc_table_execute_with(table, event, arguments, count, NULL, result);
+    if (table == NULL || event == NULL)
+        return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_execute: table and event must not be NULL");
+    return execute(table, 0, event, arguments, count, NULL, result);
 }
 
 DC_API dc_status dc_table_execute_id(dc_table *table, dc_event_id event, const dc_value *arguments, size_t count,
                                      dc_result *result) {
-    return dc_table_execute_id_with(table, event, arguments, count, NULL, result);
+    if (table == NULL) return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_execute_id: the table must not be NULL");
+    if (event == 0) return dc__fail(DC_ERR_NOT_FOUND, "table %s has no event with id 0", display_name(table));
+    return execute(table, event, NULL, arguments, count, NULL, result);
 }
 
 DC_API void *dc_table_execute_context(const dc_table *table) {
