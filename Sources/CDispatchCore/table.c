@@ -1,11 +1,14 @@
 /*
  * table.c — GSignal for C: named events, ordered handler lists, executes.
  *
- * One execute, top to bottom (execute()):
+ * One execute, top to bottom (execute_generally()):
  *   key -> event record (lock-free name index) -> handler array snapshot
  *   -> validate the arguments once per distinct handler shape
  *   -> for each handler: announce the call, re-check its state, call it on the
  *      stub path or libffi (or post it to its queue), accumulate its result.
+ * The commonest execute, plain void handlers of one shape whose arguments
+ * have exactly its types, takes the same steps in execute_lean() with less:
+ * one check against the shape summary, then a direct call of each handler.
  *
  * Readers take no lock. Writers serialize on table->lock and publish
  * immutable or append-only structures with release stores; what they unlink is
@@ -95,6 +98,13 @@ typedef struct shape_set {
     const dc_signature *sole_signature;
     uint32_t sole_flags; /* its state_flags */
     uint32_t sole_first; /* its first_argument_parameter() */
+    /* How the lean execute calls the sole shape's plain handlers directly
+     * (lean_call_of()); 0 when it does not. */
+    uint32_t lean_call;
+    /* counts and strict_counts less the counts below most_takes, which would
+     * leave parameters without arguments; 0 when lean_call is. */
+    uint64_t lean_counts;
+    uint64_t lean_strict_counts;
     uint8_t types[DC_MAX_PARAMETERS]; /* argument i's type in every shape that takes it */
     handler_shape shapes[];
 } shape_set;
@@ -151,7 +161,13 @@ struct dc_table {
 #define NOINLINE __attribute__((noinline))
 #define ALWAYS_INLINE __attribute__((always_inline))
 #define LIKELY(x) __builtin_expect(!!(x), 1)
+#define UNREACHABLE() __builtin_unreachable()
+/* Makes `pointer` opaque to the optimizer, so it stays one register rather
+ * than being recomputed from what it was derived from. */
+#define KEEP_IN_REGISTER(pointer) __asm__("" : "+r"(pointer))
 #else
+#define KEEP_IN_REGISTER(pointer) ((void)0)
+#define UNREACHABLE() ((void)0)
 #define COLD
 #define NOINLINE
 #define ALWAYS_INLINE
@@ -205,7 +221,7 @@ static uint64_t load_word(const char *bytes) {
 /* One multiply per word and a full mix at the end: the name index compares
  * names in full, so the hash only has to spread them, and a string-keyed
  * execute pays for it every time. */
-static uint64_t hash_name(const char *name, size_t length) {
+ALWAYS_INLINE static inline uint64_t hash_name(const char *name, size_t length) {
     const uint64_t multiplier = 0x9e3779b97f4a7c15ull;
     uint64_t hash = 0x243f6a8885a308d3ull ^ length;
     const char *end = name + length;
@@ -473,6 +489,24 @@ static handler_shape *find_shape(shape_set *set, const dc_signature *signature, 
     return NULL;
 }
 
+/* The lean execute (execute_lean()) calls the handlers of a sole shape
+ * directly, through a pointer cast to void (*)(uint64_t x parameters), when
+ * the signature returns void and has at most LEAN_MAX_PARAMETERS parameters,
+ * all word images. Its shape set says so in lean_call: LEAN_CALL() of the
+ * parameter count, whether a target is bound as parameter 0, and the kind of
+ * fence (fixed before any table exists); 0 when the lean execute leaves the
+ * event to the general one. */
+#define LEAN_MAX_PARAMETERS 3
+#define LEAN_CALL(parameters, target, asymmetric) \
+    (1u + 2u * (parameters) + ((target) ? 1u : 0u) + ((asymmetric) ? 8u : 0u))
+
+static uint32_t lean_call_of(const dc_signature *sole_signature, uint32_t sole_flags) {
+    if (sole_signature == NULL || sole_signature->return_type != DC_TYPE_VOID ||
+        sole_signature->parameter_count > LEAN_MAX_PARAMETERS)
+        return 0;
+    return LEAN_CALL((uint32_t)sole_signature->parameter_count, sole_flags & STATE_TARGET, dc__asymmetric_fences);
+}
+
 /* Fills in the summary of a set about to be published. */
 static void summarize_shapes(shape_set *set) {
     uint64_t counts = ~(uint64_t)0, strict_counts = ~(uint64_t)0;
@@ -501,6 +535,10 @@ static void summarize_shapes(shape_set *set) {
     set->sole_signature = sole ? set->shapes[0].signature : NULL;
     set->sole_flags = sole ? set->shapes[0].state_flags : 0;
     set->sole_first = (uint32_t)first_argument_parameter(set->sole_flags);
+    set->lean_call = lean_call_of(set->sole_signature, set->sole_flags);
+    uint64_t enough = set->most_takes < 64 ? ~(uint64_t)0 << set->most_takes : 0;
+    set->lean_counts = set->lean_call != 0 ? counts & enough : 0;
+    set->lean_strict_counts = set->lean_call != 0 ? strict_counts & enough : 0;
 }
 
 /* Counts one more handler of the given shape, publishing a new set when the
@@ -1419,12 +1457,12 @@ NOINLINE static bool run_handler_generally(execution *run, dc_thread_record *rea
  * loop itself only makes void stub calls, the common handler; the rest goes
  * to run_handler_generally. */
 ALWAYS_INLINE static inline void run_handlers_fencing(execution *run, dc_thread_record *reader,
-                                                     dc_execute_frame *frame, const handler_array *array,
-                                                     uint32_t count, call_images *images, bool asymmetric_fences,
-                                                     bool sole_shape) {
+                                                     dc_execute_frame *frame, _Atomic(dc_handler *) const *item,
+                                                     _Atomic(dc_handler *) const *end, call_images *images,
+                                                     bool asymmetric_fences, bool sole_shape) {
     size_t handled = 0; /* by the loop; run_handler_generally counts what it does itself */
     dc_stub sole_stub = sole_shape ? images->signature->stub : NULL;
-    for (_Atomic(dc_handler *) const *item = array->items, *end = item + count; item != end; item++) {
+    for (; item != end; item++) {
         dc_handler *handler = atomic_load_explicit(item, memory_order_acquire);
         /* Announce the call, then re-read the state: a remove or block that
          * returned before this point is seen here (see reclaim.c). The
@@ -1467,15 +1505,16 @@ ALWAYS_INLINE static inline void run_handlers_fencing(execution *run, dc_thread_
  * then sees.
  */
 ALWAYS_INLINE static inline void run_handlers(execution *run, dc_thread_record *reader, dc_execute_frame *frame,
-                                              const handler_array *array, uint32_t count, call_images *images) {
+                                              _Atomic(dc_handler *) const *item, _Atomic(dc_handler *) const *end,
+                                              call_images *images) {
     bool sole_shape = images->signature != NULL;
     if (LIKELY(dc__asymmetric_fences)) {
         if (sole_shape)
-            run_handlers_fencing(run, reader, frame, array, count, images, true, true);
+            run_handlers_fencing(run, reader, frame, item, end, images, true, true);
         else
-            run_handlers_fencing(run, reader, frame, array, count, images, true, false);
+            run_handlers_fencing(run, reader, frame, item, end, images, true, false);
     } else {
-        run_handlers_fencing(run, reader, frame, array, count, images, false, false);
+        run_handlers_fencing(run, reader, frame, item, end, images, false, false);
     }
 }
 
@@ -1501,11 +1540,36 @@ COLD static dc_status fail_lookup(const dc_table *table, dc_event_id event_id, c
                     display_name(table), record != NULL ? record->name : event_name, DC_MAX_EXECUTE_DEPTH);
 }
 
-/* Inlined into each entry point, so each gets the copy its constant arguments
- * (no options, id or name) make smallest. */
-ALWAYS_INLINE static inline dc_status execute(dc_table *table, dc_event_id event_id, const char *event_name,
-                                              const dc_value *arguments, size_t count,
-                                              const dc_execute_options *options, dc_result *result) {
+/* Leaves an execute begun by execute_generally() or execute_lean(): closes
+ * the frame and the read-side section, then finishes a destroy called from a
+ * handler and hands out the result. */
+ALWAYS_INLINE static inline dc_status leave_execute(execution *run, dc_thread_record *reader, unsigned depth,
+                                                    dc_execute_frame *frame, const char *event_name,
+                                                    dc_status status, dc_result *result) {
+    run->result.stopped = frame->stopped;
+    frame->table = NULL;
+    dc__read_end_keeping(reader, depth);
+
+    dc_table *table = run->table;
+    if (status == DC_OK && (run->options->flags & DC_EXECUTE_REQUIRE_HANDLER) && run->result.handled == 0 &&
+        run->result.queued == 0)
+        status = dc__fail(DC_ERR_NO_HANDLER, "table %s, event \"%s\": no handler ran", display_name(table),
+                          run->record != NULL ? run->record->name : event_name);
+    if (table->destroy_pending) finish_pending_destroy(table);
+    if (status == DC_OK && result != NULL) {
+        if (!run->result.has_return_value) run->result.return_value = dc_void();
+        *result = run->result;
+    }
+    return status;
+}
+
+/* Every execute the lean one leaves alone: options, errors, libffi, return
+ * values, several shapes, conversions. */
+NOINLINE static dc_status execute_generally(dc_table *table, dc_event_id event_id, const char *event_name,
+                                            const dc_value *arguments, size_t count,
+                                            const dc_execute_options *options, dc_result *result) {
+    if (event_id == 0 && event_name == NULL)
+        return dc__fail(DC_ERR_NOT_FOUND, "table %s has no event with id 0", display_name(table));
     if (options == NULL) {
         options = &default_options;
     } else {
@@ -1544,50 +1608,236 @@ ALWAYS_INLINE static inline dc_status execute(dc_table *table, dc_event_id event
     if (handler_count > 0) {
         status = check_arguments(&run, array, handler_count, options->flags & DC_EXECUTE_STRICT, &images);
         if (LIKELY(status == DC_OK))
-            run_handlers(&run, reader, frame, array, handler_count, &images);
+            run_handlers(&run, reader, frame, array->items, array->items + handler_count, &images);
     }
-    run.result.stopped = frame->stopped;
-    frame->table = NULL;
-    dc__read_end_keeping(reader, depth);
+    return leave_execute(&run, reader, depth, frame, event_name, status, result);
+}
 
-    if (status == DC_OK && (options->flags & DC_EXECUTE_REQUIRE_HANDLER) && run.result.handled == 0 &&
-        run.result.queued == 0)
-        status = dc__fail(DC_ERR_NO_HANDLER, "table %s, event \"%s\": no handler ran", display_name(table),
-                          record != NULL ? record->name : event_name);
+/* ---- the lean execute ------------------------------------------------------------------------------------- */
+
+/*
+ * The commonest execute, in full with few instructions: plain handlers of one
+ * shape (lean_call_of()), at least as many arguments as it takes, of exactly
+ * its types, options that ask for nothing but strictness. It is
+ * execute_generally() with everything known in advance: every handler still
+ * callable has the sole shape (see run_handlers), its call images are the
+ * arguments' words, and void handlers leave nothing to accumulate. What does
+ * not fit is found before any handler runs and goes to execute_generally(),
+ * which starts over; a handler in the snapshot that needs more than a call
+ * (once, queued, a marshal of the same shape) hands the rest of the snapshot
+ * to the general loop (finish_generally()).
+ */
+
+/* The direct calls through a cast pointer are the calls stubs.c makes (see
+ * there why they are exact), so clang's UBSan function check stays off for them. */
+#if defined(__clang__) && defined(__has_attribute)
+#if __has_attribute(no_sanitize)
+#define NO_SANITIZE_FUNCTION __attribute__((no_sanitize("function")))
+#endif
+#endif
+#ifndef NO_SANITIZE_FUNCTION
+#define NO_SANITIZE_FUNCTION
+#endif
+
+typedef void (*lean_function_0)(void);
+typedef void (*lean_function_1)(uint64_t);
+typedef void (*lean_function_2)(uint64_t, uint64_t);
+typedef void (*lean_function_3)(uint64_t, uint64_t, uint64_t);
+_Static_assert(LEAN_MAX_PARAMETERS == 3, "lean_execute_as calls up to three parameters");
+
+/* The rest of a lean execute's snapshot, from a handler that needs more than
+ * a plain call (announced, not called), the general way; then the general
+ * execute's end. The images are computed again (the general loop's copy
+ * without a sole shape): the arguments fit every shape, as they were checked. */
+NOINLINE static dc_status finish_generally(dc_execute_frame *frame, const dc_value *arguments, size_t count,
+                                           const dc_execute_options *options, _Atomic(dc_handler *) const *item,
+                                           _Atomic(dc_handler *) const *end, size_t handled, dc_result *result) {
+    dc_thread_record *reader = dc__current_record;
+    /* record is for messages only, and no message of the rest needs it
+     * (DC_EXECUTE_REQUIRE_HANDLER never comes this way). */
+    execution run = {frame->table, NULL, arguments, count, options != NULL ? options : &default_options, true, {0}};
+    run.result.handled = handled;
+    call_images images;
+    images.signature = NULL;
+    images.flags = 0;
+    run_handlers(&run, reader, frame, item, end, &images);
+    return leave_execute(&run, reader, reader->depth, frame, NULL, DC_OK, result);
+}
+
+/* Options the lean execute takes: valid ones asking for nothing it does not
+ * do. Accumulators have nothing to collect from void handlers. */
+static inline bool lean_options(const dc_execute_options *options) {
+    return options == NULL ||
+           ((options->flags & ~(uint32_t)DC_EXECUTE_STRICT) == 0 &&
+            (unsigned)options->accumulator <= DC_ACCUMULATE_TRUE_HANDLED &&
+            !(options->accumulator == DC_ACCUMULATE_ALL && options->results == NULL && options->results_capacity > 0));
+}
+
+/* Leaves a lean execute's frame and read-side section. Reloads what it needs
+ * rather than keeping it through the handlers' calls. */
+ALWAYS_INLINE static inline dc_status leave_lean(dc_execute_frame *frame, size_t handled, bool stopped,
+                                                 dc_result *result) {
+    dc_table *table = frame->table;
+    frame->table = NULL;
+    /* dc__read_end_keeping(), the frame known. */
+    atomic_store_explicit(&frame->calling, NULL, memory_order_release);
+    dc_thread_record *reader = dc__current_record;
+    unsigned depth = reader->depth;
+    reader->depth = depth - 1;
+    if (depth == 1) atomic_store_explicit(&reader->epoch, 0, memory_order_release);
     if (table->destroy_pending) finish_pending_destroy(table);
-    if (status == DC_OK && result != NULL) {
-        if (!run.result.has_return_value) run.result.return_value = dc_void();
-        *result = run.result;
+    if (result != NULL) *result = (dc_result){.handled = handled, .stopped = stopped, .return_value = dc_void()};
+    return DC_OK;
+}
+
+/*
+ * The lean execute for one lean_call, inside its read-side section with
+ * `frame` set up: checks the types of the arguments the shape takes (as many
+ * as it takes are there), then calls each plain handler directly. False, with
+ * nothing called, when the types differ. Otherwise *status is the execute's
+ * status and the section is left.
+ */
+NO_SANITIZE_FUNCTION ALWAYS_INLINE static inline bool
+lean_execute_as(unsigned parameters, bool target, bool asymmetric_fences, const handler_array *array,
+                uint32_t handler_count, const shape_set *shapes, const dc_value *arguments, size_t count,
+                const dc_execute_options *options, dc_execute_frame *frame, dc_result *result, dc_status *status) {
+    unsigned takes = parameters - (target ? 1 : 0);
+    for (unsigned i = 0; i < takes; i++)
+        if (arguments[i].type != (dc_type)shapes->types[i]) return false;
+    uint64_t words[LEAN_MAX_PARAMETERS] = {0, 0, 0};
+    for (unsigned i = 0; i < takes; i++) words[i + (target ? 1 : 0)] = arguments[i].u64;
+    uint64_t word0 = words[0], word1 = words[1], word2 = words[2];
+
+    /* The handlers that will have run when the loop gets to the end: fewer
+     * by each one passed over, removed or blocked. */
+    size_t handled_at_end = handler_count;
+    _Atomic(dc_handler *) const *item = array->items, *end = item + handler_count;
+    do {
+        dc_handler *handler = atomic_load_explicit(item, memory_order_acquire);
+        /* Announce, fence, re-read: as in run_handlers_fencing. */
+        atomic_store_explicit(&frame->calling, handler, memory_order_relaxed);
+        dc__light_fence_of(asymmetric_fences);
+        uint32_t state = atomic_load_explicit(&handler->state, memory_order_acquire);
+        if (!LIKELY(!(state & (STATE_SLOW | STATE_GENERAL)))) {
+            if (state & (STATE_REMOVED | STATE_BLOCK_MASK)) {
+                handled_at_end--;
+                continue;
+            }
+            *status = finish_generally(frame, arguments, count, options, item, end,
+                                       handled_at_end - (size_t)(end - item), result);
+            return true;
+        }
+        uint64_t first = target ? (uint64_t)(uintptr_t)handler->target : word0;
+        switch (parameters) {
+        case 0: ((lean_function_0)handler->function)(); break;
+        case 1: ((lean_function_1)handler->function)(first); break;
+        case 2: ((lean_function_2)handler->function)(first, word1); break;
+        default: ((lean_function_3)handler->function)(first, word1, word2); break;
+        }
+        if (frame->stopped) {
+            *status = leave_lean(frame, handled_at_end - (size_t)(end - item - 1), true, result);
+            return true;
+        }
+    } while (++item != end);
+    *status = leave_lean(frame, handled_at_end, false, result);
+    return true;
+}
+
+#define LEAN_EXECUTE_CASE(parameters, target, asymmetric)                                                         \
+    case LEAN_CALL(parameters, target, asymmetric):                                                               \
+        done = lean_execute_as(parameters, target, asymmetric, array, handler_count, shapes, arguments, count,    \
+                               options, frame, result, &status);                                                  \
+        break;
+#define LEAN_EXECUTE_CASES(asymmetric)                                                                            \
+    LEAN_EXECUTE_CASE(0, false, asymmetric)                                                                       \
+    LEAN_EXECUTE_CASE(1, false, asymmetric)                                                                       \
+    LEAN_EXECUTE_CASE(1, true, asymmetric)                                                                        \
+    LEAN_EXECUTE_CASE(2, false, asymmetric)                                                                       \
+    LEAN_EXECUTE_CASE(2, true, asymmetric)                                                                        \
+    LEAN_EXECUTE_CASE(3, false, asymmetric)                                                                       \
+    LEAN_EXECUTE_CASE(3, true, asymmetric)
+
+/* Inlined into each entry point, so each gets the copy its constant arguments
+ * (no options, id or name) make smallest. The id 0 goes the general way,
+ * which reports it. */
+ALWAYS_INLINE static inline dc_status execute_lean(dc_table *table, dc_event_id event_id, const char *event_name,
+                                                   const dc_value *arguments, size_t count,
+                                                   const dc_execute_options *options, dc_result *result) {
+    dc_thread_record *reader = dc__current_record;
+    if (!LIKELY(reader != NULL && lean_options(options)))
+        return execute_generally(table, event_id, event_name, arguments, count, options, result);
+    /* dc__read_begin_keeping(), the record known. */
+    unsigned depth = reader->depth + 1;
+    if (!LIKELY(depth <= DC_MAX_EXECUTE_DEPTH))
+        return execute_generally(table, event_id, event_name, arguments, count, options, result);
+    reader->depth = depth;
+    if (depth == 1) {
+        atomic_store_explicit(&reader->epoch, atomic_load_explicit(&dc__global_epoch, memory_order_acquire),
+                              memory_order_relaxed);
+        dc__light_fence();
     }
-    return status;
+
+    const event_record *record;
+    if (event_name == NULL) {
+        event_list *events = atomic_load_explicit(&table->events, memory_order_acquire);
+        /* event_id - 1 wraps for 0, so one comparison says "no such event". */
+        record = event_id - 1 < atomic_load_explicit(&events->count, memory_order_acquire)
+                     ? events->records[event_id - 1] : NULL;
+    } else {
+        record = lookup_event(table, 0, event_name);
+    }
+    handler_array *array = record != NULL ? atomic_load_explicit(&record->handlers, memory_order_acquire) : NULL;
+    uint32_t handler_count = array != NULL ? atomic_load_explicit(&array->count, memory_order_acquire) : 0;
+    if (LIKELY(handler_count > 0)) {
+        /* Loaded after the snapshot, so it covers every handler in it. */
+        const shape_set *shapes = atomic_load_explicit(&record->shapes, memory_order_acquire);
+        uint64_t counts = options != NULL && (options->flags & DC_EXECUTE_STRICT) ? shapes->lean_strict_counts
+                                                                                  : shapes->lean_counts;
+        if (LIKELY(count < 64 && ((counts >> count) & 1) && (arguments != NULL || count == 0))) {
+            dc_execute_frame *frame = &reader->frames[depth - 1];
+            KEEP_IN_REGISTER(frame);
+            frame->table = table;
+            frame->context = options != NULL ? options->context : NULL;
+            frame->stopped = false;
+            bool done = false;
+            dc_status status = DC_OK;
+            switch (shapes->lean_call) {
+            LEAN_EXECUTE_CASES(true)
+            LEAN_EXECUTE_CASES(false)
+            default: UNREACHABLE(); /* lean_counts is 0 unless lean_call is one of these */
+            }
+            if (LIKELY(done)) return status;
+            frame->table = NULL;
+        }
+    }
+    dc__read_end_keeping(reader, depth);
+    return execute_generally(table, event_id, event_name, arguments, count, options, result);
 }
 
 DC_API dc_status dc_table_execute_with(dc_table *table, const char *event, const dc_value *arguments, size_t count,
                                        const dc_execute_options *options, dc_result *result) {
     if (table == NULL || event == NULL)
         return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_execute: table and event must not be NULL");
-    return execute(table, 0, event, arguments, count, options, result);
+    return execute_lean(table, 0, event, arguments, count, options, result);
 }
 
 DC_API dc_status dc_table_execute_id_with(dc_table *table, dc_event_id event, const dc_value *arguments, size_t count,
                                           const dc_execute_options *options, dc_result *result) {
     if (table == NULL) return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_execute_id: the table must not be NULL");
-    if (event == 0) return dc__fail(DC_ERR_NOT_FOUND, "table %s has no event with id 0", display_name(table));
-    return execute(table, event, NULL, arguments, count, options, result);
+    return execute_lean(table, event, NULL, arguments, count, options, result);
 }
 
 DC_API dc_status dc_table_execute(dc_table *table, const char *event, const dc_value *arguments, size_t count,
                                   dc_result *result) {
     if (table == NULL || event == NULL)
         return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_execute: table and event must not be NULL");
-    return execute(table, 0, event, arguments, count, NULL, result);
+    return execute_lean(table, 0, event, arguments, count, NULL, result);
 }
 
 DC_API dc_status dc_table_execute_id(dc_table *table, dc_event_id event, const dc_value *arguments, size_t count,
                                      dc_result *result) {
     if (table == NULL) return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_execute_id: the table must not be NULL");
-    if (event == 0) return dc__fail(DC_ERR_NOT_FOUND, "table %s has no event with id 0", display_name(table));
-    return execute(table, event, NULL, arguments, count, NULL, result);
+    return execute_lean(table, event, NULL, arguments, count, NULL, result);
 }
 
 DC_API void *dc_table_execute_context(const dc_table *table) {
