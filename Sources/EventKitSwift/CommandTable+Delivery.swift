@@ -32,7 +32,7 @@ extension CommandTable {
             event, to: delivery.target, options: options, signature: Signatures.void,
             trampoline: VoidHandlerBox.trampoline
         ) { hop in
-            VoidHandlerBox(cTable: cTable, body: hop?.wrapping(handler) ?? handler)
+            VoidHandlerBox(body: hop?.wrapping(handler) ?? handler)
         }
     }
 
@@ -46,7 +46,7 @@ extension CommandTable {
             event, to: delivery.target, options: options, signature: Signatures.bool,
             trampoline: BoolHandlerBox.trampoline
         ) { hop in
-            BoolHandlerBox(cTable: cTable, body: hop?.wrapping(handler) ?? handler)
+            BoolHandlerBox(body: hop?.wrapping(handler) ?? handler)
         }
     }
 
@@ -63,7 +63,7 @@ extension CommandTable {
             event, to: delivery.target, options: options, signature: Signatures.object,
             trampoline: ObjectHandlerBox.trampoline
         ) { hop in
-            ObjectHandlerBox(cTable: cTable, body: hop?.wrapping(handler) ?? handler)
+            ObjectHandlerBox(body: hop?.wrapping(handler) ?? handler)
         }
     }
 
@@ -112,7 +112,7 @@ extension CommandTable {
             event, to: delivery.target, options: options, signature: Signatures.void,
             trampoline: VoidHandlerBox.trampoline
         ) { hop in
-            VoidHandlerBox(cTable: cTable, body: hop!.wrapping { MainActor.assumeIsolated(handler) })
+            VoidHandlerBox(body: hop!.wrapping { MainActor.assumeIsolated(handler) })
         }
     }
 
@@ -127,7 +127,6 @@ extension CommandTable {
             trampoline: BoolHandlerBox.trampoline
         ) { hop in
             BoolHandlerBox(
-                cTable: cTable,
                 body: hop!.wrapping { (value: Bool) in MainActor.assumeIsolated { handler(value) } })
         }
     }
@@ -143,7 +142,6 @@ extension CommandTable {
             trampoline: ObjectHandlerBox.trampoline
         ) { hop in
             ObjectHandlerBox(
-                cTable: cTable,
                 body: hop!.wrapping { (object: AnyObject?) in
                     let handoff = Handoff(object)
                     MainActor.assumeIsolated { handler(handoff.value) }
@@ -198,12 +196,12 @@ extension CommandTable {
         }
         // The C handler holds its own reference to the dc_queue from here on.
         withExtendedLifetime(eventQueue) {}
-        return Subscription(cancelsOnRelease: true) { [weak self] in
+        // The handle, not a weak reference to the table: see Subscription.
+        return Subscription(cancelsOnRelease: true) { [handle] in
             // Closed first, so deliveries already waiting on the queue skip
             // the handler once cancel() returns.
             hop?.close()
-            guard let self else { return }
-            _ = dc_table_remove(self.cTable, id)
+            handle.removeHandler(id)
         }
     }
 }

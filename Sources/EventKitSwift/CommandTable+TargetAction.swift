@@ -10,7 +10,7 @@ import Synchronization
 /// A handler bound to an object held weakly: its call runs while the object
 /// lives; once it has died the handler is skipped, never called, and removes
 /// itself from the table from inside that execute.
-final class WeakTargetHandlerBox: HandlerBox, @unchecked Sendable {
+final class WeakTargetHandlerBox: FailableHandlerBox, @unchecked Sendable {
     // @unchecked: `target` is never written after init (reading a weak
     // reference is thread-safe), `handlerID` is atomic, the rest is constant.
 
@@ -81,7 +81,7 @@ final class WeakTargetHandlerBox: HandlerBox, @unchecked Sendable {
 ///
 /// An entry is added once its handler is registered and removed when the
 /// table releases the handler's box, which it does for every handler when the
-/// table is destroyed: the registry holds nothing for dead tables.
+/// ``CommandTable`` goes: the registry holds nothing for dead tables.
 enum TargetHandlers {
     struct Key: Hashable {
         let table: UInt32

@@ -66,7 +66,7 @@ extension CommandTable {
         _ key: EventKey<Void>, options: HandlerOptions = [], _ handler: @escaping @Sendable () -> Void
     ) -> Subscription {
         boxSubscription(
-            key, signature: Signatures.void, box: VoidHandlerBox(cTable: cTable, body: handler),
+            key, signature: Signatures.void, box: VoidHandlerBox(body: handler),
             trampoline: VoidHandlerBox.trampoline, options: options)
     }
 
@@ -160,27 +160,35 @@ extension CommandTable {
     func execute<Arguments>(
         _ key: EventKey<Arguments>, cArguments: UnsafePointer<dc_value>?, count: Int
     ) throws -> ExecuteResult {
-        try execute(key.name, cache: key.cache, cArguments: cArguments, count: count)
+        ExecuteResult(try executeOutcome(key.name, cache: key.cache, cArguments: cArguments, count: count))
     }
 
-    /// The same, not generic, so that it is compiled for the one case it is:
-    /// the typed executes run unspecialized inside this module.
-    private func execute(
+    /// Executes the event `name`, interned through `cache`, without
+    /// arguments: the inlinable `execute(_:)`'s way in.
+    @usableFromInline
+    func executeOutcome(_ name: String, cache: EventIDCache) throws -> ExecuteOutcome {
+        try executeOutcome(name, cache: cache, cArguments: nil, count: 0)
+    }
+
+    /// The one place a typed execute calls C. Not generic, so that it is
+    /// compiled for the one case it is: the typed executes run unspecialized
+    /// inside this module.
+    private func executeOutcome(
         _ name: String, cache: EventIDCache, cArguments: UnsafePointer<dc_value>?, count: Int
-    ) throws -> ExecuteResult {
+    ) throws -> ExecuteOutcome {
         let event = try eventID(named: name, cache: cache)
-        var result = dc_result()
         var handlerError = HandlerError()
+        var result = dc_result()
         let status = withUnsafeMutablePointer(to: &handlerError) { slot in
             var options = dc_execute_options(
                 accumulator: DC_ACCUMULATE_FIRST, flags: 0, results: nil, results_capacity: 0,
                 context: UnsafeMutableRawPointer(slot))
             return dc_table_execute_id_with(cTable, event, cArguments, count, &options, &result)
         }
-        // The common case without `finish`, whose event-name autoclosure would
-        // retain the name on every execute.
-        if status == DC_OK, !result.stopped, logger == nil { return ExecuteResult(result) }
-        return try finish(status, result, handlerError, event: name)
+        if status != DC_OK || result.stopped || handlerError.failed || logger != nil {
+            try finish(status, result, &handlerError, event: name)
+        }
+        return ExecuteOutcome(result)
     }
 
     /// Executes `key`'s event: runs its handlers in order.
@@ -194,9 +202,13 @@ extension CommandTable {
     /// any handler runs, or the error a handler threw.
     ///
     /// The corresponding C function is `dc_table_execute_id`.
+    // Inlinable: from another module this is one direct call into the module,
+    // and the caller sees that a result with no return value, dropped,
+    // needs no destroying.
+    @inlinable
     @discardableResult
     public func execute(_ key: EventKey<Void>) throws -> ExecuteResult {
-        try execute(key, cArguments: nil, count: 0)
+        ExecuteResult(try executeOutcome(key.name, cache: key.cache))
     }
 
     /// Executes `key`'s event with `argument`, whose type the compiler checks
@@ -208,8 +220,31 @@ extension CommandTable {
     /// ```
     ///
     /// The corresponding C function is `dc_table_execute_id`.
+    // Inlinable, so that in the caller, where `A` is known, a built-in scalar
+    // argument becomes its bits at compile time and the execute is one call
+    // into the module; unspecialized, every execute would look `A` up.
+    @inlinable
     @discardableResult
     public func execute<A: EventArgument>(_ key: EventKey<A>, _ argument: A) throws -> ExecuteResult {
+        if let scalar = ScalarArgument(argument) {
+            return ExecuteResult(try executeOutcome(key.name, cache: key.cache, scalar: scalar))
+        }
+        return try executeConverting(key, argument)
+    }
+
+    /// Executes the event `name`, interned through `cache`, with one scalar
+    /// argument: the inlinable `execute(_:_:)`'s way in.
+    @usableFromInline
+    func executeOutcome(_ name: String, cache: EventIDCache, scalar: ScalarArgument) throws -> ExecuteOutcome {
+        var value = dc_value()
+        value.type = scalar.type.cType
+        value.u64 = scalar.bits
+        return try executeOutcome(name, cache: cache, cArguments: &value, count: 1)
+    }
+
+    /// `execute(_:_:)` for an argument that is not a built-in scalar.
+    @usableFromInline
+    func executeConverting<A: EventArgument>(_ key: EventKey<A>, _ argument: A) throws -> ExecuteResult {
         if let cType = A.bitwiseCType {
             var value = argument.bitwiseCValue(cType)
             return try execute(key, cArguments: &value, count: 1)
@@ -283,7 +318,7 @@ extension CommandTable {
 /// A typed closure: one trampoline for every argument list, which calls the
 /// subclass that knows the argument types. A call is one virtual call, with
 /// no closure in between and no reference counting.
-class ArgumentsHandlerBox: HandlerBox, @unchecked Sendable {
+class ArgumentsHandlerBox: FailableHandlerBox, @unchecked Sendable {
     /// The event's name, for the message of an argument Swift rejects.
     let event: String
 

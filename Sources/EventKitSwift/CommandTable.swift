@@ -37,7 +37,13 @@ public final class CommandTable: @unchecked Sendable {
     /// and how many handlers ran.
     public let logger: Logger?
 
+    /// The C table, also kept in `handle`; a copy here saves a load on every
+    /// execute.
     let cTable: OpaquePointer
+
+    /// What owns the C table: this table and the subscriptions of its
+    /// handlers.
+    let handle: TableHandle
 
     /// A number no other table in this process has, for ``EventKey`` caches.
     let serial: UInt32
@@ -61,15 +67,49 @@ public final class CommandTable: @unchecked Sendable {
         // Only running out of memory fails here, which Swift treats as fatal.
         precondition(status == DC_OK, "dc_table_create failed: \(String(cString: dc_last_error_message()))")
         self.cTable = created!
+        self.handle = TableHandle(cTable: created!)
+    }
+
+    deinit {
+        // Releases every box, so closures and their captures go with the
+        // table, as destroying the C table would; the empty C table itself
+        // goes with the last subscription still holding its handle.
+        _ = dc_table_remove_all(cTable, nil)
+    }
+
+    /// The `dc_table *` underneath, for C code that registers handlers on,
+    /// or executes events of, this same table. Valid while the table lives.
+    public var unsafeCTable: OpaquePointer { cTable }
+}
+
+/// Owns a `dc_table`, which it destroys when it goes: shared by a
+/// ``CommandTable`` and the ``Subscription``s of its handlers, so that a
+/// subscription can remove its handler, or find it gone, without a weak
+/// reference to the table (see ``Subscription``) and without racing the
+/// table's deinit. Once the table is gone its C table has no handlers left,
+/// so a late remove finds nothing.
+final class TableHandle: Canceller, @unchecked Sendable {
+    // @unchecked: the dc_table is documented safe from any thread.
+    let cTable: OpaquePointer
+
+    init(cTable: OpaquePointer) {
+        self.cTable = cTable
     }
 
     deinit {
         dc_table_destroy(cTable)
     }
 
-    /// The `dc_table *` underneath, for C code that registers handlers on,
-    /// or executes events of, this same table. Valid while the table lives.
-    public var unsafeCTable: OpaquePointer { cTable }
+    /// Removes handler `id`; an id already gone is not an error here (a
+    /// once-handler or a pruned target removes itself, and the table's
+    /// deinit removes them all).
+    func removeHandler(_ id: UInt64) {
+        _ = dc_table_remove(cTable, id)
+    }
+
+    override func cancel(handler: UInt64) {
+        removeHandler(handler)
+    }
 }
 
 // MARK: - Objects held by queued deliveries
@@ -158,13 +198,7 @@ extension CommandTable {
 
     /// A subscription that removes handler `id` from this table.
     func subscription(for id: dc_handler_id, cancelsOnRelease: Bool) -> Subscription {
-        Subscription(cancelsOnRelease: cancelsOnRelease, table: self, handler: id)
-    }
-
-    /// Removes handler `id`; an id already gone is not an error here (a
-    /// once-handler or a pruned target removes itself).
-    func removeHandler(_ id: UInt64) {
-        _ = dc_table_remove(cTable, id)
+        Subscription(cancelsOnRelease: cancelsOnRelease, table: handle, handler: id)
     }
 
     /// Registers a closure box; a closure lives as long as its subscription.
@@ -195,7 +229,7 @@ extension CommandTable {
         _ event: String, options: HandlerOptions = [], _ handler: @escaping @Sendable () -> Void
     ) -> Subscription {
         closureSubscription(
-            event, signature: Signatures.void, box: VoidHandlerBox(cTable: cTable, body: handler),
+            event, signature: Signatures.void, box: VoidHandlerBox(body: handler),
             trampoline: VoidHandlerBox.trampoline, options: options)
     }
 
@@ -205,7 +239,7 @@ extension CommandTable {
         _ event: String, options: HandlerOptions = [], _ handler: @escaping @Sendable (Bool) -> Void
     ) -> Subscription {
         closureSubscription(
-            event, signature: Signatures.bool, box: BoolHandlerBox(cTable: cTable, body: handler),
+            event, signature: Signatures.bool, box: BoolHandlerBox(body: handler),
             trampoline: BoolHandlerBox.trampoline, options: options)
     }
 
@@ -215,7 +249,7 @@ extension CommandTable {
         _ event: String, options: HandlerOptions = [], _ handler: @escaping @Sendable (AnyObject?) -> Void
     ) -> Subscription {
         closureSubscription(
-            event, signature: Signatures.object, box: ObjectHandlerBox(cTable: cTable, body: handler),
+            event, signature: Signatures.object, box: ObjectHandlerBox(body: handler),
             trampoline: ObjectHandlerBox.trampoline, options: options)
     }
 
@@ -356,9 +390,14 @@ extension CommandTable {
     ///
     /// The corresponding C function is `dc_table_execute`. Replaces
     /// `-[NSNotificationCenter postNotificationName:object:userInfo:]`.
+    // Inlinable, so that an execute without arguments, the common event,
+    // compiles in the caller to one call into this module with nothing
+    // built for the empty argument list and nothing to destroy after it.
+    @inlinable
     @discardableResult
     public func execute(_ event: String, _ arguments: Value...) throws -> ExecuteResult {
-        try execute(event, arguments: arguments)
+        if arguments.isEmpty { return ExecuteResult(try executeOutcome(event)) }
+        return ExecuteResult(try executeOutcome(event, arguments: arguments))
     }
 
     /// Executes `event` with `arguments`; see ``execute(_:_:)-(String,_)``.
@@ -378,53 +417,112 @@ extension CommandTable {
         _ event: String, arguments: [Value], accumulator: Accumulator = .first, requireHandler: Bool = false,
         strict: Bool = false
     ) throws -> ExecuteResult {
-        var handlerError = HandlerError()
-        return try withCValues(arguments) { values, count in
-            var result = dc_result()
-            let status = withUnsafeMutablePointer(to: &handlerError) { slot in
-                var options = dc_execute_options(
-                    accumulator: accumulator.cAccumulator,
-                    flags: (requireHandler ? UInt32(DC_EXECUTE_REQUIRE_HANDLER) : 0)
-                        | (strict ? UInt32(DC_EXECUTE_STRICT) : 0),
-                    results: nil, results_capacity: 0, context: UnsafeMutableRawPointer(slot))
-                // withCString puts a small string's bytes on the stack; passing
-                // the String straight to C would copy it to the heap.
-                return event.withCString { dc_table_execute_with(cTable, $0, values, count, &options, &result) }
-            }
-            return try finish(status, result, handlerError, event: event)
+        let flags =
+            (requireHandler ? UInt32(DC_EXECUTE_REQUIRE_HANDLER) : 0) | (strict ? UInt32(DC_EXECUTE_STRICT) : 0)
+        return ExecuteResult(
+            try executeOutcome(event, arguments: arguments, accumulator: accumulator.cAccumulator, flags: flags))
+    }
+
+    /// Executes `event` without arguments: the inlinable `execute`'s way in.
+    @usableFromInline
+    func executeOutcome(_ event: String) throws -> ExecuteOutcome {
+        try executeOutcome(event, cArguments: nil, count: 0)
+    }
+
+    /// Executes `event` with `arguments`: the inlinable `execute`'s other way
+    /// in.
+    @usableFromInline
+    func executeOutcome(_ event: String, arguments: [Value]) throws -> ExecuteOutcome {
+        try executeOutcome(event, arguments: arguments, accumulator: DC_ACCUMULATE_FIRST, flags: 0)
+    }
+
+    /// What both of those share: the arguments converted on the stack.
+    private func executeOutcome(
+        _ event: String, arguments: [Value], accumulator: dc_accumulator, flags: UInt32
+    ) throws -> ExecuteOutcome {
+        try withCValues(arguments) { values, count in
+            try executeOutcome(event, cArguments: values, count: count, accumulator: accumulator, flags: flags)
         }
     }
 
-    /// Turns an execute's status and result into a Swift result or error.
-    func finish(
-        _ status: dc_status, _ result: dc_result, _ handlerError: HandlerError, event: @autoclosure () -> String
-    ) throws -> ExecuteResult {
-        if let error = handlerError.error {
+    /// Executes `event` with `count` C arguments: the one place an execute
+    /// by name calls C.
+    func executeOutcome(
+        _ event: String, cArguments: UnsafePointer<dc_value>?, count: Int,
+        accumulator: dc_accumulator = DC_ACCUMULATE_FIRST, flags: UInt32 = 0
+    ) throws -> ExecuteOutcome {
+        var handlerError = HandlerError()
+        var result = dc_result()
+        let status = withUnsafeMutablePointer(to: &handlerError) { slot in
+            var options = dc_execute_options(
+                accumulator: accumulator, flags: flags, results: nil, results_capacity: 0,
+                context: UnsafeMutableRawPointer(slot))
+            // withCString passes a native string's own bytes, or puts a small
+            // string's on the stack; passing the String straight to C would
+            // copy it to the heap.
+            return event.withCString { dc_table_execute_with(cTable, $0, cArguments, count, &options, &result) }
+        }
+        if status != DC_OK || result.stopped || handlerError.failed || logger != nil {
+            try finish(status, result, &handlerError, event: event)
+        }
+        return ExecuteOutcome(result)
+    }
+
+    /// The uncommon end of an execute: throws the error a handler threw or
+    /// the status's, and logs. Kept out of line, so the common execute stays
+    /// short.
+    @inline(never)
+    func finish(_ status: dc_status, _ result: dc_result, _ handlerError: inout HandlerError, event: String) throws {
+        if let error = handlerError.take() {
             throw error
         }
         try DispatchError.check(status)
         if let logger {
             logger.trace(
                 "executed",
-                metadata: ["table": "\(name)", "event": "\(event())", "handled": "\(result.handled)"])
+                metadata: ["table": "\(name)", "event": "\(event)", "handled": "\(result.handled)"])
         }
-        return ExecuteResult(result)
     }
 }
 
 /// Calls `body` with C values for `values`, keeping string copies alive for
 /// the call. Objects cross unretained: the caller's `values` keep them alive.
 /// The C values live on the stack: an execute allocates nothing for them.
+/// Always inlined: as a call, its closure would capture (and retain) the
+/// caller's table and event name on every execute.
+@inline(__always)
 func withCValues<R>(_ values: [Value], _ body: (UnsafePointer<dc_value>?, Int) throws -> R) rethrows -> R {
     if values.isEmpty { return try body(nil, 0) }
-    return try withUnsafeTemporaryAllocation(of: dc_value.self, capacity: values.count) { buffer in
-        var strings: [UnsafeMutablePointer<CChar>] = []
-        defer { strings.forEach(freeCString) }
-        for (index, value) in values.enumerated() {
-            let (cValue, string) = value.makeCValue()
-            if let string { strings.append(string) }
-            buffer.initializeElement(at: index, to: cValue)
+    if values.count <= 4 {
+        // A fixed buffer for the usual few arguments: a temporary allocation
+        // of any size has a heap fallback, whose second copy of `body` makes
+        // the compiler retain what `body` captures on every execute.
+        var small = (dc_value(), dc_value(), dc_value(), dc_value())
+        return try withUnsafeMutableBytes(of: &small) { bytes in
+            try withCValues(values, in: bytes.bindMemory(to: dc_value.self), body)
         }
-        return try body(UnsafePointer(buffer.baseAddress), values.count)
     }
+    return try withUnsafeTemporaryAllocation(of: dc_value.self, capacity: values.count) { buffer in
+        try withCValues(values, in: buffer, body)
+    }
+}
+
+/// `withCValues(_:_:)` with `buffer`, room for at least `values.count` C
+/// values, to put them in.
+@inline(__always)
+private func withCValues<R>(
+    _ values: [Value], in buffer: UnsafeMutableBufferPointer<dc_value>,
+    _ body: (UnsafePointer<dc_value>?, Int) throws -> R
+) rethrows -> R {
+    // Optional, so that without string arguments there is no array at all,
+    // not even the empty one, whose retain and release cost an execute more
+    // than its arguments do.
+    var strings: [UnsafeMutablePointer<CChar>]?
+    defer { strings?.forEach(freeCString) }
+    for index in values.indices {
+        let (cValue, string) = values[index].makeCValue()
+        if let string { strings = (strings ?? []) + CollectionOfOne(string) }
+        buffer[index] = cValue
+    }
+    return try body(UnsafePointer(buffer.baseAddress), values.count)
 }

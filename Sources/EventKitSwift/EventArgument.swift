@@ -238,6 +238,62 @@ extension EventArgument where Self: RawRepresentable, RawValue: EventArgument {
 
 // MARK: - Crossing to and from C
 
+/// An argument of a built-in scalar type (`Bool`, the integers, `Float`,
+/// `Double`) as the bits of its C value's payload, made in inlinable code:
+/// where the argument's type is known the checks fold away, so a typed
+/// execute hands the module two words instead of a generic value.
+@usableFromInline
+struct ScalarArgument {
+    @usableFromInline let type: ValueType
+    /// The payload's bits, the value at its own width in the low bytes.
+    @usableFromInline let bits: UInt64
+
+    @inlinable
+    init(type: ValueType, bits: UInt64) {
+        self.type = type
+        self.bits = bits
+    }
+
+    /// `nil` for every type but the built-in scalars, including a raw-value
+    /// enum or a class that travels as one. The types are compared, not cast:
+    /// a dynamic cast could bridge a class to a scalar.
+    @inlinable
+    init?<A: EventArgument>(_ value: A) {
+        func bits<Scalar>(_: Scalar.Type, _ payload: (Scalar) -> UInt64) -> UInt64 {
+            payload(unsafeBitCast(value, to: Scalar.self))
+        }
+        if A.self == Bool.self {
+            self.init(type: .bool, bits: bits(Bool.self) { $0 ? 1 : 0 })
+        } else if A.self == Int8.self {
+            self.init(type: .int8, bits: bits(Int8.self) { UInt64(UInt8(bitPattern: $0)) })
+        } else if A.self == UInt8.self {
+            self.init(type: .uint8, bits: bits(UInt8.self) { UInt64($0) })
+        } else if A.self == Int16.self {
+            self.init(type: .int16, bits: bits(Int16.self) { UInt64(UInt16(bitPattern: $0)) })
+        } else if A.self == UInt16.self {
+            self.init(type: .uint16, bits: bits(UInt16.self) { UInt64($0) })
+        } else if A.self == Int32.self {
+            self.init(type: .int32, bits: bits(Int32.self) { UInt64(UInt32(bitPattern: $0)) })
+        } else if A.self == UInt32.self {
+            self.init(type: .uint32, bits: bits(UInt32.self) { UInt64($0) })
+        } else if A.self == Int64.self {
+            self.init(type: .int64, bits: bits(Int64.self) { UInt64(bitPattern: $0) })
+        } else if A.self == Int.self {
+            self.init(type: .int64, bits: bits(Int.self) { UInt64(bitPattern: Int64($0)) })
+        } else if A.self == UInt64.self {
+            self.init(type: .uint64, bits: bits(UInt64.self) { $0 })
+        } else if A.self == UInt.self {
+            self.init(type: .uint64, bits: bits(UInt.self) { UInt64($0) })
+        } else if A.self == Float.self {
+            self.init(type: .float, bits: bits(Float.self) { UInt64($0.bitPattern) })
+        } else if A.self == Double.self {
+            self.init(type: .double, bits: bits(Double.self) { $0.bitPattern })
+        } else {
+            return nil
+        }
+    }
+}
+
 extension EventArgument {
     /// The C type of the built-in scalar types (`Bool`, the integers, `Float`,
     /// `Double`), whose bits are a `dc_value` payload's: `nil` for every other
@@ -303,7 +359,9 @@ extension EventArgument {
         _ arguments: UnsafePointer<dc_value>?, at index: Int, event: String, bitwise: Bool
     ) throws(DispatchError) -> Self {
         if bitwise {
-            return withUnsafeBytes(of: arguments![index].u64) { $0.load(as: Self.self) }
+            // A load from the payload itself: copying it out to take its bytes
+            // would cost an unspecialized closure call on every argument.
+            return UnsafeRawPointer(arguments! + index).load(fromByteOffset: dcValuePayloadOffset, as: Self.self)
         }
         return try convertedArgument(arguments![index], at: index, event: event)
     }
@@ -329,6 +387,10 @@ extension EventArgument {
         return argument
     }
 }
+
+/// Where a `dc_value`'s payload starts: the union that ends the struct, after
+/// its type tag.
+var dcValuePayloadOffset: Int { MemoryLayout<dc_value>.size - MemoryLayout<UInt64>.size }
 
 /// The object argument `index` of a handler call, as an instance of `Object`.
 ///

@@ -48,7 +48,7 @@ public struct EventKey<Arguments>: Hashable, Sendable, ExpressibleByStringLitera
     public let name: String
 
     /// The key's interned id, remembered per table.
-    let cache: EventIDCache
+    @usableFromInline let cache: EventIDCache
 
     /// A key for the event `name`.
     public init(_ name: String) {
@@ -81,6 +81,7 @@ public struct EventKey<Arguments>: Hashable, Sendable, ExpressibleByStringLitera
 /// A key shared by several tables stays correct: a lookup for a table other
 /// than the remembered one interns the name there and remembers that table
 /// instead.
+@usableFromInline
 final class EventIDCache: Sendable {
     private let packed = Atomic<UInt64>(0)
 
@@ -108,6 +109,13 @@ extension CommandTable {
     /// The interned id of the event `name` in this table, through `cache`.
     func eventID(named name: String, cache: EventIDCache) throws(DispatchError) -> dc_event_id {
         if let id = cache.id(forTable: serial) { return id }
+        return try internAndRemember(name, cache: cache)
+    }
+
+    /// The first use of a key with this table. Out of line, so that a typed
+    /// execute, which inlines `eventID(named:cache:)`, stays short.
+    @inline(never)
+    private func internAndRemember(_ name: String, cache: EventIDCache) throws(DispatchError) -> dc_event_id {
         let id = try eventID(named: name)
         cache.remember(id, forTable: serial)
         return id

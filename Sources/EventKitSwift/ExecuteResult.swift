@@ -19,14 +19,18 @@ public struct ExecuteResult: CustomStringConvertible {
     /// `performSelector:`.
     public let returnValue: Value?
 
-    init(_ result: dc_result) {
-        handled = result.handled
-        queued = result.queued
-        dropped = result.dropped
-        stopped = result.stopped
+    /// The result of an execute as its outcome describes it. Inlinable, so
+    /// that in a caller that drops the result the compiler sees that an
+    /// execute whose handlers returned nothing leaves nothing to destroy.
+    @inlinable
+    init(_ outcome: ExecuteOutcome) {
+        handled = outcome.handled
+        queued = outcome.queued
+        dropped = outcome.dropped
+        stopped = outcome.stopped
         // Not `? … : nil`: Value is ExpressibleByNilLiteral, so that `nil`
         // would be `.pointer(nil)`, a return value nobody returned.
-        returnValue = result.has_return_value ? Value(result.return_value) : Optional.none
+        returnValue = outcome.hasReturnValue ? outcome.returnValue() : Optional.none
     }
 
     public var description: String {
@@ -41,3 +45,39 @@ public struct ExecuteResult: CustomStringConvertible {
 
 @available(*, unavailable, message: "an ExecuteResult may hold a Value, which is not Sendable")
 extension ExecuteResult: Sendable {}
+
+/// What a C execute reported (`dc_result`), without C types and without
+/// references: a trivial value, which the inlinable executes return from the
+/// module and turn into an ``ExecuteResult`` in the caller.
+@usableFromInline
+struct ExecuteOutcome {
+    @usableFromInline let handled: Int
+    @usableFromInline let queued: Int
+    @usableFromInline let dropped: Int
+    @usableFromInline let stopped: Bool
+    @usableFromInline let hasReturnValue: Bool
+    /// The returned `dc_value`'s type and bits, meaningful when
+    /// `hasReturnValue`; what it points to stays valid after the execute
+    /// (see `ReturnedStrings`), as for a `dc_result`.
+    private let returnType: UInt32
+    private let returnBits: UInt64
+
+    init(_ result: dc_result) {
+        handled = result.handled
+        queued = result.queued
+        dropped = result.dropped
+        stopped = result.stopped
+        hasReturnValue = result.has_return_value
+        returnType = result.return_value.type.rawValue
+        returnBits = result.return_value.u64
+    }
+
+    /// The return value as a Swift value; only when `hasReturnValue`.
+    @usableFromInline
+    func returnValue() -> Value {
+        var cValue = dc_value()
+        cValue.type = dc_type(rawValue: returnType)
+        cValue.u64 = returnBits
+        return Value(cValue)
+    }
+}

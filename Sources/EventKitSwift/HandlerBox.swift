@@ -15,9 +15,17 @@ import Musl
 /// The C table calls one `@convention(c)` trampoline per box kind, which
 /// reaches the box through `_withUnsafeGuaranteedRef`: a call costs no
 /// reference counting.
-class HandlerBox: @unchecked Sendable {
+///
+/// The base class stores nothing: a box of a closure that cannot throw is the
+/// object header and the closure, 32 bytes, which is most of what a Swift
+/// handler costs in memory besides the C handler and its subscription.
+class HandlerBox: @unchecked Sendable {}
+
+/// A box whose handler can fail: it keeps the C table, to hand the error to
+/// the execute running it.
+class FailableHandlerBox: HandlerBox, @unchecked Sendable {
     /// The C table, to stop the emission when a handler throws. The table
-    /// outlives its boxes: destroying it releases them.
+    /// outlives its boxes: removing its handlers releases them.
     let cTable: OpaquePointer
 
     init(cTable: OpaquePointer) {
@@ -30,7 +38,7 @@ class HandlerBox: @unchecked Sendable {
     /// the error is dropped.
     final func fail(with error: any Error) {
         if let slot = dc_table_execute_context(cTable) {
-            slot.assumingMemoryBound(to: HandlerError.self).pointee.error = error
+            slot.assumingMemoryBound(to: HandlerError.self).pointee.record(error)
         }
         dc_table_stop_emission(cTable)
     }
@@ -39,8 +47,41 @@ class HandlerBox: @unchecked Sendable {
 /// Where a handler's error goes: each Swift execute passes one, as its C
 /// execute context, so an error reaches exactly the execute that ran the
 /// handler, however executes nest or interleave.
+///
+/// The error is kept as a retained raw pointer rather than an `any Error?`,
+/// so the slot is a trivial value: an execute in which no handler failed (the
+/// hot path) releases nothing when it is done with it.
 struct HandlerError {
-    var error: (any Error)?
+    private var thrown: UnsafeMutableRawPointer?
+
+    init() {
+        thrown = nil
+    }
+
+    /// Whether a handler has failed, without taking the error.
+    var failed: Bool { thrown != nil }
+
+    /// Keeps `error`, replacing an earlier one.
+    mutating func record(_ error: any Error) {
+        if let thrown { Unmanaged<ThrownError>.fromOpaque(thrown).release() }
+        thrown = Unmanaged.passRetained(ThrownError(error)).toOpaque()
+    }
+
+    /// The recorded error, if any, giving back the slot's reference to it.
+    /// Call it at most once per recorded error.
+    mutating func take() -> (any Error)? {
+        guard let taken = thrown else { return nil }
+        thrown = nil
+        return Unmanaged<ThrownError>.fromOpaque(taken).takeRetainedValue().error
+    }
+}
+
+/// A handler's error on its way to the execute that ran the handler.
+final class ThrownError {
+    let error: any Error
+    init(_ error: any Error) {
+        self.error = error
+    }
 }
 
 // MARK: - Box kinds
@@ -48,9 +89,8 @@ struct HandlerError {
 /// `() -> Void`, signature "v".
 final class VoidHandlerBox: HandlerBox, @unchecked Sendable {
     let body: @Sendable () -> Void
-    init(cTable: OpaquePointer, body: @escaping @Sendable () -> Void) {
+    init(body: @escaping @Sendable () -> Void) {
         self.body = body
-        super.init(cTable: cTable)
     }
 
     static let trampoline: dc_marshal = { data, _, _, _ in
@@ -61,9 +101,8 @@ final class VoidHandlerBox: HandlerBox, @unchecked Sendable {
 /// `(Bool) -> Void`, signature "vB".
 final class BoolHandlerBox: HandlerBox, @unchecked Sendable {
     let body: @Sendable (Bool) -> Void
-    init(cTable: OpaquePointer, body: @escaping @Sendable (Bool) -> Void) {
+    init(body: @escaping @Sendable (Bool) -> Void) {
         self.body = body
-        super.init(cTable: cTable)
     }
 
     static let trampoline: dc_marshal = { data, arguments, _, _ in
@@ -75,9 +114,8 @@ final class BoolHandlerBox: HandlerBox, @unchecked Sendable {
 /// `(AnyObject?) -> Void`, signature "v@".
 final class ObjectHandlerBox: HandlerBox, @unchecked Sendable {
     let body: @Sendable (AnyObject?) -> Void
-    init(cTable: OpaquePointer, body: @escaping @Sendable (AnyObject?) -> Void) {
+    init(body: @escaping @Sendable (AnyObject?) -> Void) {
         self.body = body
-        super.init(cTable: cTable)
     }
 
     static let trampoline: dc_marshal = { data, arguments, _, _ in
@@ -87,7 +125,7 @@ final class ObjectHandlerBox: HandlerBox, @unchecked Sendable {
 }
 
 /// `([Value]) throws -> Value`: a variadic marshal, every argument as given.
-final class ValuesHandlerBox: HandlerBox, @unchecked Sendable {
+final class ValuesHandlerBox: FailableHandlerBox, @unchecked Sendable {
     let body: @Sendable ([Value]) throws -> Value
     init(cTable: OpaquePointer, body: @escaping @Sendable ([Value]) throws -> Value) {
         self.body = body
@@ -109,7 +147,7 @@ final class ValuesHandlerBox: HandlerBox, @unchecked Sendable {
 
 /// A handler with a fixed signature whose arguments arrive checked and
 /// converted; used for typed keys and target-action.
-final class TypedHandlerBox: HandlerBox, @unchecked Sendable {
+final class TypedHandlerBox: FailableHandlerBox, @unchecked Sendable {
     let body: @Sendable (UnsafePointer<dc_value>?, Int) throws -> Value
     init(cTable: OpaquePointer, body: @escaping @Sendable (UnsafePointer<dc_value>?, Int) throws -> Value) {
         self.body = body

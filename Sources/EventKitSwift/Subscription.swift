@@ -20,52 +20,59 @@ import Synchronization
 /// The corresponding C function is `dc_table_remove`. Replaces
 /// `-[NSNotificationCenter removeObserver:]` and Combine's `AnyCancellable`.
 public final class Subscription: Hashable, Sendable {
-    /// What cancelling removes. A table handler is kept as (weak table, id)
-    /// rather than as a closure: no allocation per subscription beyond itself.
-    private struct Registration {
-        weak var table: CommandTable?
-        var handler: UInt64 = 0
-        var cancel: (@Sendable () -> Void)?
-        var active = true
-    }
+    /// What cancelling calls: a table's handle, which removes handler `id`,
+    /// or a closure. Not a weak reference to the table: a weak reference
+    /// moves the table's reference count to a side table, which makes every
+    /// retain and release of the table (one per execute by name) several
+    /// times slower.
+    private let canceller: Canceller
 
-    private let registration: Mutex<Registration>
-    private let cancelsOnRelease: Bool
+    /// The handler id until cancelled, then 0, with `cancelsOnReleaseBit`
+    /// set when releasing cancels. One word, so that a subscription is the
+    /// object header and two words (32 bytes): most Swift handlers cost one.
+    /// Handler ids count up from 1 and never reach the top bit.
+    private let state: Atomic<UInt64>
+
+    private static let cancelsOnReleaseBit: UInt64 = 1 << 63
+
+    /// The id of a closure canceller, which has no handler id.
+    private static let closureID: UInt64 = 1
 
     /// A subscription whose cancellation runs `cancel` once.
     /// `cancelsOnRelease` makes releasing it cancel too.
-    package init(cancelsOnRelease: Bool, cancel: @escaping @Sendable () -> Void) {
-        self.registration = Mutex(Registration(table: nil, cancel: cancel))
-        self.cancelsOnRelease = cancelsOnRelease
+    package convenience init(cancelsOnRelease: Bool, cancel: @escaping @Sendable () -> Void) {
+        self.init(cancelsOnRelease: cancelsOnRelease, canceller: CancelAction(cancel), handler: Self.closureID)
     }
 
-    /// A subscription whose cancellation removes `handler` from `table`, if
-    /// the table still exists.
-    init(cancelsOnRelease: Bool, table: CommandTable, handler: UInt64) {
-        self.registration = Mutex(Registration(table: table, handler: handler))
-        self.cancelsOnRelease = cancelsOnRelease
+    /// A subscription whose cancellation removes `handler` from the table
+    /// `table` is the handle of, if the table still exists.
+    convenience init(cancelsOnRelease: Bool, table: TableHandle, handler: UInt64) {
+        self.init(cancelsOnRelease: cancelsOnRelease, canceller: table, handler: handler)
+    }
+
+    private init(cancelsOnRelease: Bool, canceller: Canceller, handler: UInt64) {
+        precondition(handler != 0 && handler & Self.cancelsOnReleaseBit == 0, "handler id \(handler) out of range")
+        self.canceller = canceller
+        self.state = Atomic(handler | (cancelsOnRelease ? Self.cancelsOnReleaseBit : 0))
     }
 
     deinit {
-        if cancelsOnRelease { cancel() }
+        if state.load(ordering: .relaxed) & Self.cancelsOnReleaseBit != 0 { cancel() }
     }
 
     /// Removes the handler. Calling it again does nothing.
     public func cancel() {
-        let (table, handler, cancel) = registration.withLock { registration in
-            guard registration.active else { return (CommandTable?.none, UInt64(0), (@Sendable () -> Void)?.none) }
-            registration.active = false
-            defer { registration.cancel = nil }
-            return (registration.table, registration.handler, registration.cancel)
-        }
-        table?.removeHandler(handler)
-        cancel?()
+        // Clearing the id lets exactly one caller through.
+        let (previous, _) = state.bitwiseAnd(Self.cancelsOnReleaseBit, ordering: .acquiringAndReleasing)
+        let handler = previous & ~Self.cancelsOnReleaseBit
+        guard handler != 0 else { return }
+        canceller.cancel(handler: handler)
     }
 
     /// Whether ``cancel()`` has run (releasing a target or owner does not
     /// count: the table prunes those handlers on its own).
     public var isCancelled: Bool {
-        registration.withLock { !$0.active }
+        state.load(ordering: .acquiring) & ~Self.cancelsOnReleaseBit == 0
     }
 
     /// Keeps this subscription in `set`, so it lives as long as the set does.
@@ -85,5 +92,33 @@ public final class Subscription: Hashable, Sendable {
 
     public func hash(into hasher: inout Hasher) {
         hasher.combine(ObjectIdentifier(self))
+    }
+}
+
+/// What a ``Subscription`` calls, once, when it is cancelled.
+// @unchecked: subclasses state their own thread-safety.
+class Canceller: @unchecked Sendable {
+    /// Ends the registration of `handler` (the subscription's id).
+    func cancel(handler: UInt64) {
+        preconditionFailure("Canceller.cancel(handler:) is overridden by every subclass")
+    }
+}
+
+/// The closure a ``Subscription`` runs when cancelled, dropped once it has run
+/// so that whatever it captures is released with the cancellation rather than
+/// with the subscription.
+// @unchecked: `action` is read and cleared only by the one caller that wins
+// the subscription's cancellation.
+private final class CancelAction: Canceller, @unchecked Sendable {
+    private var action: (@Sendable () -> Void)?
+
+    init(_ action: @escaping @Sendable () -> Void) {
+        self.action = action
+    }
+
+    override func cancel(handler: UInt64) {
+        let action = self.action
+        self.action = nil
+        action?()
     }
 }

@@ -111,6 +111,74 @@ struct CommandTableTests {
         _ = subscription
     }
 
+    @Test("Releasing the table releases its closures while their subscriptions live; cancelling later does nothing")
+    func releasedTableReleasesClosures() {
+        final class Captured: Sendable {}
+        weak var weakCaptured: Captured?
+        var subscription: Subscription?
+        do {
+            let table = CommandTable()
+            let captured = Captured()
+            weakCaptured = captured
+            subscription = table.on("tick") { withExtendedLifetime(captured) {} }
+        }
+        #expect(weakCaptured == nil)
+        #expect(subscription?.isCancelled == false)
+        subscription?.cancel()
+        #expect(subscription?.isCancelled == true)
+    }
+
+    @Test("A handler's error reaches an execute by typed key, which rethrows it once")
+    func throwingHandlerTypedKey() throws {
+        let table = CommandTable()
+        let save: EventKey<Void> = "save"
+        let log = Log()
+        let subscriptions = [
+            table.on(save) { log.append("first") },
+            table.on("save") { (values: [Value]) throws -> Value in throw Boom() },
+        ]
+        #expect(throws: Boom.self) { try table.execute(save) }
+        subscriptions[1].cancel()
+        #expect(try table.execute(save).handled == 1)
+        #expect(log.all == ["first", "first"])
+        withExtendedLifetime(subscriptions) {}
+    }
+
+    @Test("An execute without arguments returns a handler's value, by name and by typed key")
+    func returnValueWithoutArguments() throws {
+        let table = CommandTable()
+        let subscriptions = [
+            table.on("name") { (_: [Value]) -> Value in .string("player") },
+            table.on("ratio") { (_: [Value]) -> Value in .float(0.5) },
+            table.on("reset") { (_: [Value]) -> Value in .void },
+        ]
+        #expect(try table.execute("name").returnValue == .string("player"))
+        #expect(try table.execute(EventKey<Void>("name")).returnValue == .string("player"))
+        #expect(try table.execute("ratio").returnValue == .float(0.5))
+        #expect(try table.execute(EventKey<Void>("ratio")).returnValue == .float(0.5))
+        #expect(try table.execute("reset").returnValue == nil)
+        withExtendedLifetime(subscriptions) {}
+    }
+
+    @Test("Arguments by name reach a handler intact, strings and more than four of them included")
+    func namedArgumentsReachHandler() throws {
+        let table = CommandTable()
+        let log = Log()
+        let subscription = table.on("many") { (values: [Value]) -> Value in
+            log.append("\(values)")
+            return .void
+        }
+        try table.execute("many", "a", 1, "b", 2.5, true, "c")
+        try table.execute("many", "only")
+        try table.execute("many", 1, 2)
+        let expected: [[Value]] = [
+            [.string("a"), .int64(1), .string("b"), .double(2.5), .bool(true), .string("c")], [.string("only")],
+            [.int64(1), .int64(2)],
+        ]
+        #expect(log.all == expected.map { "\($0)" })
+        withExtendedLifetime(subscription) {}
+    }
+
     @Test("Cancelling inside a handler during an execute stops later calls at once")
     func cancelInsideHandler() throws {
         let table = CommandTable()

@@ -81,6 +81,38 @@ struct EventKeyTests {
         #expect(try roundTrip(PlayMode.loop) == [.loop])
     }
 
+    @Test("A typed execute hands C each built-in scalar as its own type and value")
+    func scalarArgumentsReachCAsTheirType() throws {
+        let table = CommandTable()
+        let received = Received<String>()
+        let subscription = table.on("value") { (values: [Value]) -> Value in
+            values.forEach { received.append("\($0)") }
+            return .void
+        }
+        // Concrete types at each call, so the inlined execute is specialized
+        // for each, as in a client's code.
+        try table.execute(EventKey<Bool>("value"), true)
+        try table.execute(EventKey<Int8>("value"), Int8.min)
+        try table.execute(EventKey<UInt8>("value"), UInt8.max)
+        try table.execute(EventKey<Int16>("value"), Int16.min)
+        try table.execute(EventKey<UInt16>("value"), UInt16.max)
+        try table.execute(EventKey<Int32>("value"), Int32.min)
+        try table.execute(EventKey<UInt32>("value"), UInt32.max)
+        try table.execute(EventKey<Int64>("value"), Int64.min)
+        try table.execute(EventKey<Int>("value"), -2)
+        try table.execute(EventKey<UInt64>("value"), UInt64.max)
+        try table.execute(EventKey<UInt>("value"), 7)
+        try table.execute(EventKey<Float>("value"), -1.5)
+        try table.execute(EventKey<Double>("value"), Double.pi)
+        try table.execute(EventKey<PlayMode>("value"), .loop)
+        let expected: [Value] = [
+            .bool(true), .int8(.min), .uint8(.max), .int16(.min), .uint16(.max), .int32(.min), .uint32(.max),
+            .int64(.min), .int64(-2), .uint64(.max), .uint64(7), .float(-1.5), .double(.pi), PlayMode.loop.eventValue,
+        ]
+        #expect(received.all == expected.map { "\($0)" })
+        withExtendedLifetime(subscription) {}
+    }
+
     @Test("Keys declared as static members run handlers with zero to three arguments")
     func staticKeysRunHandlers() throws {
         let table = CommandTable()
