@@ -12,8 +12,9 @@
 #                             (BENCH_ARGS=--quick for a short run, --strict to fail on a missed target)
 #   make bench-all            make bench and make bench-swift in one run and one table
 #   make bench-check          instruction counts of the hot paths against the committed ceilings in
-#                             Benchmarks/instructions.txt: catches a regression without timing
-#   make bench-record         rewrite Benchmarks/instructions.txt from this build's counts
+#                             Benchmarks/instructions-{gcc,clang}.txt (by CC): catches a regression
+#                             without timing
+#   make bench-record         rewrite that file from this build's counts
 #   make bench-swift          the Swift benchmarks (Benchmarks/, its own package on ordo-one/benchmark):
 #                             CommandTable beside closures, a [String: [() -> Void]], NotificationCenter
 #                             and OpenCombine; prints one table with ratios and targets. The first run
@@ -298,8 +299,11 @@ BENCH_PROGRAMS := bench_invoke bench_table bench_peers
 BENCH_HELPERS  := $(filter-out $(patsubst %,$(BENCH_DIR)/%.c,$(BENCH_PROGRAMS)),$(BENCH_SOURCES))
 BENCH_BINARIES := $(addprefix $(BUILD)/bench/,$(BENCH_PROGRAMS))
 BENCH_PACKAGES := libglib2.0-dev libsigc++-3.0-dev valgrind libc6-dbg python3
-BENCH_REPORT   := $(PYTHON) Scripts/bench-report.py --bench-dir $(BUILD)/bench
-BENCH_CEILINGS := Benchmarks/instructions.txt
+BENCH_REPORT    = CC="$(CC)" $(PYTHON) Scripts/bench-report.py --bench-dir $(BUILD)/bench
+# Instruction counts depend on the compiler that built the library: one
+# ceilings file per compiler family.
+BENCH_COMPILER  = $(if $(shell $(CC) --version 2>/dev/null | grep -i clang),clang,gcc)
+BENCH_CEILINGS  = Benchmarks/instructions-$(BENCH_COMPILER).txt
 PEERS_CFLAGS    = $(shell $(PKG_CONFIG) --cflags gobject-2.0)
 PEERS_CXXFLAGS  = $(shell $(PKG_CONFIG) --cflags sigc++-3.0)
 PEERS_LIBS      = $(shell $(PKG_CONFIG) --libs gobject-2.0 sigc++-3.0) -lstdc++

@@ -162,6 +162,15 @@ def number(value, decimals=2):
     return "-" if value is None else f"{value:.{decimals}f}"
 
 
+def compiler_description():
+    compiler = os.environ.get("CC", "cc")
+    try:
+        version = subprocess.run([compiler, "--version"], capture_output=True, text=True)
+        return version.stdout.splitlines()[0]
+    except (OSError, IndexError):
+        return compiler
+
+
 def machine_description():
     cpu = platform.processor() or "unknown CPU"
     try:
@@ -185,13 +194,7 @@ def machine_description():
             system = re.search(r'PRETTY_NAME="([^"]*)"', f.read()).group(1)
     except (OSError, AttributeError):
         pass
-    compiler = os.environ.get("CC", "cc")
-    try:
-        version = subprocess.run([compiler, "--version"], capture_output=True, text=True)
-        compiler = version.stdout.splitlines()[0]
-    except (OSError, IndexError):
-        pass
-    return f"{cpu}, {os.cpu_count()} cores{memory}; {system}; {compiler}"
+    return f"{cpu}, {os.cpu_count()} cores{memory}; {system}; {compiler_description()}"
 
 
 def package_version(module):
@@ -423,7 +426,8 @@ def record(args):
     with open(args.record, "w") as f:
         f.write("# Instruction ceilings for `make bench-check`: instructions per operation of\n")
         f.write("# each hot path (callgrind, Scripts/bench-report.py), recorded by\n")
-        f.write(f"# `make bench-record` with {int(CEILING_MARGIN * 100)}% room above the count.\n")
+        f.write(f"# `make bench-record` with {int(CEILING_MARGIN * 100)}% room above the count,\n")
+        f.write(f"# the library built by {compiler_description()}.\n")
         f.write("# case                                  ceiling  recorded\n")
         for case in CHECKED:
             ceiling = math.ceil(counts[case] * (1 + CEILING_MARGIN))
