@@ -6,9 +6,10 @@
  *   -> validate the arguments once per distinct handler shape
  *   -> for each handler: announce the call, re-check its state, call it on the
  *      stub path or libffi (or post it to its queue), accumulate its result.
- * The commonest execute, plain void handlers of one shape whose arguments
- * have exactly its types, takes the same steps in execute_lean() with less:
- * one check against the shape summary, then a direct call of each handler.
+ * The commonest execute, void handlers of one shape whose arguments have
+ * exactly its types (plain ones or marshals), takes the same steps in
+ * execute_lean() with less: one check against the shape summary, then a
+ * direct call of each handler.
  *
  * Readers take no lock. Writers serialize on table->lock and publish
  * immutable or append-only structures with release stores; what they unlink is
@@ -76,7 +77,10 @@ typedef struct handler_array {
  * shape, not once per handler. */
 typedef struct handler_shape {
     dc_signature *signature;
-    uint32_t state_flags; /* STATE_TARGET | STATE_STRICT */
+    /* STATE_TARGET | STATE_STRICT | STATE_VARIADIC | STATE_MARSHAL: a marshal
+     * and a plain function of one signature are different shapes, so a sole
+     * shape says how every handler of the event is called. */
+    uint32_t state_flags;
     uint32_t handlers;    /* how many live handlers have it (writer side) */
     uint32_t takes;       /* event arguments it takes: parameters after the target */
 } handler_shape;
@@ -98,8 +102,9 @@ typedef struct shape_set {
     const dc_signature *sole_signature;
     uint32_t sole_flags; /* its state_flags */
     uint32_t sole_first; /* its first_argument_parameter() */
-    /* How the lean execute calls the sole shape's plain handlers directly
-     * (lean_call_of()); 0 when it does not. */
+    /* How the lean execute calls the handlers of the only shape, plain ones
+     * directly or marshals (lean_call_of()); 0 when it leaves the event to
+     * the general execute. */
     uint32_t lean_call;
     /* counts and strict_counts less the counts below most_takes, which would
      * leave parameters without arguments; 0 when lean_call is. */
@@ -469,7 +474,9 @@ static void publish_array(dc_table *table, event_record *record, handler_array *
     if (old != NULL) retire(table, old, free_object);
 }
 
-static uint32_t shape_flags(uint32_t state) { return state & (STATE_TARGET | STATE_STRICT | STATE_VARIADIC); }
+static uint32_t shape_flags(uint32_t state) {
+    return state & (STATE_TARGET | STATE_STRICT | STATE_VARIADIC | STATE_MARSHAL);
+}
 
 /* Parameter 0 holds the bound target, if any; event arguments follow it. */
 static size_t first_argument_parameter(uint32_t state) { return (state & STATE_TARGET) ? 1 : 0; }
@@ -489,22 +496,32 @@ static handler_shape *find_shape(shape_set *set, const dc_signature *signature, 
     return NULL;
 }
 
-/* The lean execute (execute_lean()) calls the handlers of a sole shape
+/* The lean execute (execute_lean()) takes an event whose handlers all have
+ * one shape, returning void, in one of two ways. Plain handlers it calls
  * directly, through a pointer cast to void (*)(uint64_t x parameters), when
- * the signature returns void and has at most LEAN_MAX_PARAMETERS parameters,
- * all word images. Its shape set says so in lean_call: LEAN_CALL() of the
- * parameter count, whether a target is bound as parameter 0, and the kind of
- * fence (fixed before any table exists); 0 when the lean execute leaves the
- * event to the general one. */
+ * the signature has at most LEAN_MAX_PARAMETERS parameters, all word images:
+ * LEAN_CALL() of the parameter count, whether a target is bound as parameter
+ * 0, and the kind of fence (fixed before any table exists). Marshals it calls
+ * with the arguments as they are, whatever their types (a marshal receives
+ * dc_values, not registers): LEAN_MARSHAL_CALL() of whether it is variadic
+ * and the kind of fence. The shape set says which in lean_call; 0 when the
+ * lean execute leaves the event to the general one. */
 #define LEAN_MAX_PARAMETERS 3
 #define LEAN_CALL(parameters, target, asymmetric) \
     (1u + 2u * (parameters) + ((target) ? 1u : 0u) + ((asymmetric) ? 8u : 0u))
+#define LEAN_MARSHAL_CALL(variadic, asymmetric) (17u + ((variadic) ? 2u : 0u) + ((asymmetric) ? 1u : 0u))
 
-static uint32_t lean_call_of(const dc_signature *sole_signature, uint32_t sole_flags) {
-    if (sole_signature == NULL || sole_signature->return_type != DC_TYPE_VOID ||
-        sole_signature->parameter_count > LEAN_MAX_PARAMETERS)
-        return 0;
-    return LEAN_CALL((uint32_t)sole_signature->parameter_count, sole_flags & STATE_TARGET, dc__asymmetric_fences);
+static uint32_t lean_call_of(const shape_set *set) {
+    if (set->count != 1) return 0;
+    const handler_shape *shape = &set->shapes[0];
+    const dc_signature *signature = shape->signature;
+    if (signature->return_type != DC_TYPE_VOID) return 0;
+    /* A variadic marshal may still return a value (the lean execute hands
+     * the rest to the general one when it does). */
+    if (shape->state_flags & STATE_MARSHAL)
+        return LEAN_MARSHAL_CALL(shape->state_flags & STATE_VARIADIC, dc__asymmetric_fences);
+    if (!signature->word_images || signature->parameter_count > LEAN_MAX_PARAMETERS) return 0;
+    return LEAN_CALL((uint32_t)signature->parameter_count, shape->state_flags & STATE_TARGET, dc__asymmetric_fences);
 }
 
 /* Fills in the summary of a set about to be published. */
@@ -530,12 +547,13 @@ static void summarize_shapes(shape_set *set) {
     }
     set->counts = counts;
     set->strict_counts = strict_counts;
-    bool sole = set->count == 1 && !(set->shapes[0].state_flags & STATE_VARIADIC) &&
+    /* Images are for plain handlers: a marshal takes the arguments as values. */
+    bool sole = set->count == 1 && !(set->shapes[0].state_flags & (STATE_VARIADIC | STATE_MARSHAL)) &&
                 set->shapes[0].signature->word_images;
     set->sole_signature = sole ? set->shapes[0].signature : NULL;
     set->sole_flags = sole ? set->shapes[0].state_flags : 0;
     set->sole_first = (uint32_t)first_argument_parameter(set->sole_flags);
-    set->lean_call = lean_call_of(set->sole_signature, set->sole_flags);
+    set->lean_call = lean_call_of(set);
     uint64_t enough = set->most_takes < 64 ? ~(uint64_t)0 << set->most_takes : 0;
     set->lean_counts = set->lean_call != 0 ? counts & enough : 0;
     set->lean_strict_counts = set->lean_call != 0 ? strict_counts & enough : 0;
@@ -1616,7 +1634,7 @@ NOINLINE static dc_status execute_generally(dc_table *table, dc_event_id event_i
 /* ---- the lean execute ------------------------------------------------------------------------------------- */
 
 /*
- * The commonest execute, in full with few instructions: plain handlers of one
+ * The commonest execute, in full with few instructions: handlers of one void
  * shape (lean_call_of()), at least as many arguments as it takes, of exactly
  * its types, options that ask for nothing but strictness. It is
  * execute_generally() with everything known in advance: every handler still
@@ -1624,8 +1642,10 @@ NOINLINE static dc_status execute_generally(dc_table *table, dc_event_id event_i
  * arguments' words, and void handlers leave nothing to accumulate. What does
  * not fit is found before any handler runs and goes to execute_generally(),
  * which starts over; a handler in the snapshot that needs more than a call
- * (once, queued, a marshal of the same shape) hands the rest of the snapshot
- * to the general loop (finish_generally()).
+ * (once, queued) hands the rest of the snapshot to the general loop
+ * (finish_generally()). Events of marshals of one void shape take the same
+ * steps in lean_marshal_execute_as(), calling each marshal as
+ * run_handler_generally() does.
  */
 
 /* The direct calls through a cast pointer are the calls stubs.c makes (see
@@ -1648,15 +1668,26 @@ _Static_assert(LEAN_MAX_PARAMETERS == 3, "lean_execute_as calls up to three para
 /* The rest of a lean execute's snapshot, from a handler that needs more than
  * a plain call (announced, not called), the general way; then the general
  * execute's end. The images are computed again (the general loop's copy
- * without a sole shape): the arguments fit every shape, as they were checked. */
+ * without a sole shape): the arguments fit every shape, as they were checked.
+ * `returned`, when not NULL, is the value the handler before `item` returned
+ * (a variadic marshal, counted in `handled`): it is accumulated first, as
+ * run_handler_generally() would have, and may stop the emission. */
 NOINLINE static dc_status finish_generally(dc_execute_frame *frame, const dc_value *arguments, size_t count,
                                            const dc_execute_options *options, _Atomic(dc_handler *) const *item,
-                                           _Atomic(dc_handler *) const *end, size_t handled, dc_result *result) {
+                                           _Atomic(dc_handler *) const *end, size_t handled,
+                                           const dc_value *returned, dc_result *result) {
     dc_thread_record *reader = dc__current_record;
     /* record is for messages only, and no message of the rest needs it
      * (DC_EXECUTE_REQUIRE_HANDLER never comes this way). */
     execution run = {frame->table, NULL, arguments, count, options != NULL ? options : &default_options, true, {0}};
     run.result.handled = handled;
+    if (returned != NULL) {
+        bool stop = false;
+        accumulate(&run, *returned, &stop);
+        /* As the general loop does after run_handler_generally(). */
+        atomic_store_explicit(&frame->calling, NULL, memory_order_release);
+        if (stop || frame->stopped) item = end;
+    }
     call_images images;
     images.signature = NULL;
     images.flags = 0;
@@ -1724,7 +1755,7 @@ lean_execute_as(unsigned parameters, bool target, bool asymmetric_fences, const 
                 continue;
             }
             *status = finish_generally(frame, arguments, count, options, item, end,
-                                       handled_at_end - (size_t)(end - item), result);
+                                       handled_at_end - (size_t)(end - item), NULL, result);
             return true;
         }
         uint64_t first = target ? (uint64_t)(uintptr_t)handler->target : word0;
@@ -1743,6 +1774,74 @@ lean_execute_as(unsigned parameters, bool target, bool asymmetric_fences, const 
     return true;
 }
 
+/*
+ * The lean execute of an event whose handlers are all marshals of one shape
+ * returning void (LEAN_MARSHAL_CALL()), as lean_execute_as() with the call
+ * run_handler_generally() makes: a marshal that is not variadic gets the
+ * arguments as they are (they are checked to be exactly its parameters, and
+ * there are at least as many) with its parameter count, a variadic one all
+ * of them; *result arrives as call_marshal() makes it, typed void and zeroed.
+ * What a marshal that is not variadic leaves there is dropped, as
+ * call_marshal() drops it; a value a variadic one returns goes to the general
+ * loop with the rest of the snapshot (finish_generally()).
+ */
+ALWAYS_INLINE static inline bool
+lean_marshal_execute_as(bool variadic, bool asymmetric_fences, const handler_array *array, uint32_t handler_count,
+                        const shape_set *shapes, const dc_value *arguments, size_t count,
+                        const dc_execute_options *options, dc_execute_frame *frame, dc_result *result,
+                        dc_status *status) {
+    /* The shape takes every parameter of its signature (no target is bound
+     * to a marshal), so most_takes is its parameter count. */
+    size_t parameters = count;
+    if (!variadic) {
+        parameters = shapes->most_takes;
+        for (size_t i = 0; i < parameters; i++)
+            if (arguments[i].type != (dc_type)shapes->types[i]) return false;
+    }
+
+    size_t handled_at_end = handler_count;
+    _Atomic(dc_handler *) const *item = array->items, *end = item + handler_count;
+    do {
+        dc_handler *handler = atomic_load_explicit(item, memory_order_acquire);
+        /* Announce, fence, re-read: as in run_handlers_fencing. */
+        atomic_store_explicit(&frame->calling, handler, memory_order_relaxed);
+        dc__light_fence_of(asymmetric_fences);
+        uint32_t state = atomic_load_explicit(&handler->state, memory_order_acquire);
+        /* Every handler still callable has the sole shape, so is a marshal;
+         * the test keeps that a fact checked rather than assumed. */
+        if (!LIKELY((state & (STATE_SLOW | STATE_MARSHAL)) == STATE_MARSHAL)) {
+            if (state & (STATE_REMOVED | STATE_BLOCK_MASK)) {
+                handled_at_end--;
+                continue;
+            }
+            *status = finish_generally(frame, arguments, count, options, item, end,
+                                       handled_at_end - (size_t)(end - item), NULL, result);
+            return true;
+        }
+        dc_value returned;
+        returned.u64 = 0;
+        returned.type = DC_TYPE_VOID; /* the signature's return type */
+        ((dc_marshal)handler->function)(handler->target, arguments, parameters, &returned);
+        if (variadic && !LIKELY(returned.type == DC_TYPE_VOID || (unsigned)returned.type >= DC_TYPE_COUNT)) {
+            *status = finish_generally(frame, arguments, count, options, item + 1, end,
+                                       handled_at_end - (size_t)(end - item - 1), &returned, result);
+            return true;
+        }
+        if (frame->stopped) {
+            *status = leave_lean(frame, handled_at_end - (size_t)(end - item - 1), true, result);
+            return true;
+        }
+    } while (++item != end);
+    *status = leave_lean(frame, handled_at_end, false, result);
+    return true;
+}
+
+#define LEAN_MARSHAL_EXECUTE_CASE(variadic, asymmetric)                                                           \
+    case LEAN_MARSHAL_CALL(variadic, asymmetric):                                                                 \
+        done = lean_marshal_execute_as(variadic, asymmetric, array, handler_count, shapes, arguments, count,      \
+                                       options, frame, result, &status);                                          \
+        break;
+
 #define LEAN_EXECUTE_CASE(parameters, target, asymmetric)                                                         \
     case LEAN_CALL(parameters, target, asymmetric):                                                               \
         done = lean_execute_as(parameters, target, asymmetric, array, handler_count, shapes, arguments, count,    \
@@ -1755,7 +1854,9 @@ lean_execute_as(unsigned parameters, bool target, bool asymmetric_fences, const 
     LEAN_EXECUTE_CASE(2, false, asymmetric)                                                                       \
     LEAN_EXECUTE_CASE(2, true, asymmetric)                                                                        \
     LEAN_EXECUTE_CASE(3, false, asymmetric)                                                                       \
-    LEAN_EXECUTE_CASE(3, true, asymmetric)
+    LEAN_EXECUTE_CASE(3, true, asymmetric)                                                                        \
+    LEAN_MARSHAL_EXECUTE_CASE(false, asymmetric)                                                                  \
+    LEAN_MARSHAL_EXECUTE_CASE(true, asymmetric)
 
 /* Inlined into each entry point, so each gets the copy its constant arguments
  * (no options, id or name) make smallest. The id 0 goes the general way,
