@@ -163,7 +163,9 @@ typedef struct dc_execute_frame {
 } dc_execute_frame;
 
 typedef struct dc_thread_record {
-    _Atomic uint64_t epoch; /* 0 outside any section, else the epoch seen on entry */
+    /* Written by every execute: records start on a cache line of their own
+     * and fill whole lines, so two threads' executes never share one. */
+    _Alignas(64) _Atomic uint64_t epoch; /* 0 outside any section, else the epoch seen on entry */
     /* Touched only by the owning thread, but for frames[d].calling. */
     unsigned depth;
     dc_execute_frame frames[DC_MAX_EXECUTE_DEPTH + 1];

@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #if defined(__linux__)
@@ -20,6 +21,9 @@ bool dc__asymmetric_fences = false;
 _Thread_local dc_thread_record *dc__current_record;
 
 static _Atomic(dc_thread_record *) records;
+/* Records in use by live threads: a thread that has never entered a read-side
+ * section has none, so it cannot be inside one. */
+static _Atomic unsigned records_in_use;
 static pthread_once_t initialize_once = PTHREAD_ONCE_INIT;
 static pthread_key_t record_key;
 
@@ -33,6 +37,7 @@ static void release_record_at_thread_exit(void *record_pointer) {
     dc_thread_record *record = record_pointer;
     atomic_store_explicit(&record->epoch, 0, memory_order_release);
     atomic_store_explicit(&record->in_use, false, memory_order_release);
+    atomic_fetch_sub_explicit(&records_in_use, 1, memory_order_release);
 }
 
 static void initialize(void) {
@@ -47,11 +52,27 @@ static void initialize(void) {
 
 void dc__reclaim_initialize(void) { pthread_once(&initialize_once, initialize); }
 
+/*
+ * Readers pair their compiler-only fence with this one, which must therefore
+ * interrupt every other thread that may be inside a read-side section
+ * (membarrier). No other thread may be when no other thread has a record: a
+ * thread takes its record, with a sequentially consistent increment of
+ * records_in_use and a full fence, before its first section. With the full
+ * fence below between the caller's earlier stores and its load of the count,
+ * either the count shows the newcomer or the newcomer's section reads what
+ * the caller stored (two full fences forbid both missing). A program whose
+ * executes and writes all happen on one thread then adds and removes without
+ * a system call.
+ */
 void dc__heavy_fence(void) {
-#if defined(__linux__) && defined(SYS_membarrier)
-    if (dc__asymmetric_fences && membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) == 0) return;
-#endif
     atomic_thread_fence(memory_order_seq_cst);
+#if defined(__linux__) && defined(SYS_membarrier)
+    if (!dc__asymmetric_fences) return;
+    unsigned others = atomic_load_explicit(&records_in_use, memory_order_relaxed) -
+                      (dc__current_record != NULL ? 1u : 0u);
+    if (others == 0) return;
+    if (membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) != 0) atomic_thread_fence(memory_order_seq_cst);
+#endif
 }
 
 /* ---- thread records -------------------------------------------------------------- */
@@ -69,8 +90,9 @@ dc_thread_record *dc__thread_record_attach(void) {
         }
     }
     if (record == NULL) {
-        record = calloc(1, sizeof *record);
+        record = aligned_alloc(_Alignof(dc_thread_record), sizeof *record);
         if (record == NULL) return NULL;
+        memset(record, 0, sizeof *record);
         atomic_init(&record->in_use, true);
         dc_thread_record *head = atomic_load_explicit(&records, memory_order_relaxed);
         do {
@@ -78,6 +100,10 @@ dc_thread_record *dc__thread_record_attach(void) {
         } while (!atomic_compare_exchange_weak_explicit(&records, &head, record, memory_order_release,
                                                         memory_order_relaxed));
     }
+    /* Counted, and fenced, before this thread's first read-side section: see
+     * dc__heavy_fence(). Once per thread. */
+    atomic_fetch_add_explicit(&records_in_use, 1, memory_order_relaxed);
+    atomic_thread_fence(memory_order_seq_cst);
     record->depth = 0;
     pthread_setspecific(record_key, record);
     dc__current_record = record;
@@ -144,10 +170,17 @@ static uint64_t oldest_reader_epoch(void) {
     return oldest;
 }
 
+/* Retired objects that wait for a reclaim: its fence is a system call when
+ * other threads read, so writers pay it once per this many, not per write. */
+enum { RECLAIM_BATCH = 16 };
+
 void dc__reclaim(dc_retired **list, bool everything) {
     if (*list == NULL) return;
     uint64_t limit = UINT64_MAX;
     if (!everything) {
+        size_t waiting = 0;
+        for (dc_retired *r = *list; r != NULL && waiting < RECLAIM_BATCH; r = r->next) waiting++;
+        if (waiting < RECLAIM_BATCH) return;
         /* Only what was retired before this fence is known to be unreachable
          * by readers that enter after it. */
         uint64_t fenced = atomic_load_explicit(&dc__global_epoch, memory_order_acquire);
