@@ -52,12 +52,21 @@ static void initialize(void) {
 
 void dc__reclaim_initialize(void) { pthread_once(&initialize_once, initialize); }
 
+/* Whether another thread may be inside a read-side section, so that
+ * dc__heavy_fence() must be a system call. Read after a full fence, the
+ * answer is exact for what the caller stored before it; read anywhere else it
+ * is a guess (dc__reclaim uses it only to decide when to free). */
+static bool heavy_fence_is_costly(void) {
+    return dc__asymmetric_fences &&
+           atomic_load_explicit(&records_in_use, memory_order_relaxed) > (dc__current_record != NULL ? 1u : 0u);
+}
+
 /*
  * Readers pair their compiler-only fence with this one, which must therefore
  * interrupt every other thread that may be inside a read-side section
  * (membarrier). No other thread may be when no other thread has a record: a
- * thread takes its record, with a sequentially consistent increment of
- * records_in_use and a full fence, before its first section. With the full
+ * thread takes its record, counting itself in records_in_use and then
+ * fencing in full, before its first section. With the full
  * fence below between the caller's earlier stores and its load of the count,
  * either the count shows the newcomer or the newcomer's section reads what
  * the caller stored (two full fences forbid both missing). A program whose
@@ -67,11 +76,8 @@ void dc__reclaim_initialize(void) { pthread_once(&initialize_once, initialize); 
 void dc__heavy_fence(void) {
     atomic_thread_fence(memory_order_seq_cst);
 #if defined(__linux__) && defined(SYS_membarrier)
-    if (!dc__asymmetric_fences) return;
-    unsigned others = atomic_load_explicit(&records_in_use, memory_order_relaxed) -
-                      (dc__current_record != NULL ? 1u : 0u);
-    if (others == 0) return;
-    if (membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) != 0) atomic_thread_fence(memory_order_seq_cst);
+    if (heavy_fence_is_costly() && membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) != 0)
+        atomic_thread_fence(memory_order_seq_cst);
 #endif
 }
 
@@ -170,17 +176,21 @@ static uint64_t oldest_reader_epoch(void) {
     return oldest;
 }
 
-/* Retired objects that wait for a reclaim: its fence is a system call when
- * other threads read, so writers pay it once per this many, not per write. */
+/* Retired objects that wait for a reclaim when its fence is a system call
+ * (other threads read): writers pay it once per this many, not per write.
+ * Otherwise everything that can go goes at once, so that a grown handler
+ * array's predecessors do not outlive it. */
 enum { RECLAIM_BATCH = 16 };
 
 void dc__reclaim(dc_retired **list, bool everything) {
     if (*list == NULL) return;
     uint64_t limit = UINT64_MAX;
     if (!everything) {
-        size_t waiting = 0;
-        for (dc_retired *r = *list; r != NULL && waiting < RECLAIM_BATCH; r = r->next) waiting++;
-        if (waiting < RECLAIM_BATCH) return;
+        if (heavy_fence_is_costly()) {
+            size_t waiting = 0;
+            for (dc_retired *r = *list; r != NULL && waiting < RECLAIM_BATCH; r = r->next) waiting++;
+            if (waiting < RECLAIM_BATCH) return;
+        }
         /* Only what was retired before this fence is known to be unreachable
          * by readers that enter after it. */
         uint64_t fenced = atomic_load_explicit(&dc__global_epoch, memory_order_acquire);
