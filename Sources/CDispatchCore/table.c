@@ -1471,6 +1471,19 @@ NOINLINE static bool run_handler_generally(execution *run, dc_thread_record *rea
     return stop;
 }
 
+/* Announces `handler` as the one this thread is about to call, so that a
+ * remove or block on another thread waits for the call, then re-reads its
+ * state after the fence: a remove or block that returned before this point
+ * is seen here (see reclaim.c). The announcement stays until the next one or
+ * the end of the section: a writer waiting for this handler waits a few
+ * instructions more. Every execute loop calls handlers this way. */
+ALWAYS_INLINE static inline uint32_t announce_call(dc_execute_frame *frame, const dc_handler *handler,
+                                                   bool asymmetric_fences) {
+    atomic_store_explicit(&frame->calling, handler, memory_order_relaxed);
+    dc__light_fence_of(asymmetric_fences);
+    return atomic_load_explicit(&handler->state, memory_order_acquire);
+}
+
 /* Calls the snapshot's handlers in order until one stops the emission. The
  * loop itself only makes void stub calls, the common handler; the rest goes
  * to run_handler_generally. */
@@ -1482,13 +1495,7 @@ ALWAYS_INLINE static inline void run_handlers_fencing(execution *run, dc_thread_
     dc_stub sole_stub = sole_shape ? images->signature->stub : NULL;
     for (; item != end; item++) {
         dc_handler *handler = atomic_load_explicit(item, memory_order_acquire);
-        /* Announce the call, then re-read the state: a remove or block that
-         * returned before this point is seen here (see reclaim.c). The
-         * announcement stays until the next one or the end of the section:
-         * a writer waiting for this handler waits a few instructions more. */
-        atomic_store_explicit(&frame->calling, handler, memory_order_relaxed);
-        dc__light_fence_of(asymmetric_fences);
-        uint32_t state = atomic_load_explicit(&handler->state, memory_order_acquire);
+        uint32_t state = announce_call(frame, handler, asymmetric_fences);
         if (LIKELY(!(state & (STATE_SLOW | STATE_GENERAL)))) {
             /* With a sole shape, every handler still callable has it (see
              * run_handlers), and its images are there. */
@@ -1745,10 +1752,7 @@ lean_execute_as(unsigned parameters, bool target, bool asymmetric_fences, const 
     _Atomic(dc_handler *) const *item = array->items, *end = item + handler_count;
     do {
         dc_handler *handler = atomic_load_explicit(item, memory_order_acquire);
-        /* Announce, fence, re-read: as in run_handlers_fencing. */
-        atomic_store_explicit(&frame->calling, handler, memory_order_relaxed);
-        dc__light_fence_of(asymmetric_fences);
-        uint32_t state = atomic_load_explicit(&handler->state, memory_order_acquire);
+        uint32_t state = announce_call(frame, handler, asymmetric_fences);
         if (!LIKELY(!(state & (STATE_SLOW | STATE_GENERAL)))) {
             if (state & (STATE_REMOVED | STATE_BLOCK_MASK)) {
                 handled_at_end--;
@@ -1803,10 +1807,7 @@ lean_marshal_execute_as(bool variadic, bool asymmetric_fences, const handler_arr
     _Atomic(dc_handler *) const *item = array->items, *end = item + handler_count;
     do {
         dc_handler *handler = atomic_load_explicit(item, memory_order_acquire);
-        /* Announce, fence, re-read: as in run_handlers_fencing. */
-        atomic_store_explicit(&frame->calling, handler, memory_order_relaxed);
-        dc__light_fence_of(asymmetric_fences);
-        uint32_t state = atomic_load_explicit(&handler->state, memory_order_acquire);
+        uint32_t state = announce_call(frame, handler, asymmetric_fences);
         /* Every handler still callable has the sole shape, so is a marshal;
          * the test keeps that a fact checked rather than assumed. */
         if (!LIKELY((state & (STATE_SLOW | STATE_MARSHAL)) == STATE_MARSHAL)) {
