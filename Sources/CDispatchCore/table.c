@@ -26,6 +26,7 @@
 
 /* dc_handler.state: a block count in the low bits, flags above. */
 #define STATE_BLOCK_MASK 0xFFFFu
+#define STATE_UNINDEXED (1u << 21)   /* not in the dedupe index (DC_HANDLER_ALLOW_DUPLICATE) */
 #define STATE_GENERAL (1u << 22)     /* more than a void stub call: a marshal, libffi, or a return value */
 #define STATE_OWNS_TARGET (1u << 23) /* release the target through the table's callbacks */
 #define STATE_VARIADIC (1u << 24)    /* a marshal that takes every argument as given */
@@ -155,7 +156,7 @@ struct dc_table {
     uint32_t free_slots; /* free list head: slot + 1 */
     uint32_t *buckets;   /* dedupe index over (event, function, target): slot + 1 */
     uint32_t bucket_mask;
-    uint32_t handler_count;
+    uint32_t indexed_count; /* handlers in the dedupe index */
     dc_retired *retired;
     bool destroy_pending; /* dc_table_destroy called from one of its handlers */
 };
@@ -631,7 +632,7 @@ static void dedupe_unlink(dc_table *table, dc_handler *handler, uint32_t slot) {
 /* Doubles the dedupe index when it holds as many handlers as buckets; keeps
  * the old one when memory is short (chains only get longer). */
 static void grow_dedupe(dc_table *table) {
-    if (table->handler_count <= table->bucket_mask) return;
+    if (table->indexed_count <= table->bucket_mask) return;
     uint32_t buckets = (table->bucket_mask + 1) * 2;
     uint32_t *grown = calloc(buckets, sizeof *grown);
     if (grown == NULL) return;
@@ -678,7 +679,8 @@ static void give_back_slot(dc_table *table, uint32_t slot) {
 }
 
 static dc_status check_options(const dc_handler_options *options) {
-    const uint32_t known = DC_HANDLER_ONCE | DC_HANDLER_FIRST | DC_HANDLER_STRICT | DC_HANDLER_OWNS_TARGET;
+    const uint32_t known = DC_HANDLER_ONCE | DC_HANDLER_FIRST | DC_HANDLER_STRICT | DC_HANDLER_OWNS_TARGET |
+                           DC_HANDLER_ALLOW_DUPLICATE;
     if (options != NULL && (options->flags & ~known))
         return dc__fail(DC_ERR_INVALID_ARGUMENT, "dc_table_add: unknown handler flags 0x%x", options->flags & ~known);
     return DC_OK;
@@ -712,18 +714,19 @@ static dc_signature *variadic_signature(void) {
 static dc_status add_locked(dc_table *table, event_record *record, dc_signature *signature, dc_function function,
                             void *target, bool marshal, bool variadic, const dc_handler_options *options,
                             dc_handler_id *out) {
-    dc_handler *duplicate = find_duplicate(table, record->id, function, target);
+    uint32_t flags = options != NULL ? options->flags : 0;
+    bool indexed = !(flags & DC_HANDLER_ALLOW_DUPLICATE);
+    dc_handler *duplicate = indexed ? find_duplicate(table, record->id, function, target) : NULL;
     if (duplicate != NULL) {
         if (out != NULL) *out = id_of(table, duplicate);
         return DC_EXISTS;
     }
 
-    uint32_t flags = options != NULL ? options->flags : 0;
     uint32_t state = (marshal ? STATE_MARSHAL : target != NULL ? STATE_TARGET : 0) |
                      (variadic ? STATE_VARIADIC : (flags & DC_HANDLER_STRICT) ? STATE_STRICT : 0) |
                      ((flags & DC_HANDLER_ONCE) ? STATE_ONCE : 0) |
                      ((flags & DC_HANDLER_OWNS_TARGET) && target != NULL ? STATE_OWNS_TARGET : 0) |
-                     (options != NULL && options->queue != NULL ? STATE_QUEUED : 0) |
+                     (options != NULL && options->queue != NULL ? STATE_QUEUED : 0) | (indexed ? 0 : STATE_UNINDEXED) |
                      (marshal || signature->stub == NULL || signature->return_type != DC_TYPE_VOID ? STATE_GENERAL : 0);
     bool wants_extras = options != NULL && (options->queue != NULL || options->destroy != NULL);
 
@@ -777,9 +780,11 @@ static dc_status add_locked(dc_table *table, event_record *record, dc_signature 
     }
 
     record->live++;
-    table->handler_count++;
-    dedupe_insert(table, handler, slot);
-    grow_dedupe(table);
+    if (indexed) {
+        table->indexed_count++;
+        dedupe_insert(table, handler, slot);
+        grow_dedupe(table);
+    }
     if (out != NULL) *out = ((uint64_t)handler->generation << 32) | slot;
     return DC_OK;
 }
@@ -886,15 +891,16 @@ static void sweep_event(dc_table *table, event_record *record) {
  * caller does once per event after unlinking all it removes. Caller holds
  * the lock. */
 static void unlink_handler(dc_table *table, dc_handler *handler, removal_list *list) {
-    atomic_fetch_or_explicit(&handler->state, STATE_REMOVED, memory_order_seq_cst);
-    uint32_t slot = slot_of(table, handler);
-    dedupe_unlink(table, handler, slot);
+    uint32_t state = atomic_fetch_or_explicit(&handler->state, STATE_REMOVED, memory_order_seq_cst);
+    if (!(state & STATE_UNINDEXED)) {
+        dedupe_unlink(table, handler, slot_of(table, handler));
+        table->indexed_count--;
+    }
     event_record *record = record_by_id(table, handler->event);
     remove_shape(table, record, handler->signature,
                  shape_flags(atomic_load_explicit(&handler->state, memory_order_relaxed)));
     record->live--;
     record->needs_sweep = true;
-    table->handler_count--;
     handler->next = list->first != NULL ? slot_of(table, list->first) + 1 : 0;
     list->first = handler;
     list->count++;

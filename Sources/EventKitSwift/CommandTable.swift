@@ -190,10 +190,11 @@ extension CommandTable {
 
     /// The C options of a box handler: the table owns the box's reference and
     /// releases it through its `release` callback (no destroy notify, which
-    /// would cost an allocation per handler).
+    /// would cost an allocation per handler). A box is new, so it cannot be a
+    /// duplicate: the table skips the check and the index entry for it.
     func boxOptions(_ options: HandlerOptions, queue: OpaquePointer?) -> dc_handler_options {
-        dc_handler_options(
-            flags: options.cFlags | UInt32(DC_HANDLER_OWNS_TARGET), queue: queue, destroy: nil, destroy_data: nil)
+        let flags = options.cFlags | UInt32(DC_HANDLER_OWNS_TARGET | DC_HANDLER_ALLOW_DUPLICATE)
+        return dc_handler_options(flags: flags, queue: queue, destroy: nil, destroy_data: nil)
     }
 
     /// A subscription that removes handler `id` from this table.

@@ -525,6 +525,73 @@ static void duplicates_are_found_among_many_targets_after_removals(void **state)
     }
 }
 
+static void allow_duplicate_registers_the_same_handler_again_unseen_by_the_index(void **state) {
+    (void)state;
+    const dc_handler_options again = handler_options(DC_HANDLER_ALLOW_DUPLICATE, NULL);
+    dc_handler_id indexed = add_recorder("tick", record_1);
+    dc_handler_id copies[2] = {0, 0};
+    for (size_t i = 0; i < 2; i++) {
+        assert_ok(dc_table_add(table, "tick", sig("v"), DC_FUNCTION(record_1), NULL, &again, &copies[i]));
+        assert_true(copies[i] != indexed);
+    }
+    assert_true(copies[0] != copies[1]);
+    assert_int_equal(handler_count("tick"), 3);
+    assert_int_equal(execute_ok("tick", NULL, 0).handled, 3);
+    assert_call_log(1, 1, 1);
+
+    /* Without the flag the index answers with the one it holds. */
+    dc_handler_id found = 0;
+    assert_status(dc_table_add(table, "tick", sig("v"), DC_FUNCTION(record_1), NULL, NULL, &found), DC_EXISTS);
+    assert_int_equal(found, indexed);
+    /* Once that one is gone, the copies are not found: a plain add is new. */
+    assert_ok(dc_table_remove(table, indexed));
+    dc_handler_id fresh = 0;
+    assert_ok(dc_table_add(table, "tick", sig("v"), DC_FUNCTION(record_1), NULL, NULL, &fresh));
+    assert_true(fresh != copies[0] && fresh != copies[1]);
+
+    /* The copies come and go like any handler. */
+    assert_ok(dc_table_remove(table, copies[0]));
+    assert_status(dc_table_remove(table, copies[0]), DC_ERR_NOT_FOUND);
+    assert_int_equal(handler_count("tick"), 2);
+    reset_call_log();
+    execute_ok("tick", NULL, 0);
+    assert_call_log(1, 1);
+}
+
+static void index_stays_right_with_many_handlers_outside_it(void **state) {
+    (void)state;
+    enum { TARGETS = 600 };
+    static int tags[TARGETS];
+    static dc_handler_id ids[TARGETS], copies[TARGETS];
+    const dc_handler_options again = handler_options(DC_HANDLER_ALLOW_DUPLICATE, NULL);
+    dc_signature *v_ptr = sig("v^v");
+    /* Interleaved, so the index grows while handlers outside it come and go. */
+    for (int i = 0; i < TARGETS; i++) {
+        tags[i] = i;
+        assert_ok(dc_table_add(table, "many", v_ptr, DC_FUNCTION(record_target), &tags[i], NULL, &ids[i]));
+        assert_ok(dc_table_add(table, "many", v_ptr, DC_FUNCTION(record_target), &tags[i], &again, &copies[i]));
+        if (i % 2 == 0) assert_ok(dc_table_remove(table, copies[i]));
+    }
+    for (int i = 0; i < TARGETS; i += 3) {
+        assert_ok(dc_table_remove(table, ids[i]));
+    }
+    for (int i = 0; i < TARGETS; i++) {
+        dc_handler_id found = 0;
+        dc_status status =
+            dc_table_add(table, "many", v_ptr, DC_FUNCTION(record_target), &tags[i], NULL, &found);
+        dc_status expected = i % 3 == 0 ? DC_OK : DC_EXISTS;
+        if (status != expected || (expected == DC_EXISTS && found != ids[i]))
+            fail_msg("target %d: gave %s and id %" PRIu64 ", expected %s", i, dc_status_name(status),
+                     (uint64_t)found, dc_status_name(expected));
+    }
+    /* Every target once from the index, plus the odd ones' copies. */
+    dc_result result = execute_ok("many", NULL, 0);
+    assert_int_equal(result.handled, TARGETS + TARGETS / 2);
+    size_t removed = 0;
+    assert_ok(dc_table_remove_target(table, &tags[1], &removed));
+    assert_int_equal(removed, 2);
+}
+
 static void re_registering_after_removal_gives_a_new_id(void **state) {
     (void)state;
     dc_handler_id old = add_recorder("tick", record_1);
@@ -1606,7 +1673,7 @@ static void unknown_handler_flags_are_rejected(void **state) {
     assert_fails(dc_table_add(table, "tick", sig("v"), DC_FUNCTION(record_4), NULL, &unknown,
                                 &id),
                    DC_ERR_INVALID_ARGUMENT);
-    const dc_handler_options next_bit = handler_options(DC_HANDLER_OWNS_TARGET << 1, NULL);
+    const dc_handler_options next_bit = handler_options(DC_HANDLER_ALLOW_DUPLICATE << 1, NULL);
     assert_fails(dc_table_add(table, "tick", sig("v"), DC_FUNCTION(record_4), NULL, &next_bit,
                                 &id),
                    DC_ERR_INVALID_ARGUMENT);
@@ -1750,6 +1817,8 @@ int main(void) {
         table_test(duplicate_registration_keeps_the_original_signature),
         table_test(same_function_on_another_target_or_event_is_a_new_handler),
         table_test(duplicates_are_found_among_many_targets_after_removals),
+        table_test(allow_duplicate_registers_the_same_handler_again_unseen_by_the_index),
+        table_test(index_stays_right_with_many_handlers_outside_it),
         table_test(re_registering_after_removal_gives_a_new_id),
         /* bound targets */
         table_test(bound_target_is_parameter_zero_before_the_event_arguments),

@@ -206,6 +206,27 @@ static void owned_target_is_released_once_when_the_handler_goes_and_not_for_a_du
     assert_int_equal(owned_releases, 2);
 }
 
+static void owned_data_added_twice_with_allow_duplicate_is_released_once_per_handler(void **state) {
+    (void)state;
+    dc_object_callbacks callbacks = {NULL, count_owned_release};
+    dc_table *owner = NULL;
+    assert_ok(dc_table_create("owner", &callbacks, &owner));
+    owned_releases = 0;
+    dc_handler_options owns = {DC_HANDLER_OWNS_TARGET | DC_HANDLER_ALLOW_DUPLICATE, NULL, NULL, NULL};
+    dc_handler_id ids[2] = {0, 0};
+    /* Two references handed over, two handlers, two releases. */
+    assert_ok(dc_table_add_marshal(owner, "e", sig("v"), remember, (void *)8, &owns, &ids[0]));
+    assert_ok(dc_table_add_marshal(owner, "e", sig("v"), remember, (void *)8, &owns, &ids[1]));
+    assert_true(ids[0] != ids[1]);
+    dc_result result;
+    assert_ok(dc_table_execute(owner, "e", NULL, 0, &result));
+    assert_int_equal(result.handled, 2);
+    assert_ok(dc_table_remove(owner, ids[0]));
+    assert_int_equal(owned_releases, 1);
+    dc_table_destroy(owner);
+    assert_int_equal(owned_releases, 2);
+}
+
 static void *context_seen;
 static void read_context(void *data, const dc_value *arguments, size_t count, dc_value *result) {
     (void)data, (void)arguments, (void)count, (void)result;
@@ -240,6 +261,7 @@ int main(void) {
         table_test(variadic_marshal_chooses_its_result_type),
         table_test(owned_target_is_released_once_when_the_handler_goes_and_not_for_a_duplicate),
         table_test(handlers_reach_the_context_of_the_execute_running_them),
+        table_test(owned_data_added_twice_with_allow_duplicate_is_released_once_per_handler),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -491,7 +491,14 @@ enum {
      * when the handler goes away it gives it back through the table's
      * `release` callback, as a destroy notify would, without the memory a
      * destroy notify costs. Not taken when dc_table_add returns DC_EXISTS. */
-    DC_HANDLER_OWNS_TARGET = 1u << 3
+    DC_HANDLER_OWNS_TARGET = 1u << 3,
+    /* Register even when the same (event, function, target) is registered
+     * already, as g_signal_connect does: no DC_EXISTS, and the handler takes
+     * no entry in the table's duplicate index (4 to 8 bytes less per
+     * handler), so a later add without this flag does not find it either.
+     * For targets that are new by construction, such as a language
+     * binding's closure box (the Swift layer's closures use it). */
+    DC_HANDLER_ALLOW_DUPLICATE = 1u << 4
 };
 
 typedef struct dc_handler_options {

@@ -4,13 +4,13 @@
  *
  * The input is a program: each operation registers a C function or a marshal
  * (ten signatures, stub and libffi paths, bound targets, once / first / strict /
- * owns-target flags, a delivery queue, a destroy notify), removes handlers (by
- * id, target, event or all), blocks and unblocks them, executes an event with
- * values, arities, accumulators and strict flags taken from the input, drains
- * the posting queue, or interns a name. Every handler, when it runs, reads
- * what to do next from the input too: execute again (re-entrantly), remove or
- * block a handler (itself included), add one, stop the emission, drain, or
- * destroy the table.
+ * owns-target / allow-duplicate flags, a delivery queue, a destroy notify),
+ * removes handlers (by id, target, event or all), blocks and unblocks them,
+ * executes an event with values, arities, accumulators and strict flags
+ * taken from the input, drains the posting queue, or interns a name. Every
+ * handler, when it runs, reads what to do next from the input too: execute
+ * again (re-entrantly), remove or block a handler (itself included), add one,
+ * stop the emission, drain, or destroy the table.
  *
  * The model checks what the library promises, not how it does it:
  *  - a handler runs only while registered and unblocked, never once `remove`
@@ -661,7 +661,7 @@ static void do_add(bool marshal) {
     unsigned target_choice = fuzz_below(input, marshal ? POOL_SIZE + 2 : POOL_SIZE + 1);
     r->target = target_choice == 0 ? NULL : target_choice <= POOL_SIZE ? (void *)&pool[target_choice - 1] : (void *)r;
     uint8_t flag_byte = fuzz_byte(input);
-    r->flags = flag_byte & 0x0F;
+    r->flags = flag_byte & 0x1F; /* DC_HANDLER_ONCE ... DC_HANDLER_ALLOW_DUPLICATE */
     bool unknown_flag = (flag_byte & 0xC0) == 0xC0;
     uint8_t how = fuzz_byte(input);
     r->queue = (queue_choice)(how % 3);
@@ -689,11 +689,13 @@ static void do_add(bool marshal) {
         FUZZ_CHECK(dc_table_intern(table, event_names[r->event], &event_id) == DC_OK, "intern failed");
     if (bad_id) event_id = (how & 0x40) ? 0 : 100000 + how;
 
-    /* What the table must answer, in the order it checks. */
+    /* What the table must answer, in the order it checks. A registration
+     * allowing duplicates neither finds one nor is found. */
     registration *duplicate = NULL, *maybe_duplicate = NULL;
-    for (unsigned i = 0; i < registration_count; i++) {
+    for (unsigned i = 0; i < registration_count && !(r->flags & DC_HANDLER_ALLOW_DUPLICATE); i++) {
         registration *other = &registrations[i];
-        if (!other->live || other->event != r->event || other->function != r->function || other->target != r->target)
+        if (!other->live || other->event != r->event || other->function != r->function || other->target != r->target ||
+            (other->flags & DC_HANDLER_ALLOW_DUPLICATE))
             continue;
         if (!other->spent && !((other->flags & DC_HANDLER_ONCE) && other->queue == QUEUE_POSTING)) duplicate = other;
         else if (!other->spent) maybe_duplicate = other; /* a once-handler posted or not: the table knows */
