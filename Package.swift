@@ -32,7 +32,7 @@ let package = Package(
         .executableTarget(name: "EventKitDemo", dependencies: ["EventKitSwift"]),
         .testTarget(
             name: "EventKitSwiftTests",
-            dependencies: ["EventKitSwift", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["EventKitSwift", "CDispatchCore", .product(name: "Logging", package: "swift-log")]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1718,9 +1718,10 @@ static inline bool lean_options(const dc_execute_options *options) {
 }
 
 /* Leaves a lean execute's frame and read-side section. Reloads what it needs
- * rather than keeping it through the handlers' calls. */
+ * rather than keeping it through the handlers' calls. A brief execute
+ * (`brief` not NULL) that was not stopped reports only the count, there. */
 ALWAYS_INLINE static inline dc_status leave_lean(dc_execute_frame *frame, size_t handled, bool stopped,
-                                                 dc_result *result) {
+                                                 dc_result *result, size_t *brief) {
     dc_table *table = frame->table;
     frame->table = NULL;
     /* dc__read_end_keeping(), the frame known. */
@@ -1730,7 +1731,10 @@ ALWAYS_INLINE static inline dc_status leave_lean(dc_execute_frame *frame, size_t
     reader->depth = depth - 1;
     if (depth == 1) atomic_store_explicit(&reader->epoch, 0, memory_order_release);
     if (table->destroy_pending) finish_pending_destroy(table);
-    if (result != NULL) *result = (dc_result){.handled = handled, .stopped = stopped, .return_value = dc_void()};
+    if (brief != NULL && !stopped)
+        *brief = handled;
+    else if (result != NULL)
+        *result = (dc_result){.handled = handled, .stopped = stopped, .return_value = dc_void()};
     return DC_OK;
 }
 
@@ -1744,7 +1748,8 @@ ALWAYS_INLINE static inline dc_status leave_lean(dc_execute_frame *frame, size_t
 NO_SANITIZE_FUNCTION ALWAYS_INLINE static inline bool
 lean_execute_as(unsigned parameters, bool target, bool asymmetric_fences, const handler_array *array,
                 uint32_t handler_count, const shape_set *shapes, const dc_value *arguments, size_t count,
-                const dc_execute_options *options, dc_execute_frame *frame, dc_result *result, dc_status *status) {
+                const dc_execute_options *options, dc_execute_frame *frame, dc_result *result, size_t *brief,
+                dc_status *status) {
     unsigned takes = parameters - (target ? 1 : 0);
     for (unsigned i = 0; i < takes; i++)
         if (arguments[i].type != (dc_type)shapes->types[i]) return false;
@@ -1776,11 +1781,11 @@ lean_execute_as(unsigned parameters, bool target, bool asymmetric_fences, const 
         default: ((lean_function_3)handler->function)(first, word1, word2); break;
         }
         if (frame->stopped) {
-            *status = leave_lean(frame, handled_at_end - (size_t)(end - item - 1), true, result);
+            *status = leave_lean(frame, handled_at_end - (size_t)(end - item - 1), true, result, brief);
             return true;
         }
     } while (++item != end);
-    *status = leave_lean(frame, handled_at_end, false, result);
+    *status = leave_lean(frame, handled_at_end, false, result, brief);
     return true;
 }
 
@@ -1799,7 +1804,7 @@ ALWAYS_INLINE static inline bool
 lean_marshal_execute_as(bool variadic, bool asymmetric_fences, const handler_array *array, uint32_t handler_count,
                         const shape_set *shapes, const dc_value *arguments, size_t count,
                         const dc_execute_options *options, dc_execute_frame *frame, dc_result *result,
-                        dc_status *status) {
+                        size_t *brief, dc_status *status) {
     /* The shape takes every parameter of its signature (no target is bound
      * to a marshal), so most_takes is its parameter count. */
     size_t parameters = count;
@@ -1835,24 +1840,24 @@ lean_marshal_execute_as(bool variadic, bool asymmetric_fences, const handler_arr
             return true;
         }
         if (frame->stopped) {
-            *status = leave_lean(frame, handled_at_end - (size_t)(end - item - 1), true, result);
+            *status = leave_lean(frame, handled_at_end - (size_t)(end - item - 1), true, result, brief);
             return true;
         }
     } while (++item != end);
-    *status = leave_lean(frame, handled_at_end, false, result);
+    *status = leave_lean(frame, handled_at_end, false, result, brief);
     return true;
 }
 
 #define LEAN_MARSHAL_EXECUTE_CASE(variadic, asymmetric)                                                           \
     case LEAN_MARSHAL_CALL(variadic, asymmetric):                                                                 \
         done = lean_marshal_execute_as(variadic, asymmetric, array, handler_count, shapes, arguments, count,      \
-                                       options, frame, result, &status);                                          \
+                                       options, frame, result, brief, &status);                                   \
         break;
 
 #define LEAN_EXECUTE_CASE(parameters, target, asymmetric)                                                         \
     case LEAN_CALL(parameters, target, asymmetric):                                                               \
         done = lean_execute_as(parameters, target, asymmetric, array, handler_count, shapes, arguments, count,    \
-                               options, frame, result, &status);                                                  \
+                               options, frame, result, brief, &status);                                           \
         break;
 #define LEAN_EXECUTE_CASES(asymmetric)                                                                            \
     LEAN_EXECUTE_CASE(0, false, asymmetric)                                                                       \
@@ -1865,19 +1870,34 @@ lean_marshal_execute_as(bool variadic, bool asymmetric_fences, const handler_arr
     LEAN_MARSHAL_EXECUTE_CASE(false, asymmetric)                                                                  \
     LEAN_MARSHAL_EXECUTE_CASE(true, asymmetric)
 
+/* execute_generally() for execute_lean(), which may have a context without
+ * options (a brief execute's): then the default options with that context. */
+ALWAYS_INLINE static inline dc_status execute_lean_generally(dc_table *table, dc_event_id event_id,
+                                                             const char *event_name, const dc_value *arguments,
+                                                             size_t count, const dc_execute_options *options,
+                                                             void *context, dc_result *result) {
+    dc_execute_options with_context = {DC_ACCUMULATE_FIRST, 0, NULL, 0, context};
+    if (options == NULL && context != NULL) options = &with_context;
+    return execute_generally(table, event_id, event_name, arguments, count, options, result);
+}
+
 /* Inlined into each entry point, so each gets the copy its constant arguments
- * (no options, id or name) make smallest. The id 0 goes the general way,
- * which reports it. */
+ * (no options, id or name, brief or not) make smallest. The id 0 goes the
+ * general way, which reports it. `context`, with `options` NULL, is the
+ * context of the default options. A brief execute (`brief` not NULL) that
+ * ran its handlers the lean way without a stop leaves the count in *brief and
+ * *result untouched; every other way writes *result. */
 ALWAYS_INLINE static inline dc_status execute_lean(dc_table *table, dc_event_id event_id, const char *event_name,
                                                    const dc_value *arguments, size_t count,
-                                                   const dc_execute_options *options, dc_result *result) {
+                                                   const dc_execute_options *options, void *context,
+                                                   dc_result *result, size_t *brief) {
     dc_thread_record *reader = dc__current_record;
     if (!LIKELY(reader != NULL && lean_options(options)))
-        return execute_generally(table, event_id, event_name, arguments, count, options, result);
+        return execute_lean_generally(table, event_id, event_name, arguments, count, options, context, result);
     /* dc__read_begin_keeping(), the record known. */
     unsigned depth = reader->depth + 1;
     if (!LIKELY(depth <= DC_MAX_EXECUTE_DEPTH))
-        return execute_generally(table, event_id, event_name, arguments, count, options, result);
+        return execute_lean_generally(table, event_id, event_name, arguments, count, options, context, result);
     reader->depth = depth;
     if (depth == 1) {
         atomic_store_explicit(&reader->epoch, atomic_load_explicit(&dc__global_epoch, memory_order_acquire),
@@ -1905,7 +1925,7 @@ ALWAYS_INLINE static inline dc_status execute_lean(dc_table *table, dc_event_id 
             dc_execute_frame *frame = &reader->frames[depth - 1];
             KEEP_IN_REGISTER(frame);
             frame->table = table;
-            frame->context = options != NULL ? options->context : NULL;
+            frame->context = options != NULL ? options->context : context;
             frame->stopped = false;
             bool done = false;
             dc_status status = DC_OK;
@@ -1919,33 +1939,67 @@ ALWAYS_INLINE static inline dc_status execute_lean(dc_table *table, dc_event_id 
         }
     }
     dc__read_end_keeping(reader, depth);
-    return execute_generally(table, event_id, event_name, arguments, count, options, result);
+    return execute_lean_generally(table, event_id, event_name, arguments, count, options, context, result);
 }
 
 DC_API dc_status dc_table_execute_with(dc_table *table, const char *event, const dc_value *arguments, size_t count,
                                        const dc_execute_options *options, dc_result *result) {
     if (table == NULL || event == NULL)
         return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_execute: table and event must not be NULL");
-    return execute_lean(table, 0, event, arguments, count, options, result);
+    return execute_lean(table, 0, event, arguments, count, options, NULL, result, NULL);
 }
 
 DC_API dc_status dc_table_execute_id_with(dc_table *table, dc_event_id event, const dc_value *arguments, size_t count,
                                           const dc_execute_options *options, dc_result *result) {
     if (table == NULL) return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_execute_id: the table must not be NULL");
-    return execute_lean(table, event, NULL, arguments, count, options, result);
+    return execute_lean(table, event, NULL, arguments, count, options, NULL, result, NULL);
 }
 
 DC_API dc_status dc_table_execute(dc_table *table, const char *event, const dc_value *arguments, size_t count,
                                   dc_result *result) {
     if (table == NULL || event == NULL)
         return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_execute: table and event must not be NULL");
-    return execute_lean(table, 0, event, arguments, count, NULL, result);
+    return execute_lean(table, 0, event, arguments, count, NULL, NULL, result, NULL);
 }
 
 DC_API dc_status dc_table_execute_id(dc_table *table, dc_event_id event, const dc_value *arguments, size_t count,
                                      dc_result *result) {
     if (table == NULL) return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_execute_id: the table must not be NULL");
-    return execute_lean(table, event, NULL, arguments, count, NULL, result);
+    return execute_lean(table, event, NULL, arguments, count, NULL, NULL, result, NULL);
+}
+
+/* A brief execute's report: the count alone when the lean way left it in
+ * `handled`, otherwise from the dc_result the general way wrote. */
+ALWAYS_INLINE static inline dc_brief_result brief_result(dc_status status, size_t handled, const dc_result *full) {
+    if (LIKELY(handled != SIZE_MAX)) return (dc_brief_result){status, false, handled};
+    if (status != DC_OK) return (dc_brief_result){status, false, 0};
+    bool detailed = full->queued != 0 || full->dropped != 0 || full->return_count != 0 || full->has_return_value ||
+                    full->stopped;
+    return (dc_brief_result){status, detailed, full->handled};
+}
+
+DC_API dc_brief_result dc_table_execute_brief(dc_table *table, const char *event, const dc_value *arguments,
+                                              size_t count, void *context, dc_result *result) {
+    if (table == NULL || event == NULL)
+        return (dc_brief_result){
+            dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_execute_brief: table and event must not be NULL"), false, 0};
+    dc_result local;
+    dc_result *full = result != NULL ? result : &local;
+    size_t handled = SIZE_MAX;
+    dc_status status = execute_lean(table, 0, event, arguments, count, NULL, context, full, &handled);
+    return brief_result(status, handled, full);
+}
+
+DC_API dc_brief_result dc_table_execute_id_brief(dc_table *table, dc_event_id event, const dc_value *arguments,
+                                                 size_t count, void *context, dc_result *result) {
+    if (table == NULL)
+        return (dc_brief_result){
+            dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_execute_id_brief: the table must not be NULL"), false, 0};
+    dc_result local;
+    dc_result *full = result != NULL ? result : &local;
+    size_t handled = SIZE_MAX;
+    dc_status status = execute_lean(table, event, NULL, arguments, count, NULL, context, full, &handled);
+    return brief_result(status, handled, full);
 }
 
 DC_API void *dc_table_execute_context(const dc_table *table) {

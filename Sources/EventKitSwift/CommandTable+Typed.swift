@@ -179,16 +179,10 @@ extension CommandTable {
         let event = try eventID(named: name, cache: cache)
         var handlerError = HandlerError()
         var result = dc_result()
-        let status = withUnsafeMutablePointer(to: &handlerError) { slot in
-            var options = dc_execute_options(
-                accumulator: DC_ACCUMULATE_FIRST, flags: 0, results: nil, results_capacity: 0,
-                context: UnsafeMutableRawPointer(slot))
-            return dc_table_execute_id_with(cTable, event, cArguments, count, &options, &result)
+        let brief = withUnsafeMutablePointer(to: &handlerError) { slot in
+            dc_table_execute_id_brief(cTable, event, cArguments, count, UnsafeMutableRawPointer(slot), &result)
         }
-        if status != DC_OK || result.stopped || handlerError.failed || logger != nil {
-            try finish(status, result, &handlerError, event: name)
-        }
-        return ExecuteOutcome(result)
+        return try outcome(of: brief, &result, &handlerError, event: name)
     }
 
     /// Executes `key`'s event: runs its handlers in order.

@@ -446,27 +446,72 @@ extension CommandTable {
         }
     }
 
-    /// Executes `event` with `count` C arguments: the one place an execute
-    /// by name calls C.
+    /// Executes `event` with `count` C arguments and the default options:
+    /// the brief C execute, whose common report needs no `dc_result`. Inlined
+    /// into each way in, so an execute is one call into this module.
+    @inline(__always)
+    func executeOutcome(_ event: String, cArguments: UnsafePointer<dc_value>?, count: Int) throws -> ExecuteOutcome {
+        var handlerError = HandlerError()
+        var result = dc_result()
+        let brief = withUnsafeMutablePointer(to: &handlerError) { slot in
+            // withCString passes a native string's own bytes, or puts a small
+            // string's on the stack; passing the String straight to C would
+            // copy it to the heap.
+            event.withCString {
+                dc_table_execute_brief(cTable, $0, cArguments, count, UnsafeMutableRawPointer(slot), &result)
+            }
+        }
+        return try outcome(of: brief, &result, &handlerError, event: event)
+    }
+
+    /// Executes `event` with `count` C arguments and the options given.
     func executeOutcome(
-        _ event: String, cArguments: UnsafePointer<dc_value>?, count: Int,
-        accumulator: dc_accumulator = DC_ACCUMULATE_FIRST, flags: UInt32 = 0
+        _ event: String, cArguments: UnsafePointer<dc_value>?, count: Int, accumulator: dc_accumulator,
+        flags: UInt32
     ) throws -> ExecuteOutcome {
+        if accumulator == DC_ACCUMULATE_FIRST && flags == 0 {
+            return try executeOutcome(event, cArguments: cArguments, count: count)
+        }
         var handlerError = HandlerError()
         var result = dc_result()
         let status = withUnsafeMutablePointer(to: &handlerError) { slot in
             var options = dc_execute_options(
                 accumulator: accumulator, flags: flags, results: nil, results_capacity: 0,
                 context: UnsafeMutableRawPointer(slot))
-            // withCString passes a native string's own bytes, or puts a small
-            // string's on the stack; passing the String straight to C would
-            // copy it to the heap.
             return event.withCString { dc_table_execute_with(cTable, $0, cArguments, count, &options, &result) }
         }
-        if status != DC_OK || result.stopped || handlerError.failed || logger != nil {
+        if status != DC_OK || handlerError.failed || logger != nil {
             try finish(status, result, &handlerError, event: event)
         }
         return ExecuteOutcome(result)
+    }
+
+    /// What a brief C execute did: its count alone in the common case, in
+    /// which no handler failed and there is nothing to log; otherwise the
+    /// uncommon end, `finish`.
+    @inline(__always)
+    func outcome(
+        of brief: dc_brief_result, _ result: inout dc_result, _ handlerError: inout HandlerError, event: String
+    ) throws -> ExecuteOutcome {
+        if brief.status == DC_OK && !brief.detailed && !handlerError.failed && logger == nil {
+            return ExecuteOutcome(handled: brief.handled)
+        }
+        return try finish(brief, &result, &handlerError, event: event)
+    }
+
+    /// `finish` for a brief execute, whose `result` holds the whole report
+    /// only when `brief.detailed`.
+    @inline(never)
+    func finish(
+        _ brief: dc_brief_result, _ result: inout dc_result, _ handlerError: inout HandlerError, event: String
+    ) throws -> ExecuteOutcome {
+        var full = result
+        if !brief.detailed {
+            full = dc_result()
+            full.handled = brief.handled
+        }
+        try finish(brief.status, full, &handlerError, event: event)
+        return ExecuteOutcome(full)
     }
 
     /// The uncommon end of an execute: throws the error a handler threw or

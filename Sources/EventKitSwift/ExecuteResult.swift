@@ -72,6 +72,17 @@ struct ExecuteOutcome {
         returnBits = result.return_value.u64
     }
 
+    /// An execute that ran `handled` handlers and did nothing more.
+    init(handled: Int) {
+        self.handled = handled
+        queued = 0
+        dropped = 0
+        stopped = false
+        hasReturnValue = false
+        returnType = 0
+        returnBits = 0
+    }
+
     /// The return value as a Swift value; only when `hasReturnValue`.
     @usableFromInline
     func returnValue() -> Value {

@@ -1,3 +1,4 @@
+import CDispatchCore
 import EventKitSwift
 import Synchronization
 import Testing
@@ -216,6 +217,38 @@ struct CommandTableTests {
         #expect(table.removeAll(target: UnsafeMutableRawPointer(bitPattern: 3)!) == 1)
         #expect(try table.execute("scale", .int64(14)).handled == 0)
         _ = subscription
+    }
+
+    @Test("An execute reports a stop and a queued delivery, by name and by typed key")
+    func stopsAndDeliveriesAreReported() throws {
+        let table = CommandTable()
+        let log = Log()
+        // A C handler that stops the emission: Swift handlers stop one only by throwing.
+        let stop: @convention(c) (UnsafeMutableRawPointer?) -> Void = { cTable in
+            dc_table_stop_emission(OpaquePointer(cTable))
+        }
+        let before = table.on("halt") { log.append("before") }
+        let stopper = try table.register(
+            "halt", function: stop, signature: Signature("v^v"), target: UnsafeMutableRawPointer(table.unsafeCTable))
+        let after = table.on("halt") { log.append("after") }
+        for result in [try table.execute("halt"), try table.execute(EventKey<Void>("halt"))] {
+            #expect(result.handled == 2)
+            #expect(result.stopped)
+        }
+        #expect(log.all == ["before", "before"])
+
+        // A queue this thread does not own: its handler is posted, not run.
+        let queue = try EventQueue()
+        runOnSeparateThread { queue.bindToCurrentThread() }
+        let posted = table.on("post", on: .queue(queue)) { log.append("posted") }
+        let here = table.on("post") { log.append("here") }
+        for result in [try table.execute("post"), try table.execute(EventKey<Void>("post"))] {
+            #expect(result.handled == 1)
+            #expect(result.queued == 1)
+            #expect(!result.stopped)
+        }
+        #expect(queue.pending == 2)
+        withExtendedLifetime((before, stopper, after, posted, here)) {}
     }
 
     @Test("Events lists the events that have handlers")

@@ -722,6 +722,30 @@ DC_API dc_status dc_table_execute_id_with(dc_table *table, dc_event_id event,
                                           const dc_execute_options *options,
                                           dc_result *result);
 
+/* What a brief execute reports. */
+typedef struct dc_brief_result {
+    dc_status status;
+    /* The execute did more than run handlers that return nothing: a value was
+     * returned, a delivery queued or dropped, or the emission stopped. Then
+     * the dc_result given to the execute holds all of it; otherwise the
+     * caller need not read it (it may or may not have been written). */
+    bool detailed;
+    size_t handled; /* handlers that ran; 0 on an error */
+} dc_brief_result;
+
+/*
+ * dc_table_execute_with / dc_table_execute_id_with with the default options
+ * and `context`, for callers that usually need only how many handlers ran,
+ * such as a language binding's execute: the same checks, calls and errors,
+ * with the common report in registers and `result` (may be NULL) written
+ * only when `detailed`. The shortest way to execute.
+ */
+DC_API dc_brief_result dc_table_execute_brief(dc_table *table, const char *event, const dc_value *arguments,
+                                              size_t count, void *context, dc_result *result);
+DC_API dc_brief_result dc_table_execute_id_brief(dc_table *table, dc_event_id event,
+                                                 const dc_value *arguments, size_t count, void *context,
+                                                 dc_result *result);
+
 /*
  * The context given in dc_execute_options by the innermost execute of `table`
  * running on the calling thread; NULL when none is running or it gave none.

@@ -1,0 +1,282 @@
+/*
+ * test_table_brief.c — dc_table_execute_brief and dc_table_execute_id_brief:
+ * the count in the returned report, and the dc_result only when the execute
+ * did more (a return value, a queued delivery, a stop), on the lean way and
+ * the general one, by name and by id, with and without a result; the
+ * context reaches handlers; errors as the full execute's, with nothing run.
+ * The lean way leaves the dc_result untouched when there is nothing more to
+ * report (the general way may write it; the caller does not read it).
+ */
+#include "table_support.h"
+
+#include <pthread.h>
+#include <string.h>
+
+/* A thread's first execute makes its reader record, the general way; the
+ * tests that look at the lean way make it first. */
+static void make_reader_record(void) {
+    assert_int_equal(dc_table_execute_brief(table, "warm-up", NULL, 0, NULL, NULL).status, DC_OK);
+}
+
+/* A dc_result no execute would write: any change shows. */
+static dc_result untouched_result(void) {
+    dc_result result;
+    memset(&result, 0x5a, sizeof result);
+    return result;
+}
+
+static void assert_untouched(const dc_result *result) {
+    dc_result fresh = untouched_result();
+    assert_memory_equal(result, &fresh, sizeof fresh);
+}
+
+/* Executes `event` both ways (by name, then by id) and checks each report;
+ * `lean` says the lean way runs it, which leaves the result untouched. */
+static void assert_brief_both_ways(const char *event, size_t handled, bool detailed, bool lean) {
+    dc_event_id id = 0;
+    assert_ok(dc_table_intern(table, event, &id));
+    make_reader_record();
+    dc_result result = untouched_result();
+    dc_brief_result brief = dc_table_execute_brief(table, event, NULL, 0, NULL, &result);
+    assert_int_equal(brief.status, DC_OK);
+    assert_int_equal(brief.handled, handled);
+    assert_int_equal(brief.detailed, detailed);
+    if (!detailed && lean) assert_untouched(&result);
+    result = untouched_result();
+    brief = dc_table_execute_id_brief(table, id, NULL, 0, NULL, &result);
+    assert_int_equal(brief.status, DC_OK);
+    assert_int_equal(brief.handled, handled);
+    assert_int_equal(brief.detailed, detailed);
+    if (!detailed && lean) assert_untouched(&result);
+}
+
+/* ---- handlers ------------------------------------------------------------------------- */
+
+static void *seen_context;
+static void see_context(void *data, const dc_value *arguments, size_t count, dc_value *result) {
+    (void)arguments, (void)count, (void)result;
+    seen_context = dc_table_execute_context(table);
+    log_call((int)(intptr_t)data);
+}
+
+static void stop_here(void) {
+    log_call(9);
+    assert_ok(dc_table_stop_emission(table));
+}
+
+static int64_t answer(void) {
+    log_call(7);
+    return 42;
+}
+
+/* ---- the lean way ------------------------------------------------------------------------ */
+
+static void plain_handlers_report_only_their_count(void **state) {
+    (void)state;
+    add_recorder("tick", record_1);
+    add_recorder("tick", record_2);
+    assert_brief_both_ways("tick", 2, false, true);
+    assert_call_log(1, 2, 1, 2);
+}
+
+static void marshals_get_the_context_and_the_result_stays_untouched(void **state) {
+    (void)state;
+    assert_ok(dc_table_add_marshal(table, "m", sig("vq"), see_context, (void *)3, NULL, NULL));
+    make_reader_record();
+    int slot = 0;
+    dc_result result = untouched_result();
+    dc_brief_result brief =
+        dc_table_execute_brief(table, "m", (dc_value[]){dc_int64(5)}, 1, &slot, &result);
+    assert_int_equal(brief.status, DC_OK);
+    assert_false(brief.detailed);
+    assert_int_equal(brief.handled, 1);
+    assert_ptr_equal(seen_context, &slot);
+    assert_untouched(&result);
+    /* Without a result, the same. */
+    seen_context = NULL;
+    brief = dc_table_execute_brief(table, "m", (dc_value[]){dc_int64(5)}, 1, &slot, NULL);
+    assert_int_equal(brief.handled, 1);
+    assert_ptr_equal(seen_context, &slot);
+    assert_call_log(3, 3);
+}
+
+static void a_stop_is_detailed(void **state) {
+    (void)state;
+    add_recorder("s", record_1);
+    assert_ok(dc_table_add(table, "s", sig("v"), DC_FUNCTION(stop_here), NULL, NULL, NULL));
+    add_recorder("s", record_2);
+    assert_brief_both_ways("s", 2, true, true);
+    dc_result result = untouched_result();
+    dc_brief_result brief = dc_table_execute_brief(table, "s", NULL, 0, NULL, &result);
+    assert_true(brief.detailed);
+    assert_int_equal(result.handled, 2);
+    assert_true(result.stopped);
+    assert_int_equal(result.return_value.type, DC_TYPE_VOID);
+    /* No result to write to: the report still says so. */
+    brief = dc_table_execute_brief(table, "s", NULL, 0, NULL, NULL);
+    assert_true(brief.detailed);
+    assert_int_equal(brief.handled, 2);
+    assert_call_log(1, 9, 1, 9, 1, 9, 1, 9);
+}
+
+/* ---- the general way ------------------------------------------------------------------------ */
+
+static void a_returned_value_is_detailed(void **state) {
+    (void)state;
+    add_recorder("r", record_1);
+    assert_ok(dc_table_add(table, "r", sig("q"), DC_FUNCTION(answer), NULL, NULL, NULL));
+    dc_result result = untouched_result();
+    dc_brief_result brief = dc_table_execute_brief(table, "r", NULL, 0, NULL, &result);
+    assert_int_equal(brief.status, DC_OK);
+    assert_true(brief.detailed);
+    assert_int_equal(brief.handled, 2);
+    assert_int_equal(result.handled, 2);
+    assert_true(result.has_return_value);
+    assert_int_equal(result.return_value.type, DC_TYPE_INT64);
+    assert_int_equal(result.return_value.i64, 42);
+    assert_call_log(1, 7);
+}
+
+static void *create_queue_elsewhere(void *out) {
+    assert_ok(dc_queue_create((dc_queue **)out));
+    return NULL;
+}
+
+static void a_queued_delivery_is_detailed(void **state) {
+    (void)state;
+    dc_queue *queue = NULL;
+    pthread_t owner;
+    assert_int_equal(pthread_create(&owner, NULL, create_queue_elsewhere, &queue), 0);
+    assert_int_equal(pthread_join(owner, NULL), 0);
+    dc_handler_options queued = handler_options(0, NULL);
+    queued.queue = queue;
+    add_recorder("q", record_1);
+    add_recorder_with("q", record_2, &queued);
+    dc_result result = untouched_result();
+    dc_brief_result brief = dc_table_execute_brief(table, "q", NULL, 0, NULL, &result);
+    assert_int_equal(brief.status, DC_OK);
+    assert_true(brief.detailed);
+    assert_int_equal(brief.handled, 1);
+    assert_int_equal(result.queued, 1);
+    assert_call_log(1);
+    size_t delivered = 0;
+    assert_ok(dc_queue_drain(queue, &delivered));
+    assert_int_equal(delivered, 1);
+    assert_call_log(1, 2);
+    dc_queue_destroy(queue);
+}
+
+static void the_general_way_with_nothing_more_is_not_detailed(void **state) {
+    (void)state;
+    /* Two shapes, and a once-handler: the general execute, just counting. */
+    static int target = 4;
+    add_recorder("g", record_1);
+    assert_ok(dc_table_add(table, "g", sig("v^v"), DC_FUNCTION(record_target), &target, NULL, NULL));
+    const dc_handler_options once = handler_options(DC_HANDLER_ONCE, NULL);
+    add_recorder_with("g", record_2, &once);
+    dc_event_id id = 0;
+    assert_ok(dc_table_intern(table, "g", &id));
+    dc_result result = untouched_result();
+    dc_brief_result brief = dc_table_execute_brief(table, "g", NULL, 0, NULL, &result);
+    assert_int_equal(brief.status, DC_OK);
+    assert_false(brief.detailed);
+    assert_int_equal(brief.handled, 3);
+    brief = dc_table_execute_id_brief(table, id, NULL, 0, NULL, &result);
+    assert_int_equal(brief.status, DC_OK);
+    assert_false(brief.detailed);
+    assert_int_equal(brief.handled, 2);
+    assert_call_log(1, 4, 2, 1, 4);
+}
+
+static void an_event_without_handlers_runs_none(void **state) {
+    (void)state;
+    dc_result result = untouched_result();
+    dc_brief_result brief = dc_table_execute_brief(table, "nobody", NULL, 0, NULL, &result);
+    assert_int_equal(brief.status, DC_OK);
+    assert_false(brief.detailed);
+    assert_int_equal(brief.handled, 0);
+    dc_event_id id = 0;
+    assert_ok(dc_table_intern(table, "empty", &id));
+    brief = dc_table_execute_id_brief(table, id, NULL, 0, NULL, NULL);
+    assert_int_equal(brief.status, DC_OK);
+    assert_int_equal(brief.handled, 0);
+}
+
+/* ---- nesting ---------------------------------------------------------------------------- */
+
+static int inner_slot, outer_slot;
+static void *inner_seen, *outer_seen_after;
+static void nest(void) {
+    dc_brief_result inner = dc_table_execute_brief(table, "inner", NULL, 0, &inner_slot, NULL);
+    assert_int_equal(inner.handled, 1);
+    outer_seen_after = dc_table_execute_context(table);
+}
+static void see_inner(void) { inner_seen = dc_table_execute_context(table); }
+
+static void a_brief_execute_inside_a_handler_has_its_own_context(void **state) {
+    (void)state;
+    assert_ok(dc_table_add(table, "outer", sig("v"), DC_FUNCTION(nest), NULL, NULL, NULL));
+    assert_ok(dc_table_add(table, "inner", sig("v"), DC_FUNCTION(see_inner), NULL, NULL, NULL));
+    dc_brief_result outer = dc_table_execute_brief(table, "outer", NULL, 0, &outer_slot, NULL);
+    assert_int_equal(outer.status, DC_OK);
+    assert_int_equal(outer.handled, 1);
+    assert_ptr_equal(inner_seen, &inner_slot);
+    assert_ptr_equal(outer_seen_after, &outer_slot);
+    assert_null(dc_table_execute_context(table));
+}
+
+/* ---- errors ------------------------------------------------------------------------------ */
+
+static void errors_are_the_full_executes_and_run_nothing(void **state) {
+    (void)state;
+    add_recorder("tick", record_1);
+    assert_ok(dc_table_add(table, "typed", sig("vq"), DC_FUNCTION(record_2), NULL, NULL, NULL));
+    dc_result result = untouched_result();
+
+    const char *primed = dc_test_prime_error_message();
+    dc_brief_result brief = dc_table_execute_brief(NULL, "tick", NULL, 0, NULL, &result);
+    dc_test_assert_failure(primed, brief.status, DC_ERR_NULL_ARGUMENT, (const char *const[]){"table", NULL},
+                           "dc_table_execute_brief(NULL, ...)", __FILE__, __LINE__);
+    assert_int_equal(brief.handled, 0);
+    assert_false(brief.detailed);
+
+    primed = dc_test_prime_error_message();
+    brief = dc_table_execute_brief(table, NULL, NULL, 0, NULL, &result);
+    dc_test_assert_failure(primed, brief.status, DC_ERR_NULL_ARGUMENT, (const char *const[]){"event", NULL},
+                           "dc_table_execute_brief(table, NULL, ...)", __FILE__, __LINE__);
+
+    primed = dc_test_prime_error_message();
+    brief = dc_table_execute_id_brief(NULL, 1, NULL, 0, NULL, &result);
+    dc_test_assert_failure(primed, brief.status, DC_ERR_NULL_ARGUMENT, (const char *const[]){"table", NULL},
+                           "dc_table_execute_id_brief(NULL, ...)", __FILE__, __LINE__);
+
+    primed = dc_test_prime_error_message();
+    brief = dc_table_execute_id_brief(table, 999, NULL, 0, NULL, &result);
+    dc_test_assert_failure(primed, brief.status, DC_ERR_NOT_FOUND, (const char *const[]){"999", NULL},
+                           "dc_table_execute_id_brief(table, 999, ...)", __FILE__, __LINE__);
+    assert_int_equal(brief.handled, 0);
+
+    /* A double where the handler takes an int64: nothing runs. */
+    primed = dc_test_prime_error_message();
+    brief = dc_table_execute_brief(table, "typed", (dc_value[]){dc_double(1.5)}, 1, NULL, &result);
+    dc_test_assert_failure(primed, brief.status, DC_ERR_TYPE, (const char *const[]){"typed", NULL},
+                           "dc_table_execute_brief(table, \"typed\", double)", __FILE__, __LINE__);
+    assert_int_equal(brief.handled, 0);
+    assert_false(brief.detailed);
+    assert_nothing_called();
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        table_test(plain_handlers_report_only_their_count),
+        table_test(marshals_get_the_context_and_the_result_stays_untouched),
+        table_test(a_stop_is_detailed),
+        table_test(a_returned_value_is_detailed),
+        table_test(a_queued_delivery_is_detailed),
+        table_test(the_general_way_with_nothing_more_is_not_detailed),
+        table_test(an_event_without_handlers_runs_none),
+        table_test(a_brief_execute_inside_a_handler_has_its_own_context),
+        table_test(errors_are_the_full_executes_and_run_nothing),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
