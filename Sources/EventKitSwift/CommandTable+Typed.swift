@@ -83,8 +83,40 @@ extension CommandTable {
     /// argument the C type admits but `A` does not (a null string for a
     /// `String`, an object of another class) stops the emission there and the
     /// execute throws ``DispatchError/typeMismatch(_:)``.
+    // Inlinable, so that where `A` is a built-in scalar the closure the table
+    // calls converts the argument's bits to `A` in the caller's code, where
+    // `A` is known; unspecialized, every call would look `A` up.
+    @inlinable
     public func on<A: EventArgument>(
         _ key: EventKey<A>, options: HandlerOptions = [], _ handler: @escaping @Sendable (A) -> Void
+    ) -> Subscription {
+        if let type = ScalarArgument.valueType(of: A.self) {
+            return onScalar(key, type: type, width: MemoryLayout<A>.size, options: options) { bits in
+                handler(ScalarArgument.value(bits, as: A.self))
+            }
+        }
+        return onConverting(key, options: options, handler)
+    }
+
+    /// `on(_:options:_:)` for a built-in scalar argument `width` bytes wide,
+    /// whose `body` takes the payload's bits.
+    @usableFromInline
+    func onScalar<A>(
+        _ key: EventKey<A>, type: ValueType, width: Int, options: HandlerOptions,
+        _ body: @escaping @Sendable (UInt64) -> Void
+    ) -> Subscription {
+        // Signatures of EventArgument types are always valid.
+        let signature = try! Signature(returning: .void, parameters: [type])
+        return boxSubscription(
+            key, signature: signature, box: ScalarHandlerBox(body: body),
+            trampoline: ScalarHandlerBox.trampoline(width: width), options: options)
+    }
+
+    /// `on(_:options:_:)` for an argument that is not a built-in scalar: the
+    /// box converts it on each call.
+    @usableFromInline
+    func onConverting<A: EventArgument>(
+        _ key: EventKey<A>, options: HandlerOptions, _ handler: @escaping @Sendable (A) -> Void
     ) -> Subscription {
         typedSubscription(
             key, parameters: [A.valueType],

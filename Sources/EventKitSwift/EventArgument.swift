@@ -254,6 +254,46 @@ struct ScalarArgument {
         self.bits = bits
     }
 
+    /// The C type of `A` when it is a built-in scalar, `nil` for every other
+    /// type (as `init(_:)`). Folds to a constant where `A` is known.
+    @inlinable
+    static func valueType<A: EventArgument>(of _: A.Type) -> ValueType? {
+        if A.self == Bool.self { return .bool }
+        if A.self == Int8.self { return .int8 }
+        if A.self == UInt8.self { return .uint8 }
+        if A.self == Int16.self { return .int16 }
+        if A.self == UInt16.self { return .uint16 }
+        if A.self == Int32.self { return .int32 }
+        if A.self == UInt32.self { return .uint32 }
+        if A.self == Int64.self || A.self == Int.self { return .int64 }
+        if A.self == UInt64.self || A.self == UInt.self { return .uint64 }
+        if A.self == Float.self { return .float }
+        if A.self == Double.self { return .double }
+        return nil
+    }
+
+    /// The built-in scalar `A` (one `valueType(of:)` knows) whose payload
+    /// bits a handler received, zero-extended from `A`'s width: the inverse
+    /// of `init(_:)`'s bits, made in the caller's code where `A` is known.
+    @inlinable
+    static func value<A: EventArgument>(_ bits: UInt64, as _: A.Type) -> A {
+        func cast<Scalar>(_ scalar: Scalar) -> A { unsafeBitCast(scalar, to: A.self) }
+        if A.self == Bool.self { return cast(bits != 0) }
+        if A.self == Int8.self { return cast(Int8(truncatingIfNeeded: bits)) }
+        if A.self == UInt8.self { return cast(UInt8(truncatingIfNeeded: bits)) }
+        if A.self == Int16.self { return cast(Int16(truncatingIfNeeded: bits)) }
+        if A.self == UInt16.self { return cast(UInt16(truncatingIfNeeded: bits)) }
+        if A.self == Int32.self { return cast(Int32(truncatingIfNeeded: bits)) }
+        if A.self == UInt32.self { return cast(UInt32(truncatingIfNeeded: bits)) }
+        if A.self == Int64.self { return cast(Int64(bitPattern: bits)) }
+        if A.self == Int.self { return cast(Int(Int64(bitPattern: bits))) }
+        if A.self == UInt64.self { return cast(bits) }
+        if A.self == UInt.self { return cast(UInt(bits)) }
+        if A.self == Float.self { return cast(Float(bitPattern: UInt32(truncatingIfNeeded: bits))) }
+        if A.self == Double.self { return cast(Double(bitPattern: bits)) }
+        preconditionFailure("\(A.self) is not a built-in scalar; valueType(of:) says which are")
+    }
+
     /// `nil` for every type but the built-in scalars, including a raw-value
     /// enum or a class that travels as one. The types are compared, not cast:
     /// a dynamic cast could bridge a class to a scalar.

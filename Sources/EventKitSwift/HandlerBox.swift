@@ -111,6 +111,38 @@ final class BoolHandlerBox: HandlerBox, @unchecked Sendable {
     }
 }
 
+/// A typed handler of one built-in scalar argument (`Bool`, an integer,
+/// `Float`, `Double`). Its closure, made in the caller's code where the
+/// argument's type is known, takes the payload's bits, so a call converts
+/// nothing here: the trampoline of the argument's width reads them.
+final class ScalarHandlerBox: HandlerBox, @unchecked Sendable {
+    let body: @Sendable (UInt64) -> Void
+    init(body: @escaping @Sendable (UInt64) -> Void) {
+        self.body = body
+    }
+
+    /// The trampoline for an argument `width` bytes wide (1, 2, 4 or 8),
+    /// which reads the payload at that width, zero-extended.
+    static func trampoline(width: Int) -> dc_marshal {
+        switch width {
+        case 1: trampoline8
+        case 2: trampoline16
+        case 4: trampoline32
+        default: trampoline64
+        }
+    }
+
+    private static let trampoline8: dc_marshal = { data, arguments, _, _ in call(data, UInt64(arguments![0].u8)) }
+    private static let trampoline16: dc_marshal = { data, arguments, _, _ in call(data, UInt64(arguments![0].u16)) }
+    private static let trampoline32: dc_marshal = { data, arguments, _, _ in call(data, UInt64(arguments![0].u32)) }
+    private static let trampoline64: dc_marshal = { data, arguments, _, _ in call(data, arguments![0].u64) }
+
+    @inline(__always)
+    private static func call(_ data: UnsafeMutableRawPointer?, _ bits: UInt64) {
+        Unmanaged<ScalarHandlerBox>.fromOpaque(data!)._withUnsafeGuaranteedRef { $0.body(bits) }
+    }
+}
+
 /// `(AnyObject?) -> Void`, signature "v@".
 final class ObjectHandlerBox: HandlerBox, @unchecked Sendable {
     let body: @Sendable (AnyObject?) -> Void

@@ -113,6 +113,58 @@ struct EventKeyTests {
         withExtendedLifetime(subscription) {}
     }
 
+    @Test("A typed handler of each built-in scalar gets the exact value, typed, by name, or converted")
+    func scalarHandlersGetExactValues() throws {
+        let table = CommandTable()
+        let received = Received<String>()
+        // Concrete types at each registration, so each closure is specialized
+        // as in a client's code.
+        let subscriptions = [
+            table.on(EventKey<Bool>("bool")) { received.append("bool \($0)") },
+            table.on(EventKey<Int8>("int8")) { received.append("int8 \($0)") },
+            table.on(EventKey<UInt8>("uint8")) { received.append("uint8 \($0)") },
+            table.on(EventKey<Int16>("int16")) { received.append("int16 \($0)") },
+            table.on(EventKey<UInt16>("uint16")) { received.append("uint16 \($0)") },
+            table.on(EventKey<Int32>("int32")) { received.append("int32 \($0)") },
+            table.on(EventKey<UInt32>("uint32")) { received.append("uint32 \($0)") },
+            table.on(EventKey<Int64>("int64")) { received.append("int64 \($0)") },
+            table.on(EventKey<Int>("int")) { received.append("int \($0)") },
+            table.on(EventKey<UInt64>("uint64")) { received.append("uint64 \($0)") },
+            table.on(EventKey<UInt>("uint")) { received.append("uint \($0)") },
+            table.on(EventKey<Float>("float")) { received.append("float \($0)") },
+            table.on(EventKey<Double>("double")) { received.append("double \($0)") },
+        ]
+        try table.execute(EventKey<Bool>("bool"), true)
+        try table.execute("bool", .bool(false))
+        try table.execute(EventKey<Int8>("int8"), .min)
+        try table.execute("int8", .int64(-5))
+        try table.execute(EventKey<UInt8>("uint8"), .max)
+        try table.execute("uint8", .int32(7))
+        try table.execute(EventKey<Int16>("int16"), .min)
+        try table.execute("int16", .int8(-1))
+        try table.execute(EventKey<UInt16>("uint16"), .max)
+        try table.execute(EventKey<Int32>("int32"), .min)
+        try table.execute("int32", .int64(-70_000))
+        try table.execute(EventKey<UInt32>("uint32"), .max)
+        try table.execute(EventKey<Int64>("int64"), .min)
+        try table.execute(EventKey<Int>("int"), -2)
+        try table.execute("int", .int8(-3))
+        try table.execute(EventKey<UInt64>("uint64"), .max)
+        try table.execute(EventKey<UInt>("uint"), .max)
+        try table.execute(EventKey<Float>("float"), -1.5)
+        try table.execute("float", .float(.infinity))
+        try table.execute(EventKey<Double>("double"), .pi)
+        try table.execute("double", .float(0.25))
+        #expect(
+            received.all == [
+                "bool true", "bool false", "int8 -128", "int8 -5", "uint8 255", "uint8 7", "int16 -32768",
+                "int16 -1", "uint16 65535", "int32 -2147483648", "int32 -70000", "uint32 4294967295",
+                "int64 -9223372036854775808", "int -2", "int -3", "uint64 18446744073709551615",
+                "uint 18446744073709551615", "float -1.5", "float inf", "double 3.141592653589793", "double 0.25",
+            ])
+        withExtendedLifetime(subscriptions) {}
+    }
+
     @Test("Keys declared as static members run handlers with zero to three arguments")
     func staticKeysRunHandlers() throws {
         let table = CommandTable()
