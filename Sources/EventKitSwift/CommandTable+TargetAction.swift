@@ -59,7 +59,7 @@ final class WeakTargetHandlerBox: FailableHandlerBox, @unchecked Sendable {
     }
 
     static let trampoline: dc_marshal = { data, arguments, count, result in
-        let box = Unmanaged<WeakTargetHandlerBox>.fromOpaque(data!)
+        let box = calledBox(data, as: WeakTargetHandlerBox.self)
         let called = box._withUnsafeGuaranteedRef { $0.callIfAlive(arguments, count, result) }
         if !called {
             // Say that nothing was returned. The core keeps a fixed-signature

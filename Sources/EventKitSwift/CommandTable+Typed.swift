@@ -359,7 +359,7 @@ class ArgumentsHandlerBox: FailableHandlerBox, @unchecked Sendable {
     }
 
     static let trampoline: dc_marshal = { data, arguments, _, _ in
-        Unmanaged<ArgumentsHandlerBox>.fromOpaque(data!)._withUnsafeGuaranteedRef { box in
+        calledBox(data, as: ArgumentsHandlerBox.self)._withUnsafeGuaranteedRef { box in
             do {
                 try box.run(arguments)
             } catch {

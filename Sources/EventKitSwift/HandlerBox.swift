@@ -21,6 +21,14 @@ import Musl
 /// handler costs in memory besides the C handler and its subscription.
 class HandlerBox: @unchecked Sendable {}
 
+/// The box a trampoline is called with: the data it was registered with,
+/// which the table passes as given and is never NULL, so it is not checked on
+/// every call.
+@inline(__always)
+func calledBox<Box: HandlerBox>(_ data: UnsafeMutableRawPointer?, as _: Box.Type) -> Unmanaged<Box> {
+    Unmanaged.fromOpaque(data.unsafelyUnwrapped)
+}
+
 /// A box whose handler can fail: it keeps the C table, to hand the error to
 /// the execute running it.
 class FailableHandlerBox: HandlerBox, @unchecked Sendable {
@@ -94,7 +102,7 @@ final class VoidHandlerBox: HandlerBox, @unchecked Sendable {
     }
 
     static let trampoline: dc_marshal = { data, _, _, _ in
-        Unmanaged<VoidHandlerBox>.fromOpaque(data!)._withUnsafeGuaranteedRef { $0.body() }
+        calledBox(data, as: VoidHandlerBox.self)._withUnsafeGuaranteedRef { $0.body() }
     }
 }
 
@@ -107,7 +115,7 @@ final class BoolHandlerBox: HandlerBox, @unchecked Sendable {
 
     static let trampoline: dc_marshal = { data, arguments, _, _ in
         let value = arguments![0].b
-        Unmanaged<BoolHandlerBox>.fromOpaque(data!)._withUnsafeGuaranteedRef { $0.body(value) }
+        calledBox(data, as: BoolHandlerBox.self)._withUnsafeGuaranteedRef { $0.body(value) }
     }
 }
 
@@ -139,7 +147,7 @@ final class ScalarHandlerBox: HandlerBox, @unchecked Sendable {
 
     @inline(__always)
     private static func call(_ data: UnsafeMutableRawPointer?, _ bits: UInt64) {
-        Unmanaged<ScalarHandlerBox>.fromOpaque(data!)._withUnsafeGuaranteedRef { $0.body(bits) }
+        calledBox(data, as: ScalarHandlerBox.self)._withUnsafeGuaranteedRef { $0.body(bits) }
     }
 }
 
@@ -152,7 +160,7 @@ final class ObjectHandlerBox: HandlerBox, @unchecked Sendable {
 
     static let trampoline: dc_marshal = { data, arguments, _, _ in
         let object = arguments![0].object.map { Unmanaged<AnyObject>.fromOpaque($0).takeUnretainedValue() }
-        Unmanaged<ObjectHandlerBox>.fromOpaque(data!)._withUnsafeGuaranteedRef { $0.body(object) }
+        calledBox(data, as: ObjectHandlerBox.self)._withUnsafeGuaranteedRef { $0.body(object) }
     }
 }
 
@@ -166,7 +174,7 @@ final class ValuesHandlerBox: FailableHandlerBox, @unchecked Sendable {
 
     static let trampoline: dc_marshal = { data, arguments, count, result in
         let values = (0..<count).map { Value(arguments![$0]) }
-        Unmanaged<ValuesHandlerBox>.fromOpaque(data!)._withUnsafeGuaranteedRef { box in
+        calledBox(data, as: ValuesHandlerBox.self)._withUnsafeGuaranteedRef { box in
             do {
                 let returned = try box.body(values)
                 result!.pointee = ReturnedStrings.cValue(for: returned)
@@ -187,7 +195,7 @@ final class TypedHandlerBox: FailableHandlerBox, @unchecked Sendable {
     }
 
     static let trampoline: dc_marshal = { data, arguments, count, result in
-        Unmanaged<TypedHandlerBox>.fromOpaque(data!)._withUnsafeGuaranteedRef { box in
+        calledBox(data, as: TypedHandlerBox.self)._withUnsafeGuaranteedRef { box in
             do {
                 let returned = try box.body(arguments, count)
                 if case .void = returned { return }
