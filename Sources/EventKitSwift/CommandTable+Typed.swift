@@ -210,11 +210,14 @@ extension CommandTable {
     ) throws -> ExecuteOutcome {
         let event = try eventID(named: name, cache: cache)
         var handlerError = HandlerError()
-        var result = dc_result()
-        let brief = withUnsafeMutablePointer(to: &handlerError) { slot in
-            dc_table_execute_id_brief(cTable, event, cArguments, count, UnsafeMutableRawPointer(slot), &result)
+        // Left uninitialized: it is read only when the report is detailed.
+        return try withUnsafeTemporaryAllocation(of: dc_result.self, capacity: 1) { result in
+            let brief = withUnsafeMutablePointer(to: &handlerError) { slot in
+                dc_table_execute_id_brief(
+                    cTable, event, cArguments, count, UnsafeMutableRawPointer(slot), result.baseAddress)
+            }
+            return try outcome(of: brief, result.baseAddress!, &handlerError, event: name)
         }
-        return try outcome(of: brief, &result, &handlerError, event: name)
     }
 
     /// Executes `key`'s event: runs its handlers in order.

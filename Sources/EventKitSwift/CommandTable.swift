@@ -452,16 +452,19 @@ extension CommandTable {
     @inline(__always)
     func executeOutcome(_ event: String, cArguments: UnsafePointer<dc_value>?, count: Int) throws -> ExecuteOutcome {
         var handlerError = HandlerError()
-        var result = dc_result()
-        let brief = withUnsafeMutablePointer(to: &handlerError) { slot in
-            // withCString passes a native string's own bytes, or puts a small
-            // string's on the stack; passing the String straight to C would
-            // copy it to the heap.
-            event.withCString {
-                dc_table_execute_brief(cTable, $0, cArguments, count, UnsafeMutableRawPointer(slot), &result)
+        // Left uninitialized: it is read only when the report is detailed.
+        return try withUnsafeTemporaryAllocation(of: dc_result.self, capacity: 1) { result in
+            let brief = withUnsafeMutablePointer(to: &handlerError) { slot in
+                // withCString passes a native string's own bytes, or puts a
+                // small string's on the stack; passing the String straight to
+                // C would copy it to the heap.
+                event.withCString {
+                    dc_table_execute_brief(
+                        cTable, $0, cArguments, count, UnsafeMutableRawPointer(slot), result.baseAddress)
+                }
             }
+            return try outcome(of: brief, result.baseAddress!, &handlerError, event: event)
         }
-        return try outcome(of: brief, &result, &handlerError, event: event)
     }
 
     /// Executes `event` with `count` C arguments and the options given.
@@ -491,23 +494,28 @@ extension CommandTable {
     /// uncommon end, `finish`.
     @inline(__always)
     func outcome(
-        of brief: dc_brief_result, _ result: inout dc_result, _ handlerError: inout HandlerError, event: String
+        of brief: dc_brief_result, _ result: UnsafePointer<dc_result>, _ handlerError: inout HandlerError,
+        event: String
     ) throws -> ExecuteOutcome {
         if brief.status == DC_OK && !brief.detailed && !handlerError.failed && logger == nil {
             return ExecuteOutcome(handled: brief.handled)
         }
-        return try finish(brief, &result, &handlerError, event: event)
+        return try finish(brief, result, &handlerError, event: event)
     }
 
     /// `finish` for a brief execute, whose `result` holds the whole report
     /// only when `brief.detailed`.
     @inline(never)
     func finish(
-        _ brief: dc_brief_result, _ result: inout dc_result, _ handlerError: inout HandlerError, event: String
+        _ brief: dc_brief_result, _ result: UnsafePointer<dc_result>, _ handlerError: inout HandlerError,
+        event: String
     ) throws -> ExecuteOutcome {
-        var full = result
-        if !brief.detailed {
-            full = dc_result()
+        // Read only when detailed: otherwise the C execute may not have
+        // written it.
+        var full = dc_result()
+        if brief.detailed {
+            full = result.pointee
+        } else {
             full.handled = brief.handled
         }
         try finish(brief.status, full, &handlerError, event: event)

@@ -48,38 +48,43 @@ extension ExecuteResult: Sendable {}
 
 /// What a C execute reported (`dc_result`), without C types and without
 /// references: a trivial value, which the inlinable executes return from the
-/// module and turn into an ``ExecuteResult`` in the caller.
+/// module and turn into an ``ExecuteResult`` in the caller. Four words, so it
+/// comes back in registers.
 @usableFromInline
 struct ExecuteOutcome {
     @usableFromInline let handled: Int
-    @usableFromInline let queued: Int
-    @usableFromInline let dropped: Int
-    @usableFromInline let stopped: Bool
-    @usableFromInline let hasReturnValue: Bool
-    /// The returned `dc_value`'s type and bits, meaningful when
-    /// `hasReturnValue`; what it points to stays valid after the execute
-    /// (see `ReturnedStrings`), as for a `dc_result`.
-    private let returnType: UInt32
+    /// queued in the high half, dropped in the low: each counts handlers of
+    /// one execute, which a C handler array counts in 32 bits.
+    @usableFromInline let deliveries: UInt64
+    /// The returned `dc_value`'s type in the low half, then bit 32 for
+    /// `stopped` and bit 33 for `hasReturnValue`.
+    @usableFromInline let flags: UInt64
+    /// The returned `dc_value`'s bits, meaningful when `hasReturnValue`;
+    /// what it points to stays valid after the execute (see
+    /// `ReturnedStrings`), as for a `dc_result`.
     private let returnBits: UInt64
+
+    @inlinable var queued: Int { Int(deliveries >> 32) }
+    @inlinable var dropped: Int { Int(deliveries & 0xFFFF_FFFF) }
+    @inlinable var stopped: Bool { flags & (1 << 32) != 0 }
+    @inlinable var hasReturnValue: Bool { flags & (1 << 33) != 0 }
+    private var returnType: UInt32 { UInt32(truncatingIfNeeded: flags) }
 
     init(_ result: dc_result) {
         handled = result.handled
-        queued = result.queued
-        dropped = result.dropped
-        stopped = result.stopped
-        hasReturnValue = result.has_return_value
-        returnType = result.return_value.type.rawValue
+        deliveries =
+            UInt64(truncatingIfNeeded: result.queued) << 32 | UInt64(UInt32(truncatingIfNeeded: result.dropped))
+        flags =
+            UInt64(result.return_value.type.rawValue) | (result.stopped ? 1 << 32 : 0)
+            | (result.has_return_value ? 1 << 33 : 0)
         returnBits = result.return_value.u64
     }
 
     /// An execute that ran `handled` handlers and did nothing more.
     init(handled: Int) {
         self.handled = handled
-        queued = 0
-        dropped = 0
-        stopped = false
-        hasReturnValue = false
-        returnType = 0
+        deliveries = 0
+        flags = 0
         returnBits = 0
     }
 
