@@ -1685,10 +1685,18 @@ _Static_assert(LEAN_MAX_PARAMETERS == 3, "lean_execute_as calls up to three para
  * `returned`, when not NULL, is the value the handler before `item` returned
  * (a variadic marshal, counted in `handled`): it is accumulated first, as
  * run_handler_generally() would have, and may stop the emission. */
+/* A brief execute's report of what the general way wrote to `full`: more
+ * than the count when anything but handlers returning nothing happened. */
+static void report_briefly(dc_brief_result *brief, const dc_result *full) {
+    brief->handled = full->handled;
+    brief->detailed = full->queued != 0 || full->dropped != 0 || full->return_count != 0 ||
+                      full->has_return_value || full->stopped;
+}
+
 NOINLINE static dc_status finish_generally(dc_execute_frame *frame, const dc_value *arguments, size_t count,
                                            const dc_execute_options *options, _Atomic(dc_handler *) const *item,
                                            _Atomic(dc_handler *) const *end, size_t handled,
-                                           const dc_value *returned, dc_result *result) {
+                                           const dc_value *returned, dc_result *result, dc_brief_result *brief) {
     dc_thread_record *reader = dc__current_record;
     /* record is for messages only, and no message of the rest needs it
      * (DC_EXECUTE_REQUIRE_HANDLER never comes this way). */
@@ -1705,7 +1713,9 @@ NOINLINE static dc_status finish_generally(dc_execute_frame *frame, const dc_val
     images.signature = NULL;
     images.flags = 0;
     run_handlers(&run, reader, frame, item, end, &images);
-    return leave_execute(&run, reader, reader->depth, frame, NULL, DC_OK, result);
+    dc_status status = leave_execute(&run, reader, reader->depth, frame, NULL, DC_OK, result);
+    if (brief != NULL) report_briefly(brief, &run.result);
+    return status;
 }
 
 /* Options the lean execute takes: valid ones asking for nothing it does not
@@ -1719,9 +1729,9 @@ static inline bool lean_options(const dc_execute_options *options) {
 
 /* Leaves a lean execute's frame and read-side section. Reloads what it needs
  * rather than keeping it through the handlers' calls. A brief execute
- * (`brief` not NULL) that was not stopped reports only the count, there. */
+ * (`brief` not NULL) reports there, and in *result only when stopped. */
 ALWAYS_INLINE static inline dc_status leave_lean(dc_execute_frame *frame, size_t handled, bool stopped,
-                                                 dc_result *result, size_t *brief) {
+                                                 dc_result *result, dc_brief_result *brief) {
     dc_table *table = frame->table;
     frame->table = NULL;
     /* dc__read_end_keeping(), the frame known. */
@@ -1731,9 +1741,11 @@ ALWAYS_INLINE static inline dc_status leave_lean(dc_execute_frame *frame, size_t
     reader->depth = depth - 1;
     if (depth == 1) atomic_store_explicit(&reader->epoch, 0, memory_order_release);
     if (table->destroy_pending) finish_pending_destroy(table);
-    if (brief != NULL && !stopped)
-        *brief = handled;
-    else if (result != NULL)
+    if (brief != NULL) {
+        brief->handled = handled;
+        brief->detailed = stopped;
+    }
+    if ((brief == NULL || stopped) && result != NULL)
         *result = (dc_result){.handled = handled, .stopped = stopped, .return_value = dc_void()};
     return DC_OK;
 }
@@ -1748,8 +1760,8 @@ ALWAYS_INLINE static inline dc_status leave_lean(dc_execute_frame *frame, size_t
 NO_SANITIZE_FUNCTION ALWAYS_INLINE static inline bool
 lean_execute_as(unsigned parameters, bool target, bool asymmetric_fences, const handler_array *array,
                 uint32_t handler_count, const shape_set *shapes, const dc_value *arguments, size_t count,
-                const dc_execute_options *options, dc_execute_frame *frame, dc_result *result, size_t *brief,
-                dc_status *status) {
+                const dc_execute_options *options, dc_execute_frame *frame, dc_result *result,
+                dc_brief_result *brief, dc_status *status) {
     unsigned takes = parameters - (target ? 1 : 0);
     for (unsigned i = 0; i < takes; i++)
         if (arguments[i].type != (dc_type)shapes->types[i]) return false;
@@ -1770,7 +1782,7 @@ lean_execute_as(unsigned parameters, bool target, bool asymmetric_fences, const 
                 continue;
             }
             *status = finish_generally(frame, arguments, count, options, item, end,
-                                       handled_at_end - (size_t)(end - item), NULL, result);
+                                       handled_at_end - (size_t)(end - item), NULL, result, brief);
             return true;
         }
         uint64_t first = target ? (uint64_t)(uintptr_t)handler->target : word0;
@@ -1804,7 +1816,7 @@ ALWAYS_INLINE static inline bool
 lean_marshal_execute_as(bool variadic, bool asymmetric_fences, const handler_array *array, uint32_t handler_count,
                         const shape_set *shapes, const dc_value *arguments, size_t count,
                         const dc_execute_options *options, dc_execute_frame *frame, dc_result *result,
-                        size_t *brief, dc_status *status) {
+                        dc_brief_result *brief, dc_status *status) {
     /* The shape takes every parameter of its signature (no target is bound
      * to a marshal), so most_takes is its parameter count. */
     size_t parameters = count;
@@ -1827,7 +1839,7 @@ lean_marshal_execute_as(bool variadic, bool asymmetric_fences, const handler_arr
                 continue;
             }
             *status = finish_generally(frame, arguments, count, options, item, end,
-                                       handled_at_end - (size_t)(end - item), NULL, result);
+                                       handled_at_end - (size_t)(end - item), NULL, result, brief);
             return true;
         }
         dc_value returned;
@@ -1836,7 +1848,7 @@ lean_marshal_execute_as(bool variadic, bool asymmetric_fences, const handler_arr
         ((dc_marshal)handler->function)(handler->target, arguments, parameters, &returned);
         if (variadic && !LIKELY(returned.type == DC_TYPE_VOID || (unsigned)returned.type >= DC_TYPE_COUNT)) {
             *status = finish_generally(frame, arguments, count, options, item + 1, end,
-                                       handled_at_end - (size_t)(end - item - 1), &returned, result);
+                                       handled_at_end - (size_t)(end - item - 1), &returned, result, brief);
             return true;
         }
         if (frame->stopped) {
@@ -1870,34 +1882,49 @@ lean_marshal_execute_as(bool variadic, bool asymmetric_fences, const handler_arr
     LEAN_MARSHAL_EXECUTE_CASE(false, asymmetric)                                                                  \
     LEAN_MARSHAL_EXECUTE_CASE(true, asymmetric)
 
+NOINLINE static dc_status execute_generally_briefly(dc_table *table, dc_event_id event_id, const char *event_name,
+                                                   const dc_value *arguments, size_t count, void *context,
+                                                   dc_result *result, dc_brief_result *brief) {
+    const dc_execute_options with_context = {DC_ACCUMULATE_FIRST, 0, NULL, 0, context};
+    dc_result own;
+    dc_result *full = result != NULL ? result : &own;
+    dc_status status = execute_generally(table, event_id, event_name, arguments, count, &with_context, full);
+    if (status == DC_OK) report_briefly(brief, full);
+    return status;
+}
+
 /* execute_generally() for execute_lean(), which may have a context without
- * options (a brief execute's): then the default options with that context. */
+ * options and a report to make (a brief execute's): then the default options
+ * with that context, and the report of what it wrote, to the caller's result
+ * or one of its own. */
 ALWAYS_INLINE static inline dc_status execute_lean_generally(dc_table *table, dc_event_id event_id,
                                                              const char *event_name, const dc_value *arguments,
                                                              size_t count, const dc_execute_options *options,
-                                                             void *context, dc_result *result) {
-    dc_execute_options with_context = {DC_ACCUMULATE_FIRST, 0, NULL, 0, context};
-    if (options == NULL && context != NULL) options = &with_context;
-    return execute_generally(table, event_id, event_name, arguments, count, options, result);
+                                                             void *context, dc_result *result,
+                                                             dc_brief_result *brief) {
+    if (brief == NULL) return execute_generally(table, event_id, event_name, arguments, count, options, result);
+    return execute_generally_briefly(table, event_id, event_name, arguments, count, context, result, brief);
 }
 
 /* Inlined into each entry point, so each gets the copy its constant arguments
  * (no options, id or name, brief or not) make smallest. The id 0 goes the
  * general way, which reports it. `context`, with `options` NULL, is the
- * context of the default options. A brief execute (`brief` not NULL) that
- * ran its handlers the lean way without a stop leaves the count in *brief and
- * *result untouched; every other way writes *result. */
+ * context of the default options. A brief execute (`brief` not NULL) reports
+ * there on DC_OK, and writes *result only when the report is detailed (the
+ * general way writes it whenever it is not NULL). */
 ALWAYS_INLINE static inline dc_status execute_lean(dc_table *table, dc_event_id event_id, const char *event_name,
                                                    const dc_value *arguments, size_t count,
                                                    const dc_execute_options *options, void *context,
-                                                   dc_result *result, size_t *brief) {
+                                                   dc_result *result, dc_brief_result *brief) {
     dc_thread_record *reader = dc__current_record;
     if (!LIKELY(reader != NULL && lean_options(options)))
-        return execute_lean_generally(table, event_id, event_name, arguments, count, options, context, result);
+        return execute_lean_generally(table, event_id, event_name, arguments, count, options, context, result,
+                                      brief);
     /* dc__read_begin_keeping(), the record known. */
     unsigned depth = reader->depth + 1;
     if (!LIKELY(depth <= DC_MAX_EXECUTE_DEPTH))
-        return execute_lean_generally(table, event_id, event_name, arguments, count, options, context, result);
+        return execute_lean_generally(table, event_id, event_name, arguments, count, options, context, result,
+                                      brief);
     reader->depth = depth;
     if (depth == 1) {
         atomic_store_explicit(&reader->epoch, atomic_load_explicit(&dc__global_epoch, memory_order_acquire),
@@ -1921,7 +1948,8 @@ ALWAYS_INLINE static inline dc_status execute_lean(dc_table *table, dc_event_id 
         const shape_set *shapes = atomic_load_explicit(&record->shapes, memory_order_acquire);
         uint64_t counts = options != NULL && (options->flags & DC_EXECUTE_STRICT) ? shapes->lean_strict_counts
                                                                                   : shapes->lean_counts;
-        if (LIKELY(count < 64 && ((counts >> count) & 1) && (arguments != NULL || count == 0))) {
+        /* NULL arguments with a count are the general execute's error to report. */
+        if (LIKELY(count < 64 && ((counts >> count) & 1)) && !(count != 0 && arguments == NULL)) {
             dc_execute_frame *frame = &reader->frames[depth - 1];
             KEEP_IN_REGISTER(frame);
             frame->table = table;
@@ -1939,7 +1967,8 @@ ALWAYS_INLINE static inline dc_status execute_lean(dc_table *table, dc_event_id 
         }
     }
     dc__read_end_keeping(reader, depth);
-    return execute_lean_generally(table, event_id, event_name, arguments, count, options, context, result);
+    return execute_lean_generally(table, event_id, event_name, arguments, count, options, context, result,
+                                      brief);
 }
 
 DC_API dc_status dc_table_execute_with(dc_table *table, const char *event, const dc_value *arguments, size_t count,
@@ -1968,38 +1997,24 @@ DC_API dc_status dc_table_execute_id(dc_table *table, dc_event_id event, const d
     return execute_lean(table, event, NULL, arguments, count, NULL, NULL, result, NULL);
 }
 
-/* A brief execute's report: the count alone when the lean way left it in
- * `handled`, otherwise from the dc_result the general way wrote. */
-ALWAYS_INLINE static inline dc_brief_result brief_result(dc_status status, size_t handled, const dc_result *full) {
-    if (LIKELY(handled != SIZE_MAX)) return (dc_brief_result){status, false, handled};
-    if (status != DC_OK) return (dc_brief_result){status, false, 0};
-    bool detailed = full->queued != 0 || full->dropped != 0 || full->return_count != 0 || full->has_return_value ||
-                    full->stopped;
-    return (dc_brief_result){status, detailed, full->handled};
-}
-
 DC_API dc_brief_result dc_table_execute_brief(dc_table *table, const char *event, const dc_value *arguments,
                                               size_t count, void *context, dc_result *result) {
+    dc_brief_result brief = {DC_OK, false, 0};
     if (table == NULL || event == NULL)
-        return (dc_brief_result){
-            dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_execute_brief: table and event must not be NULL"), false, 0};
-    dc_result local;
-    dc_result *full = result != NULL ? result : &local;
-    size_t handled = SIZE_MAX;
-    dc_status status = execute_lean(table, 0, event, arguments, count, NULL, context, full, &handled);
-    return brief_result(status, handled, full);
+        brief.status = dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_execute_brief: table and event must not be NULL");
+    else
+        brief.status = execute_lean(table, 0, event, arguments, count, NULL, context, result, &brief);
+    return brief;
 }
 
 DC_API dc_brief_result dc_table_execute_id_brief(dc_table *table, dc_event_id event, const dc_value *arguments,
                                                  size_t count, void *context, dc_result *result) {
+    dc_brief_result brief = {DC_OK, false, 0};
     if (table == NULL)
-        return (dc_brief_result){
-            dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_execute_id_brief: the table must not be NULL"), false, 0};
-    dc_result local;
-    dc_result *full = result != NULL ? result : &local;
-    size_t handled = SIZE_MAX;
-    dc_status status = execute_lean(table, event, NULL, arguments, count, NULL, context, full, &handled);
-    return brief_result(status, handled, full);
+        brief.status = dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_execute_id_brief: the table must not be NULL");
+    else
+        brief.status = execute_lean(table, event, NULL, arguments, count, NULL, context, result, &brief);
+    return brief;
 }
 
 DC_API void *dc_table_execute_context(const dc_table *table) {
