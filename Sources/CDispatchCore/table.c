@@ -1997,24 +1997,33 @@ DC_API dc_status dc_table_execute_id(dc_table *table, dc_event_id event, const d
     return execute_lean(table, event, NULL, arguments, count, NULL, NULL, result, NULL);
 }
 
+/* A brief execute's return value: `status` with the report the execute
+ * filled in. Built from the fields, not returned as the struct with the
+ * status stored in it: a load of the status and `detailed` together would
+ * span two stores, which the processor cannot forward (a stall of about
+ * 4 ns). */
+ALWAYS_INLINE static inline dc_brief_result briefly(dc_status status, const dc_brief_result *report) {
+    return (dc_brief_result){status, report->detailed, report->handled};
+}
+
 DC_API dc_brief_result dc_table_execute_brief(dc_table *table, const char *event, const dc_value *arguments,
                                               size_t count, void *context, dc_result *result) {
-    dc_brief_result brief = {DC_OK, false, 0};
     if (table == NULL || event == NULL)
-        brief.status = dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_execute_brief: table and event must not be NULL");
-    else
-        brief.status = execute_lean(table, 0, event, arguments, count, NULL, context, result, &brief);
-    return brief;
+        return (dc_brief_result){
+            dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_execute_brief: table and event must not be NULL"), false, 0};
+    dc_brief_result brief = {DC_OK, false, 0};
+    dc_status status = execute_lean(table, 0, event, arguments, count, NULL, context, result, &brief);
+    return briefly(status, &brief);
 }
 
 DC_API dc_brief_result dc_table_execute_id_brief(dc_table *table, dc_event_id event, const dc_value *arguments,
                                                  size_t count, void *context, dc_result *result) {
-    dc_brief_result brief = {DC_OK, false, 0};
     if (table == NULL)
-        brief.status = dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_execute_id_brief: the table must not be NULL");
-    else
-        brief.status = execute_lean(table, event, NULL, arguments, count, NULL, context, result, &brief);
-    return brief;
+        return (dc_brief_result){
+            dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_execute_id_brief: the table must not be NULL"), false, 0};
+    dc_brief_result brief = {DC_OK, false, 0};
+    dc_status status = execute_lean(table, event, NULL, arguments, count, NULL, context, result, &brief);
+    return briefly(status, &brief);
 }
 
 DC_API void *dc_table_execute_context(const dc_table *table) {
