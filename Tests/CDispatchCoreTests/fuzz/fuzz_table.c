@@ -919,6 +919,8 @@ static void do_execute(void) {
     unsigned event = fuzz_below(input, NAME_COUNT);
     uint8_t how = fuzz_byte(input);
     bool by_id = how & 1, with_options = how & 2, no_result = (how & 0x0C) == 0x0C;
+    /* A brief execute: the default options with a context, and the short report. */
+    bool brief = !with_options && (how & 0x10);
     size_t count = fuzz_below(input, MAX_ARGUMENTS + 1);
     dc_value arguments[MAX_ARGUMENTS];
     for (size_t i = 0; i < count; i++) arguments[i] = make_value(fuzz_below(input, DC_TYPE_COUNT + 1));
@@ -968,7 +970,8 @@ static void do_execute(void) {
     f->count = count;
     f->strict = (options.flags & DC_EXECUTE_STRICT) != 0;
     f->accumulator = options.accumulator;
-    f->context = with_options ? options.context : NULL;
+    if (brief) options.context = (void *)&frames[frame_count];
+    f->context = with_options || brief ? options.context : NULL;
     take_snapshot(f);
     bool type_error = false, arity_error = false;
     if (expected == DC_OK) predict_fit(f, &type_error, &arity_error);
@@ -979,12 +982,19 @@ static void do_execute(void) {
     /* NULL is what a caller without arguments passes, and is allowed then. */
     const dc_value *passed = null_arguments || (count == 0 && (how & 0x40)) ? NULL : arguments;
     const char *primed = fuzz_prime_message();
-    TRACE("execute %s%s with %zu arguments, accumulator %d, flags 0x%x%s", by_id ? "id of " : "",
+    TRACE("execute%s %s%s with %zu arguments, accumulator %d, flags 0x%x%s", brief ? " briefly" : "",
+          by_id ? "id of " : "",
           resolved >= 0 ? event_names[resolved] : "?", count, (int)options.accumulator, options.flags,
           expected != DC_OK ? " (expected to be refused)" : type_error || arity_error ? " (expected not to fit)" : "");
     frame_count++;
     dc_status status;
-    if (by_id)
+    dc_brief_result report = {DC_ERR_STATE, true, 4242};
+    if (brief) {
+        report = by_id ? dc_table_execute_id_brief(table, id, passed, count, options.context, result_pointer)
+                       : dc_table_execute_brief(table, event_names[event], passed, count, options.context,
+                                                result_pointer);
+        status = report.status;
+    } else if (by_id)
         status = with_options ? dc_table_execute_id_with(table, id, passed, count, &options, result_pointer)
                               : dc_table_execute_id(table, id, passed, count, result_pointer);
     else
@@ -1009,7 +1019,24 @@ static void do_execute(void) {
     if (status != DC_OK) {
         FUZZ_CHECK(f->calls == 0, "a failed execute (%s) ran %zu handlers", dc_status_name(status), f->calls);
         FUZZ_CHECK(result.handled == 0x5a5a5a5a5a5a5a5aull, "a failed execute wrote its result");
+        if (brief) FUZZ_CHECK(report.handled == 0 && !report.detailed, "a failed brief execute reported more");
         return;
+    }
+    if (brief) {
+        FUZZ_CHECK(report.handled == f->calls, "brief report: %zu handled, %zu handlers ran", report.handled,
+                   f->calls);
+        if (!report.detailed) {
+            /* Nothing more to say: the model agrees with a result of the count alone. */
+            dc_result alone = {.handled = report.handled, .return_value = dc_void()};
+            check_result(f, &alone, NULL, 0);
+            return;
+        }
+        if (result_pointer == NULL) return;
+        FUZZ_CHECK(result.handled == report.handled, "brief: result.handled %zu, reported %zu", result.handled,
+                   report.handled);
+        FUZZ_CHECK(result.queued + result.dropped + result.return_count > 0 || result.stopped ||
+                       result.has_return_value,
+                   "a detailed brief report with nothing more in its result");
     }
     if (result_pointer == NULL) return;
     if (options.flags & DC_EXECUTE_REQUIRE_HANDLER)

@@ -256,6 +256,16 @@ func relative(_ id: CaseID, _ baseline: CaseID) -> Double? {
 target("execute(String), 1 closure", "<= 25 ns", time(.executeString1)?.median, unit: " ns", atMost: 25)
 target("execute(EventKey), 1 closure", "<= 10 ns", time(.executeTyped1)?.median, unit: " ns", atMost: 10)
 target("execute(EventKey), 10 closures", "<= 50 ns", time(.executeTyped10)?.median, unit: " ns", atMost: 50)
+// Issue 4 gives these ns targets beside the baselines as measured then: the
+// dictionary at about 50 ns, an array of 10 closures at about 80 ns. The same
+// targets as ratios to this run's baselines, which the machine's speed (a
+// shared VM's swings by a third from minute to minute) does not move.
+target("execute(String), 1 closure / dictionary", "<= 0.5x", relative(.executeString1, .dictionary1),
+       unit: "x", atMost: 25.0 / 50)
+target("execute(EventKey), 1 closure / dictionary", "<= 0.2x", relative(.executeTyped1, .dictionary1),
+       unit: "x", atMost: 10.0 / 50)
+target("execute(EventKey), 10 closures / array of 10", "<= 0.62x", relative(.executeTyped10, .closureArray10),
+       unit: "x", atMost: 50.0 / 80)
 target("memory per Swift handler, on(String)", "<= 128 B", memory(.memoryCommandTable, "memoryLeakedBytes"),
        unit: " B", atMost: 128)
 target("memory per Swift handler, on(EventKey)", "<= 128 B", memory(.memoryCommandTableTyped, "memoryLeakedBytes"),
@@ -276,7 +286,8 @@ target("vs [String: [() -> Void]], 1, execute(EventKey)", "<= 1x", relative(.exe
        unit: "x", atMost: 1)
 target("vs [String: [() -> Void]], 10, execute(EventKey)", "<= 1x", relative(.executeTyped10, .dictionary10),
        unit: "x", atMost: 1)
-print("  (\"vs [String: [() -> Void]]\": DESIGN.md's \"not slower than a hand-written dictionary\". The")
+print("  (\"/ dictionary\" and \"/ array of 10\": issue 4's ns targets over the baselines it gives, 50 and")
+print("  80 ns. \"vs [String: [() -> Void]]\": DESIGN.md's \"not slower than a hand-written dictionary\". The")
 print("  NotificationCenter target is issue 6's at 1 handler, shown at 10 as well. The stub <= 2x direct and")
 print("  libffi <= 1.1x ffi_call targets are the C core's, measured by make bench.)")
 
