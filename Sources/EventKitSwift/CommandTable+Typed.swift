@@ -192,23 +192,25 @@ extension CommandTable {
     func execute<Arguments>(
         _ key: EventKey<Arguments>, cArguments: UnsafePointer<dc_value>?, count: Int
     ) throws -> ExecuteResult {
-        ExecuteResult(try executeOutcome(key.name, cache: key.cache, cArguments: cArguments, count: count))
+        ExecuteResult(try executeOutcome(key.storage, cArguments: cArguments, count: count))
     }
 
-    /// Executes the event `name`, interned through `cache`, without
-    /// arguments: the inlinable `execute(_:)`'s way in.
+    /// Executes `key`'s event without arguments: the inlinable
+    /// `execute(_:)`'s way in.
     @usableFromInline
-    func executeOutcome(_ name: String, cache: EventIDCache) throws -> ExecuteOutcome {
-        try executeOutcome(name, cache: cache, cArguments: nil, count: 0)
+    func executeOutcome(_ key: EventKeyStorage) throws -> ExecuteOutcome {
+        try executeOutcome(key, cArguments: nil, count: 0)
     }
 
     /// The one place a typed execute calls C. Not generic, so that it is
     /// compiled for the one case it is: the typed executes run unspecialized
-    /// inside this module.
+    /// inside this module. Inlined into each way in, so an execute is one
+    /// call into this module.
+    @inline(__always)
     private func executeOutcome(
-        _ name: String, cache: EventIDCache, cArguments: UnsafePointer<dc_value>?, count: Int
+        _ key: EventKeyStorage, cArguments: UnsafePointer<dc_value>?, count: Int
     ) throws -> ExecuteOutcome {
-        let event = try eventID(named: name, cache: cache)
+        let event = try eventID(of: key)
         var handlerError = HandlerError()
         // Left uninitialized: it is read only when the report is detailed.
         return try withUnsafeTemporaryAllocation(of: dc_result.self, capacity: 1) { result in
@@ -216,7 +218,7 @@ extension CommandTable {
                 dc_table_execute_id_brief(
                     cTable, event, cArguments, count, UnsafeMutableRawPointer(slot), result.baseAddress)
             }
-            return try outcome(of: brief, result.baseAddress!, &handlerError, event: name)
+            return try outcome(of: brief, result.baseAddress!, &handlerError, event: key.name)
         }
     }
 
@@ -237,7 +239,7 @@ extension CommandTable {
     @inlinable
     @discardableResult
     public func execute(_ key: EventKey<Void>) throws -> ExecuteResult {
-        ExecuteResult(try executeOutcome(key.name, cache: key.cache))
+        ExecuteResult(try executeOutcome(key.storage))
     }
 
     /// Executes `key`'s event with `argument`, whose type the compiler checks
@@ -256,19 +258,19 @@ extension CommandTable {
     @discardableResult
     public func execute<A: EventArgument>(_ key: EventKey<A>, _ argument: A) throws -> ExecuteResult {
         if let scalar = ScalarArgument(argument) {
-            return ExecuteResult(try executeOutcome(key.name, cache: key.cache, scalar: scalar))
+            return ExecuteResult(try executeOutcome(key.storage, scalar: scalar))
         }
         return try executeConverting(key, argument)
     }
 
-    /// Executes the event `name`, interned through `cache`, with one scalar
-    /// argument: the inlinable `execute(_:_:)`'s way in.
+    /// Executes `key`'s event with one scalar argument: the inlinable
+    /// `execute(_:_:)`'s way in.
     @usableFromInline
-    func executeOutcome(_ name: String, cache: EventIDCache, scalar: ScalarArgument) throws -> ExecuteOutcome {
+    func executeOutcome(_ key: EventKeyStorage, scalar: ScalarArgument) throws -> ExecuteOutcome {
         var value = dc_value()
         value.type = scalar.type.cType
         value.u64 = scalar.bits
-        return try executeOutcome(name, cache: cache, cArguments: &value, count: 1)
+        return try executeOutcome(key, cArguments: &value, count: 1)
     }
 
     /// `execute(_:_:)` for an argument that is not a built-in scalar.

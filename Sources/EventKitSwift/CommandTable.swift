@@ -45,7 +45,7 @@ public final class CommandTable: @unchecked Sendable {
     /// handlers.
     let handle: TableHandle
 
-    /// A number no other table in this process has, for ``EventKey`` caches.
+    /// A number no other table in this process has, for the ids ``EventKey``s remember.
     let serial: UInt32
 
     private static let serials = Atomic<UInt32>(1)
@@ -495,12 +495,12 @@ extension CommandTable {
     @inline(__always)
     func outcome(
         of brief: dc_brief_result, _ result: UnsafePointer<dc_result>, _ handlerError: inout HandlerError,
-        event: String
+        event: @autoclosure () -> String
     ) throws -> ExecuteOutcome {
         if brief.status == DC_OK && !brief.detailed && !handlerError.failed && logger == nil {
             return ExecuteOutcome(handled: brief.handled)
         }
-        return try finish(brief, result, &handlerError, event: event)
+        return try finish(brief, result, &handlerError, event: event())
     }
 
     /// `finish` for a brief execute, whose `result` holds the whole report

@@ -44,16 +44,16 @@ import Synchronization
 /// `dc_table_execute_id`. Replaces `NSNotification.Name` constants and
 /// `@selector` values, with the argument types checked.
 public struct EventKey<Arguments>: Hashable, Sendable, ExpressibleByStringLiteral, CustomStringConvertible {
-    /// The event's name, as the string API and C callers spell it.
-    public let name: String
+    /// The event's name and its interned id, remembered per table: one
+    /// reference, so a key is one word to load and pass.
+    @usableFromInline let storage: EventKeyStorage
 
-    /// The key's interned id, remembered per table.
-    @usableFromInline let cache: EventIDCache
+    /// The event's name, as the string API and C callers spell it.
+    public var name: String { storage.name }
 
     /// A key for the event `name`.
     public init(_ name: String) {
-        self.name = name
-        self.cache = EventIDCache()
+        storage = EventKeyStorage(name)
     }
 
     /// A key for the event the literal names.
@@ -74,16 +74,22 @@ public struct EventKey<Arguments>: Hashable, Sendable, ExpressibleByStringLitera
     }
 }
 
-/// The id a key's event was interned as in the table that last used the key,
-/// packed with that table's serial in one atomic word so that a reader never
-/// pairs one table's serial with another table's id.
+/// What a key holds: its event's name, and the id the event was interned as
+/// in the table that last used the key, packed with that table's serial in
+/// one atomic word so that a reader never pairs one table's serial with
+/// another table's id.
 ///
 /// A key shared by several tables stays correct: a lookup for a table other
 /// than the remembered one interns the name there and remembers that table
 /// instead.
 @usableFromInline
-final class EventIDCache: Sendable {
+final class EventKeyStorage: Sendable {
+    let name: String
     private let packed = Atomic<UInt64>(0)
+
+    init(_ name: String) {
+        self.name = name
+    }
 
     /// The remembered id, if it belongs to the table with `serial`.
     func id(forTable serial: UInt32) -> dc_event_id? {
@@ -98,26 +104,26 @@ final class EventIDCache: Sendable {
 }
 
 extension CommandTable {
-    /// The interned id of `key`'s event in this table, from the key's cache
+    /// The interned id of `key`'s event in this table, remembered in the key
     /// when this table was the last to use it.
     ///
     /// - Throws: ``DispatchError/outOfMemory(_:)`` when interning fails.
     func eventID<Arguments>(for key: EventKey<Arguments>) throws(DispatchError) -> dc_event_id {
-        try eventID(named: key.name, cache: key.cache)
+        try eventID(of: key.storage)
     }
 
-    /// The interned id of the event `name` in this table, through `cache`.
-    func eventID(named name: String, cache: EventIDCache) throws(DispatchError) -> dc_event_id {
-        if let id = cache.id(forTable: serial) { return id }
-        return try internAndRemember(name, cache: cache)
+    /// The interned id of `key`'s event in this table, remembered in `key`.
+    func eventID(of key: EventKeyStorage) throws(DispatchError) -> dc_event_id {
+        if let id = key.id(forTable: serial) { return id }
+        return try internAndRemember(key)
     }
 
     /// The first use of a key with this table. Out of line, so that a typed
-    /// execute, which inlines `eventID(named:cache:)`, stays short.
+    /// execute, which inlines `eventID(of:)`, stays short.
     @inline(never)
-    private func internAndRemember(_ name: String, cache: EventIDCache) throws(DispatchError) -> dc_event_id {
-        let id = try eventID(named: name)
-        cache.remember(id, forTable: serial)
+    private func internAndRemember(_ key: EventKeyStorage) throws(DispatchError) -> dc_event_id {
+        let id = try eventID(named: key.name)
+        key.remember(id, forTable: serial)
         return id
     }
 
