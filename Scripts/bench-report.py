@@ -310,7 +310,7 @@ def report(args):
                         times["table.memory_1m"], "<=", 64.0, " B"))
     if args.swift:
         targets += swift_targets(read_tsv(args.swift))
-    print("\nTargets (issue 6)")
+    print("\nTargets (issues 3, 4 and 6)")
     missed = 0
     for label, value, relation, limit, unit in targets:
         ok = value <= limit if relation == "<=" else value >= limit
