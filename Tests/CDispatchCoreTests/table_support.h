@@ -13,6 +13,7 @@
 #include "test_support.h"
 
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdlib.h>
 
 #define TABLE_SUPPORT_UNUSED __attribute__((unused))
@@ -175,6 +176,23 @@ static inline dc_result execute_ok(const char *event, const dc_value *arguments,
     memset(&result, 0x5a, sizeof result);
     assert_ok(dc_table_execute(table, event, arguments, count, &result));
     return result;
+}
+
+/* ---- a queue of another thread ------------------------------------------------------ */
+
+static inline void *create_queue_on_this_thread(void *out) {
+    assert_ok(dc_queue_create((dc_queue **)out));
+    return NULL;
+}
+
+/* A queue owned by a thread that has ended: an execute on this thread posts
+ * its handlers' deliveries there, and dc_queue_drain here delivers them. */
+static inline dc_queue *queue_owned_elsewhere(void) {
+    dc_queue *queue = NULL;
+    pthread_t owner;
+    assert_int_equal(pthread_create(&owner, NULL, create_queue_on_this_thread, &queue), 0);
+    assert_int_equal(pthread_join(owner, NULL), 0);
+    return queue;
 }
 
 /* ---- the fixture ------------------------------------------------------------------ */

@@ -9,7 +9,6 @@
  */
 #include "table_support.h"
 
-#include <pthread.h>
 #include <string.h>
 
 /* A thread's first execute makes its reader record, the general way; the
@@ -30,6 +29,13 @@ static void assert_untouched(const dc_result *result) {
     assert_memory_equal(result, &fresh, sizeof fresh);
 }
 
+/* A brief report of DC_OK with `handled` handlers, detailed or not. */
+static void assert_report(dc_brief_result brief, size_t handled, bool detailed) {
+    assert_int_equal(brief.status, DC_OK);
+    assert_int_equal(brief.handled, handled);
+    assert_int_equal(brief.detailed, detailed);
+}
+
 /* Executes `event` both ways (by name, then by id) and checks each report;
  * `lean` says the lean way runs it, which leaves the result untouched. */
 static void assert_brief_both_ways(const char *event, size_t handled, bool detailed, bool lean) {
@@ -38,15 +44,11 @@ static void assert_brief_both_ways(const char *event, size_t handled, bool detai
     make_reader_record();
     dc_result result = untouched_result();
     dc_brief_result brief = dc_table_execute_brief(table, event, NULL, 0, NULL, &result);
-    assert_int_equal(brief.status, DC_OK);
-    assert_int_equal(brief.handled, handled);
-    assert_int_equal(brief.detailed, detailed);
+    assert_report(brief, handled, detailed);
     if (!detailed && lean) assert_untouched(&result);
     result = untouched_result();
     brief = dc_table_execute_id_brief(table, id, NULL, 0, NULL, &result);
-    assert_int_equal(brief.status, DC_OK);
-    assert_int_equal(brief.handled, handled);
-    assert_int_equal(brief.detailed, detailed);
+    assert_report(brief, handled, detailed);
     if (!detailed && lean) assert_untouched(&result);
 }
 
@@ -87,9 +89,7 @@ static void marshals_get_the_context_and_the_result_stays_untouched(void **state
     dc_result result = untouched_result();
     dc_brief_result brief =
         dc_table_execute_brief(table, "m", (dc_value[]){dc_int64(5)}, 1, &slot, &result);
-    assert_int_equal(brief.status, DC_OK);
-    assert_false(brief.detailed);
-    assert_int_equal(brief.handled, 1);
+    assert_report(brief, 1, false);
     assert_ptr_equal(seen_context, &slot);
     assert_untouched(&result);
     /* Without a result, the same. */
@@ -127,9 +127,7 @@ static void a_returned_value_is_detailed(void **state) {
     assert_ok(dc_table_add(table, "r", sig("q"), DC_FUNCTION(answer), NULL, NULL, NULL));
     dc_result result = untouched_result();
     dc_brief_result brief = dc_table_execute_brief(table, "r", NULL, 0, NULL, &result);
-    assert_int_equal(brief.status, DC_OK);
-    assert_true(brief.detailed);
-    assert_int_equal(brief.handled, 2);
+    assert_report(brief, 2, true);
     assert_int_equal(result.handled, 2);
     assert_true(result.has_return_value);
     assert_int_equal(result.return_value.type, DC_TYPE_INT64);
@@ -137,26 +135,16 @@ static void a_returned_value_is_detailed(void **state) {
     assert_call_log(1, 7);
 }
 
-static void *create_queue_elsewhere(void *out) {
-    assert_ok(dc_queue_create((dc_queue **)out));
-    return NULL;
-}
-
 static void a_queued_delivery_is_detailed(void **state) {
     (void)state;
-    dc_queue *queue = NULL;
-    pthread_t owner;
-    assert_int_equal(pthread_create(&owner, NULL, create_queue_elsewhere, &queue), 0);
-    assert_int_equal(pthread_join(owner, NULL), 0);
+    dc_queue *queue = queue_owned_elsewhere();
     dc_handler_options queued = handler_options(0, NULL);
     queued.queue = queue;
     add_recorder("q", record_1);
     add_recorder_with("q", record_2, &queued);
     dc_result result = untouched_result();
     dc_brief_result brief = dc_table_execute_brief(table, "q", NULL, 0, NULL, &result);
-    assert_int_equal(brief.status, DC_OK);
-    assert_true(brief.detailed);
-    assert_int_equal(brief.handled, 1);
+    assert_report(brief, 1, true);
     assert_int_equal(result.queued, 1);
     assert_call_log(1);
     size_t delivered = 0;
@@ -178,13 +166,9 @@ static void the_general_way_with_nothing_more_is_not_detailed(void **state) {
     assert_ok(dc_table_intern(table, "g", &id));
     dc_result result = untouched_result();
     dc_brief_result brief = dc_table_execute_brief(table, "g", NULL, 0, NULL, &result);
-    assert_int_equal(brief.status, DC_OK);
-    assert_false(brief.detailed);
-    assert_int_equal(brief.handled, 3);
+    assert_report(brief, 3, false);
     brief = dc_table_execute_id_brief(table, id, NULL, 0, NULL, &result);
-    assert_int_equal(brief.status, DC_OK);
-    assert_false(brief.detailed);
-    assert_int_equal(brief.handled, 2);
+    assert_report(brief, 2, false);
     assert_call_log(1, 4, 2, 1, 4);
 }
 
@@ -192,14 +176,10 @@ static void an_event_without_handlers_runs_none(void **state) {
     (void)state;
     dc_result result = untouched_result();
     dc_brief_result brief = dc_table_execute_brief(table, "nobody", NULL, 0, NULL, &result);
-    assert_int_equal(brief.status, DC_OK);
-    assert_false(brief.detailed);
-    assert_int_equal(brief.handled, 0);
+    assert_report(brief, 0, false);
     dc_event_id id = 0;
     assert_ok(dc_table_intern(table, "empty", &id));
-    brief = dc_table_execute_id_brief(table, id, NULL, 0, NULL, NULL);
-    assert_int_equal(brief.status, DC_OK);
-    assert_int_equal(brief.handled, 0);
+    assert_report(dc_table_execute_id_brief(table, id, NULL, 0, NULL, NULL), 0, false);
 }
 
 /* ---- nesting ---------------------------------------------------------------------------- */
@@ -207,8 +187,7 @@ static void an_event_without_handlers_runs_none(void **state) {
 static int inner_slot, outer_slot;
 static void *inner_seen, *outer_seen_after;
 static void nest(void) {
-    dc_brief_result inner = dc_table_execute_brief(table, "inner", NULL, 0, &inner_slot, NULL);
-    assert_int_equal(inner.handled, 1);
+    assert_report(dc_table_execute_brief(table, "inner", NULL, 0, &inner_slot, NULL), 1, false);
     outer_seen_after = dc_table_execute_context(table);
 }
 static void see_inner(void) { inner_seen = dc_table_execute_context(table); }
@@ -217,9 +196,7 @@ static void a_brief_execute_inside_a_handler_has_its_own_context(void **state) {
     (void)state;
     assert_ok(dc_table_add(table, "outer", sig("v"), DC_FUNCTION(nest), NULL, NULL, NULL));
     assert_ok(dc_table_add(table, "inner", sig("v"), DC_FUNCTION(see_inner), NULL, NULL, NULL));
-    dc_brief_result outer = dc_table_execute_brief(table, "outer", NULL, 0, &outer_slot, NULL);
-    assert_int_equal(outer.status, DC_OK);
-    assert_int_equal(outer.handled, 1);
+    assert_report(dc_table_execute_brief(table, "outer", NULL, 0, &outer_slot, NULL), 1, false);
     assert_ptr_equal(inner_seen, &inner_slot);
     assert_ptr_equal(outer_seen_after, &outer_slot);
     assert_null(dc_table_execute_context(table));

@@ -8,7 +8,6 @@
  */
 #include "table_support.h"
 
-#include <pthread.h>
 #include <string.h>
 
 /* ---- handlers of 0..3 pointer parameters --------------------------------------------- */
@@ -193,18 +192,9 @@ static void marshal_of_the_same_shape_runs_in_its_place_among_plain_handlers(voi
     assert_call_log(1, 50, 3);
 }
 
-static void *create_queue_elsewhere(void *out) {
-    assert_ok(dc_queue_create((dc_queue **)out));
-    return NULL;
-}
-
 static void queued_handler_among_plain_ones_is_posted_and_the_rest_runs(void **state) {
     (void)state;
-    /* Owned by a thread that has ended: an execute here posts to it. */
-    dc_queue *queue = NULL;
-    pthread_t owner;
-    assert_int_equal(pthread_create(&owner, NULL, create_queue_elsewhere, &queue), 0);
-    assert_int_equal(pthread_join(owner, NULL), 0);
+    dc_queue *queue = queue_owned_elsewhere();
     dc_handler_options queued = handler_options(0, NULL);
     queued.queue = queue;
     add_pointer_handler("q", pointer_recorder_1, NULL);

@@ -260,17 +260,9 @@ static void once_marshal_runs_once_in_its_place(void **state) {
     assert_call_log(1, 2, 3, 1, 3, 4, 5, 5);
 }
 
-static void *create_queue_elsewhere(void *out) {
-    assert_ok(dc_queue_create((dc_queue **)out));
-    return NULL;
-}
-
 static void queued_marshal_is_posted_and_the_rest_runs(void **state) {
     (void)state;
-    dc_queue *queue = NULL;
-    pthread_t owner;
-    assert_int_equal(pthread_create(&owner, NULL, create_queue_elsewhere, &queue), 0);
-    assert_int_equal(pthread_join(owner, NULL), 0);
+    dc_queue *queue = queue_owned_elsewhere();
     dc_handler_options queued = handler_options(0, NULL);
     queued.queue = queue;
     add_marshal("q", "vq", marshal_1, NULL, NULL);
