@@ -1657,8 +1657,8 @@ NOINLINE static dc_status execute_generally(dc_table *table, dc_event_id event_i
  * which starts over; a handler in the snapshot that needs more than a call
  * (once, queued) hands the rest of the snapshot to the general loop
  * (finish_generally()). Events of marshals of one void shape take the same
- * steps in lean_marshal_execute_as(), calling each marshal as
- * run_handler_generally() does.
+ * steps, calling each marshal as run_handler_generally() does
+ * (lean_execute_as()).
  */
 
 /* The direct calls through a cast pointer are the calls stubs.c makes (see
@@ -1753,21 +1753,39 @@ ALWAYS_INLINE static inline dc_status leave_lean(dc_execute_frame *frame, size_t
 /*
  * The lean execute for one lean_call, inside its read-side section with
  * `frame` set up: checks the types of the arguments the shape takes (as many
- * as it takes are there), then calls each plain handler directly. False, with
- * nothing called, when the types differ. Otherwise *status is the execute's
- * status and the section is left.
+ * as it takes are there), then calls each handler. False, with nothing
+ * called, when the types differ. Otherwise *status is the execute's status
+ * and the section is left.
+ *
+ * Plain handlers (LEAN_CALL()) are called directly through a cast pointer
+ * with the arguments' words, the target first when one is bound. Marshals
+ * (LEAN_MARSHAL_CALL()) are called as run_handler_generally() calls them: one
+ * that is not variadic gets the arguments as they are (they are checked to be
+ * exactly its parameters, and there are at least as many) with its parameter
+ * count, a variadic one all of them; *result arrives as call_marshal() makes
+ * it, typed void and zeroed. What a marshal that is not variadic leaves there
+ * is dropped, as call_marshal() drops it; a value a variadic one returns goes
+ * to the general loop with the rest of the snapshot (finish_generally()).
  */
 NO_SANITIZE_FUNCTION ALWAYS_INLINE static inline bool
-lean_execute_as(unsigned parameters, bool target, bool asymmetric_fences, const handler_array *array,
-                uint32_t handler_count, const shape_set *shapes, const dc_value *arguments, size_t count,
-                const dc_execute_options *options, dc_execute_frame *frame, dc_result *result,
-                dc_brief_result *brief, dc_status *status) {
-    unsigned takes = parameters - (target ? 1 : 0);
-    for (unsigned i = 0; i < takes; i++)
+lean_execute_as(bool marshal, unsigned parameters, bool target, bool variadic, bool asymmetric_fences,
+                const handler_array *array, uint32_t handler_count, const shape_set *shapes,
+                const dc_value *arguments, size_t count, const dc_execute_options *options, dc_execute_frame *frame,
+                dc_result *result, dc_brief_result *brief, dc_status *status) {
+    /* A marshal's shape takes every parameter of its signature (no target is
+     * bound to a marshal), so most_takes is its parameter count. */
+    size_t takes = !marshal ? parameters - (target ? 1 : 0) : variadic ? 0 : shapes->most_takes;
+    for (size_t i = 0; i < takes; i++)
         if (arguments[i].type != (dc_type)shapes->types[i]) return false;
+    size_t marshal_count = variadic ? count : takes;
     uint64_t words[LEAN_MAX_PARAMETERS] = {0, 0, 0};
-    for (unsigned i = 0; i < takes; i++) words[i + (target ? 1 : 0)] = arguments[i].u64;
+    if (!marshal)
+        for (size_t i = 0; i < takes; i++) words[i + (target ? 1 : 0)] = arguments[i].u64;
     uint64_t word0 = words[0], word1 = words[1], word2 = words[2];
+    /* Every handler still callable has the sole shape; the test of its state
+     * keeps that a fact checked rather than assumed. */
+    const uint32_t tested = STATE_SLOW | (marshal ? STATE_MARSHAL : STATE_GENERAL);
+    const uint32_t callable = marshal ? STATE_MARSHAL : 0;
 
     /* The handlers that will have run when the loop gets to the end: fewer
      * by each one passed over, removed or blocked. */
@@ -1776,7 +1794,7 @@ lean_execute_as(unsigned parameters, bool target, bool asymmetric_fences, const 
     do {
         dc_handler *handler = atomic_load_explicit(item, memory_order_acquire);
         uint32_t state = announce_call(frame, handler, asymmetric_fences);
-        if (!LIKELY(!(state & (STATE_SLOW | STATE_GENERAL)))) {
+        if (!LIKELY((state & tested) == callable)) {
             if (state & (STATE_REMOVED | STATE_BLOCK_MASK)) {
                 handled_at_end--;
                 continue;
@@ -1785,71 +1803,24 @@ lean_execute_as(unsigned parameters, bool target, bool asymmetric_fences, const 
                                        handled_at_end - (size_t)(end - item), NULL, result, brief);
             return true;
         }
-        uint64_t first = target ? (uint64_t)(uintptr_t)handler->target : word0;
-        switch (parameters) {
-        case 0: ((lean_function_0)handler->function)(); break;
-        case 1: ((lean_function_1)handler->function)(first); break;
-        case 2: ((lean_function_2)handler->function)(first, word1); break;
-        default: ((lean_function_3)handler->function)(first, word1, word2); break;
-        }
-        if (frame->stopped) {
-            *status = leave_lean(frame, handled_at_end - (size_t)(end - item - 1), true, result, brief);
-            return true;
-        }
-    } while (++item != end);
-    *status = leave_lean(frame, handled_at_end, false, result, brief);
-    return true;
-}
-
-/*
- * The lean execute of an event whose handlers are all marshals of one shape
- * returning void (LEAN_MARSHAL_CALL()), as lean_execute_as() with the call
- * run_handler_generally() makes: a marshal that is not variadic gets the
- * arguments as they are (they are checked to be exactly its parameters, and
- * there are at least as many) with its parameter count, a variadic one all
- * of them; *result arrives as call_marshal() makes it, typed void and zeroed.
- * What a marshal that is not variadic leaves there is dropped, as
- * call_marshal() drops it; a value a variadic one returns goes to the general
- * loop with the rest of the snapshot (finish_generally()).
- */
-ALWAYS_INLINE static inline bool
-lean_marshal_execute_as(bool variadic, bool asymmetric_fences, const handler_array *array, uint32_t handler_count,
-                        const shape_set *shapes, const dc_value *arguments, size_t count,
-                        const dc_execute_options *options, dc_execute_frame *frame, dc_result *result,
-                        dc_brief_result *brief, dc_status *status) {
-    /* The shape takes every parameter of its signature (no target is bound
-     * to a marshal), so most_takes is its parameter count. */
-    size_t parameters = count;
-    if (!variadic) {
-        parameters = shapes->most_takes;
-        for (size_t i = 0; i < parameters; i++)
-            if (arguments[i].type != (dc_type)shapes->types[i]) return false;
-    }
-
-    size_t handled_at_end = handler_count;
-    _Atomic(dc_handler *) const *item = array->items, *end = item + handler_count;
-    do {
-        dc_handler *handler = atomic_load_explicit(item, memory_order_acquire);
-        uint32_t state = announce_call(frame, handler, asymmetric_fences);
-        /* Every handler still callable has the sole shape, so is a marshal;
-         * the test keeps that a fact checked rather than assumed. */
-        if (!LIKELY((state & (STATE_SLOW | STATE_MARSHAL)) == STATE_MARSHAL)) {
-            if (state & (STATE_REMOVED | STATE_BLOCK_MASK)) {
-                handled_at_end--;
-                continue;
+        if (marshal) {
+            dc_value returned;
+            returned.u64 = 0;
+            returned.type = DC_TYPE_VOID; /* the signature's return type */
+            ((dc_marshal)handler->function)(handler->target, arguments, marshal_count, &returned);
+            if (variadic && !LIKELY(returned.type == DC_TYPE_VOID || (unsigned)returned.type >= DC_TYPE_COUNT)) {
+                *status = finish_generally(frame, arguments, count, options, item + 1, end,
+                                           handled_at_end - (size_t)(end - item - 1), &returned, result, brief);
+                return true;
             }
-            *status = finish_generally(frame, arguments, count, options, item, end,
-                                       handled_at_end - (size_t)(end - item), NULL, result, brief);
-            return true;
-        }
-        dc_value returned;
-        returned.u64 = 0;
-        returned.type = DC_TYPE_VOID; /* the signature's return type */
-        ((dc_marshal)handler->function)(handler->target, arguments, parameters, &returned);
-        if (variadic && !LIKELY(returned.type == DC_TYPE_VOID || (unsigned)returned.type >= DC_TYPE_COUNT)) {
-            *status = finish_generally(frame, arguments, count, options, item + 1, end,
-                                       handled_at_end - (size_t)(end - item - 1), &returned, result, brief);
-            return true;
+        } else {
+            uint64_t first = target ? (uint64_t)(uintptr_t)handler->target : word0;
+            switch (parameters) {
+            case 0: ((lean_function_0)handler->function)(); break;
+            case 1: ((lean_function_1)handler->function)(first); break;
+            case 2: ((lean_function_2)handler->function)(first, word1); break;
+            default: ((lean_function_3)handler->function)(first, word1, word2); break;
+            }
         }
         if (frame->stopped) {
             *status = leave_lean(frame, handled_at_end - (size_t)(end - item - 1), true, result, brief);
@@ -1862,14 +1833,14 @@ lean_marshal_execute_as(bool variadic, bool asymmetric_fences, const handler_arr
 
 #define LEAN_MARSHAL_EXECUTE_CASE(variadic, asymmetric)                                                           \
     case LEAN_MARSHAL_CALL(variadic, asymmetric):                                                                 \
-        done = lean_marshal_execute_as(variadic, asymmetric, array, handler_count, shapes, arguments, count,      \
-                                       options, frame, result, brief, &status);                                   \
+        done = lean_execute_as(true, 0, false, variadic, asymmetric, array, handler_count, shapes, arguments,     \
+                               count, options, frame, result, brief, &status);                                    \
         break;
 
 #define LEAN_EXECUTE_CASE(parameters, target, asymmetric)                                                         \
     case LEAN_CALL(parameters, target, asymmetric):                                                               \
-        done = lean_execute_as(parameters, target, asymmetric, array, handler_count, shapes, arguments, count,    \
-                               options, frame, result, brief, &status);                                           \
+        done = lean_execute_as(false, parameters, target, false, asymmetric, array, handler_count, shapes,       \
+                               arguments, count, options, frame, result, brief, &status);                         \
         break;
 #define LEAN_EXECUTE_CASES(asymmetric)                                                                            \
     LEAN_EXECUTE_CASE(0, false, asymmetric)                                                                       \
