@@ -84,32 +84,32 @@ extension CommandTable {
     /// `String`, an object of another class) stops the emission there and the
     /// execute throws ``DispatchError/typeMismatch(_:)``.
     // Inlinable, so that where `A` is a built-in scalar the closure the table
-    // calls converts the argument's bits to `A` in the caller's code, where
-    // `A` is known; unspecialized, every call would look `A` up.
+    // calls reads the argument as an `A` in the caller's code, where `A` is
+    // known; unspecialized, every call would look `A` up.
     @inlinable
     public func on<A: EventArgument>(
         _ key: EventKey<A>, options: HandlerOptions = [], _ handler: @escaping @Sendable (A) -> Void
     ) -> Subscription {
         if let type = ScalarArgument.valueType(of: A.self) {
-            return onScalar(key, type: type, width: MemoryLayout<A>.size, options: options) { bits in
-                handler(ScalarArgument.value(bits, as: A.self))
+            return onScalars(key, types: [type], options: options) { arguments in
+                handler(ScalarArgument.argument(arguments, 0, as: A.self))
             }
         }
         return onConverting(key, options: options, handler)
     }
 
-    /// `on(_:options:_:)` for a built-in scalar argument `width` bytes wide,
-    /// whose `body` takes the payload's bits.
+    /// A typed handler whose arguments, of C `types`, are all built-in
+    /// scalars; `body` reads them from the C arguments.
     @usableFromInline
-    func onScalar<A>(
-        _ key: EventKey<A>, type: ValueType, width: Int, options: HandlerOptions,
-        _ body: @escaping @Sendable (UInt64) -> Void
+    func onScalars<Arguments>(
+        _ key: EventKey<Arguments>, types: [ValueType], options: HandlerOptions,
+        _ body: @escaping @Sendable (UnsafeRawPointer) -> Void
     ) -> Subscription {
         // Signatures of EventArgument types are always valid.
-        let signature = try! Signature(returning: .void, parameters: [type])
+        let signature = try! Signature(returning: .void, parameters: types)
         return boxSubscription(
-            key, signature: signature, box: ScalarHandlerBox(body: body),
-            trampoline: ScalarHandlerBox.trampoline(width: width), options: options)
+            key, signature: signature, box: ScalarsHandlerBox(body: body), trampoline: ScalarsHandlerBox.trampoline,
+            options: options)
     }
 
     /// `on(_:options:_:)` for an argument that is not a built-in scalar: the
@@ -150,8 +150,22 @@ extension CommandTable {
 
     /// Runs `handler` with the event's two arguments each time `key`'s event
     /// is executed, for as long as the returned subscription lives.
+    @inlinable
     public func on<A: EventArgument, B: EventArgument>(
         _ key: EventKey<(A, B)>, options: HandlerOptions = [], _ handler: @escaping @Sendable (A, B) -> Void
+    ) -> Subscription {
+        if let first = ScalarArgument.valueType(of: A.self), let second = ScalarArgument.valueType(of: B.self) {
+            return onScalars(key, types: [first, second], options: options) { arguments in
+                handler(ScalarArgument.argument(arguments, 0, as: A.self), ScalarArgument.argument(arguments, 1, as: B.self))
+            }
+        }
+        return onConverting(key, options: options, handler)
+    }
+
+    /// `on(_:options:_:)` for two arguments not all built-in scalars.
+    @usableFromInline
+    func onConverting<A: EventArgument, B: EventArgument>(
+        _ key: EventKey<(A, B)>, options: HandlerOptions, _ handler: @escaping @Sendable (A, B) -> Void
     ) -> Subscription {
         typedSubscription(
             key, parameters: [A.valueType, B.valueType],
@@ -160,9 +174,27 @@ extension CommandTable {
 
     /// Runs `handler` with the event's three arguments each time `key`'s
     /// event is executed, for as long as the returned subscription lives.
+    @inlinable
     public func on<A: EventArgument, B: EventArgument, C: EventArgument>(
         _ key: EventKey<(A, B, C)>, options: HandlerOptions = [],
         _ handler: @escaping @Sendable (A, B, C) -> Void
+    ) -> Subscription {
+        if let first = ScalarArgument.valueType(of: A.self), let second = ScalarArgument.valueType(of: B.self),
+            let third = ScalarArgument.valueType(of: C.self)
+        {
+            return onScalars(key, types: [first, second, third], options: options) { arguments in
+                handler(
+                    ScalarArgument.argument(arguments, 0, as: A.self), ScalarArgument.argument(arguments, 1, as: B.self),
+                    ScalarArgument.argument(arguments, 2, as: C.self))
+            }
+        }
+        return onConverting(key, options: options, handler)
+    }
+
+    /// `on(_:options:_:)` for three arguments not all built-in scalars.
+    @usableFromInline
+    func onConverting<A: EventArgument, B: EventArgument, C: EventArgument>(
+        _ key: EventKey<(A, B, C)>, options: HandlerOptions, _ handler: @escaping @Sendable (A, B, C) -> Void
     ) -> Subscription {
         typedSubscription(
             key, parameters: [A.valueType, B.valueType, C.valueType],
@@ -267,10 +299,21 @@ extension CommandTable {
     /// `execute(_:_:)`'s way in.
     @usableFromInline
     func executeOutcome(_ key: EventKeyStorage, scalar: ScalarArgument) throws -> ExecuteOutcome {
-        var value = dc_value()
-        value.type = scalar.type.cType
-        value.u64 = scalar.bits
+        var value = scalar.cValue
         return try executeOutcome(key, cArguments: &value, count: 1)
+    }
+
+    /// Executes `key`'s event with two or three scalar arguments (`third`
+    /// nil for two): the inlinable executes' way in.
+    @usableFromInline
+    func executeOutcome(
+        _ key: EventKeyStorage, scalars first: ScalarArgument, _ second: ScalarArgument, _ third: ScalarArgument?
+    ) throws -> ExecuteOutcome {
+        var values = (first.cValue, second.cValue, third?.cValue ?? dc_value())
+        return try withUnsafeMutableBytes(of: &values) { bytes in
+            try executeOutcome(
+                key, cArguments: bytes.baseAddress!.assumingMemoryBound(to: dc_value.self), count: third == nil ? 2 : 3)
+        }
     }
 
     /// `execute(_:_:)` for an argument that is not a built-in scalar.
@@ -308,8 +351,22 @@ extension CommandTable {
 
     /// Executes `key`'s event with two arguments, whose types the compiler
     /// checks against the key's.
+    // Inlinable, so that built-in scalar arguments become their bits at
+    // compile time, as for one argument.
+    @inlinable
     @discardableResult
     public func execute<A: EventArgument, B: EventArgument>(
+        _ key: EventKey<(A, B)>, _ first: A, _ second: B
+    ) throws -> ExecuteResult {
+        if let firstScalar = ScalarArgument(first), let secondScalar = ScalarArgument(second) {
+            return ExecuteResult(try executeOutcome(key.storage, scalars: firstScalar, secondScalar, nil))
+        }
+        return try executeConverting(key, first, second)
+    }
+
+    /// `execute(_:_:_:)` for two arguments not all built-in scalars.
+    @usableFromInline
+    func executeConverting<A: EventArgument, B: EventArgument>(
         _ key: EventKey<(A, B)>, _ first: A, _ second: B
     ) throws -> ExecuteResult {
         try first.withCValue { firstValue in
@@ -325,8 +382,22 @@ extension CommandTable {
 
     /// Executes `key`'s event with three arguments, whose types the compiler
     /// checks against the key's.
+    @inlinable
     @discardableResult
     public func execute<A: EventArgument, B: EventArgument, C: EventArgument>(
+        _ key: EventKey<(A, B, C)>, _ first: A, _ second: B, _ third: C
+    ) throws -> ExecuteResult {
+        if let firstScalar = ScalarArgument(first), let secondScalar = ScalarArgument(second),
+            let thirdScalar = ScalarArgument(third)
+        {
+            return ExecuteResult(try executeOutcome(key.storage, scalars: firstScalar, secondScalar, thirdScalar))
+        }
+        return try executeConverting(key, first, second, third)
+    }
+
+    /// `execute(_:_:_:_:)` for three arguments not all built-in scalars.
+    @usableFromInline
+    func executeConverting<A: EventArgument, B: EventArgument, C: EventArgument>(
         _ key: EventKey<(A, B, C)>, _ first: A, _ second: B, _ third: C
     ) throws -> ExecuteResult {
         try first.withCValue { firstValue in

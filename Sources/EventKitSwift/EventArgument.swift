@@ -272,26 +272,29 @@ struct ScalarArgument {
         return nil
     }
 
-    /// The built-in scalar `A` (one `valueType(of:)` knows) whose payload
-    /// bits a handler received, zero-extended from `A`'s width: the inverse
-    /// of `init(_:)`'s bits, made in the caller's code where `A` is known.
+    /// This argument as a C value.
+    var cValue: dc_value {
+        var value = dc_value()
+        value.type = type.cType
+        value.u64 = bits
+        return value
+    }
+
+    /// Where a C value's payload is, and how far apart C values are in an
+    /// array: the layout of `dc_value` (a 4-byte type tag, padding, an 8-byte
+    /// union), written out so that inlinable code, which cannot name the C
+    /// type, reads arguments as the module does. `ScalarsHandlerBox` checks it
+    /// against the C type.
+    @inlinable static var cValuePayloadOffset: Int { 8 }
+    @inlinable static var cValueStride: Int { 16 }
+
+    /// Argument `index` of a handler call, of built-in scalar type `A` (one
+    /// `valueType(of:)` knows), which the C core has converted to `A`'s C
+    /// type: its payload read at `A`'s width, in the caller's code where `A`
+    /// is known.
     @inlinable
-    static func value<A: EventArgument>(_ bits: UInt64, as _: A.Type) -> A {
-        func cast<Scalar>(_ scalar: Scalar) -> A { unsafeBitCast(scalar, to: A.self) }
-        if A.self == Bool.self { return cast(bits != 0) }
-        if A.self == Int8.self { return cast(Int8(truncatingIfNeeded: bits)) }
-        if A.self == UInt8.self { return cast(UInt8(truncatingIfNeeded: bits)) }
-        if A.self == Int16.self { return cast(Int16(truncatingIfNeeded: bits)) }
-        if A.self == UInt16.self { return cast(UInt16(truncatingIfNeeded: bits)) }
-        if A.self == Int32.self { return cast(Int32(truncatingIfNeeded: bits)) }
-        if A.self == UInt32.self { return cast(UInt32(truncatingIfNeeded: bits)) }
-        if A.self == Int64.self { return cast(Int64(bitPattern: bits)) }
-        if A.self == Int.self { return cast(Int(Int64(bitPattern: bits))) }
-        if A.self == UInt64.self { return cast(bits) }
-        if A.self == UInt.self { return cast(UInt(bits)) }
-        if A.self == Float.self { return cast(Float(bitPattern: UInt32(truncatingIfNeeded: bits))) }
-        if A.self == Double.self { return cast(Double(bitPattern: bits)) }
-        preconditionFailure("\(A.self) is not a built-in scalar; valueType(of:) says which are")
+    static func argument<A: EventArgument>(_ arguments: UnsafeRawPointer, _ index: Int, as _: A.Type) -> A {
+        arguments.load(fromByteOffset: index &* cValueStride &+ cValuePayloadOffset, as: A.self)
     }
 
     /// `nil` for every type but the built-in scalars, including a raw-value

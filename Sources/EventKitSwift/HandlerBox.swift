@@ -119,35 +119,23 @@ final class BoolHandlerBox: HandlerBox, @unchecked Sendable {
     }
 }
 
-/// A typed handler of one built-in scalar argument (`Bool`, an integer,
-/// `Float`, `Double`). Its closure, made in the caller's code where the
-/// argument's type is known, takes the payload's bits, so a call converts
-/// nothing here: the trampoline of the argument's width reads them.
-final class ScalarHandlerBox: HandlerBox, @unchecked Sendable {
-    let body: @Sendable (UInt64) -> Void
-    init(body: @escaping @Sendable (UInt64) -> Void) {
+/// A typed handler whose arguments (one to three) are all built-in scalars
+/// (`Bool`, the integers, `Float`, `Double`). Its closure, made in the
+/// caller's code where the argument types are known, reads them from the C
+/// arguments itself (`ScalarArgument.argument(_:_:as:)`), so a call converts
+/// nothing here.
+final class ScalarsHandlerBox: HandlerBox, @unchecked Sendable {
+    let body: @Sendable (UnsafeRawPointer) -> Void
+    init(body: @escaping @Sendable (UnsafeRawPointer) -> Void) {
+        precondition(
+            MemoryLayout<dc_value>.stride == ScalarArgument.cValueStride
+                && dcValuePayloadOffset == ScalarArgument.cValuePayloadOffset,
+            "dc_value's layout is not the one ScalarArgument reads")
         self.body = body
     }
 
-    /// The trampoline for an argument `width` bytes wide (1, 2, 4 or 8),
-    /// which reads the payload at that width, zero-extended.
-    static func trampoline(width: Int) -> dc_marshal {
-        switch width {
-        case 1: trampoline8
-        case 2: trampoline16
-        case 4: trampoline32
-        default: trampoline64
-        }
-    }
-
-    private static let trampoline8: dc_marshal = { data, arguments, _, _ in call(data, UInt64(arguments![0].u8)) }
-    private static let trampoline16: dc_marshal = { data, arguments, _, _ in call(data, UInt64(arguments![0].u16)) }
-    private static let trampoline32: dc_marshal = { data, arguments, _, _ in call(data, UInt64(arguments![0].u32)) }
-    private static let trampoline64: dc_marshal = { data, arguments, _, _ in call(data, arguments![0].u64) }
-
-    @inline(__always)
-    private static func call(_ data: UnsafeMutableRawPointer?, _ bits: UInt64) {
-        calledBox(data, as: ScalarHandlerBox.self)._withUnsafeGuaranteedRef { $0.body(bits) }
+    static let trampoline: dc_marshal = { data, arguments, _, _ in
+        calledBox(data, as: ScalarsHandlerBox.self)._withUnsafeGuaranteedRef { $0.body(UnsafeRawPointer(arguments!)) }
     }
 }
 

@@ -165,6 +165,28 @@ struct EventKeyTests {
         withExtendedLifetime(subscriptions) {}
     }
 
+    @Test("Typed handlers of two and three built-in scalars get each value, typed, by name, or converted")
+    func scalarTuplesArriveExactly() throws {
+        let table = CommandTable()
+        let received = Received<String>()
+        let pair = EventKey<(Int8, Double)>("pair")
+        let triple = EventKey<(Bool, UInt16, Float)>("triple")
+        let subscriptions = [
+            table.on(pair) { received.append("pair \($0) \($1)") },
+            table.on(triple) { received.append("triple \($0) \($1) \($2)") },
+        ]
+        try table.execute(pair, .min, -0.5)
+        try table.execute("pair", .int64(7), .float(1.5))
+        try table.execute(triple, true, .max, .infinity)
+        try table.execute("triple", .bool(false), .int32(300), .double(0.25))
+        expectDispatchError(DispatchError.typeMismatch) { try table.execute("pair", .int64(200), .double(1)) }
+        #expect(
+            received.all == [
+                "pair -128 -0.5", "pair 7 1.5", "triple true 65535 inf", "triple false 300 0.25",
+            ])
+        withExtendedLifetime(subscriptions) {}
+    }
+
     @Test("Keys declared as static members run handlers with zero to three arguments")
     func staticKeysRunHandlers() throws {
         let table = CommandTable()
