@@ -737,8 +737,8 @@ typedef struct dc_brief_result {
  * dc_table_execute_with / dc_table_execute_id_with with the default options
  * and `context`, for callers that usually need only how many handlers ran,
  * such as a language binding's execute: the same checks, calls and errors,
- * with the common report in registers and `result` (may be NULL) written
- * only when `detailed`. The shortest way to execute.
+ * with the common report in registers and the full one in `result` (may be
+ * NULL) when `detailed`. The shortest way to execute.
  */
 DC_API dc_brief_result dc_table_execute_brief(dc_table *table, const char *event, const dc_value *arguments,
                                               size_t count, void *context, dc_result *result);
