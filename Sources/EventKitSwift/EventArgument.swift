@@ -294,7 +294,12 @@ struct ScalarArgument {
     /// is known.
     @inlinable
     static func argument<A: EventArgument>(_ arguments: UnsafeRawPointer, _ index: Int, as _: A.Type) -> A {
-        arguments.load(fromByteOffset: index &* cValueStride &+ cValuePayloadOffset, as: A.self)
+        let offset = index &* cValueStride &+ cValuePayloadOffset
+        if A.self == Bool.self {
+            // Any nonzero byte is true: a C caller's bool is not always 0 or 1.
+            return unsafeBitCast(arguments.load(fromByteOffset: offset, as: UInt8.self) != 0, to: A.self)
+        }
+        return arguments.load(fromByteOffset: offset, as: A.self)
     }
 
     /// `nil` for every type but the built-in scalars, including a raw-value

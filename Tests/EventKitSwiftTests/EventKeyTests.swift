@@ -1,3 +1,4 @@
+import CDispatchCore
 import EventKitSwift
 import Synchronization
 import Testing
@@ -185,6 +186,22 @@ struct EventKeyTests {
                 "pair -128 -0.5", "pair 7 1.5", "triple true 65535 inf", "triple false 300 0.25",
             ])
         withExtendedLifetime(subscriptions) {}
+    }
+
+    @Test("A typed Bool handler takes any nonzero C bool byte as true")
+    func anyNonzeroBoolIsTrue() throws {
+        let table = CommandTable()
+        let received = Received<Bool>()
+        let subscription = table.on(EventKey<Bool>("flag")) { received.append($0) }
+        // A C caller that fills the payload by hand.
+        var values = [dc_bool(false), dc_bool(false)]
+        values[0].u8 = 2
+        values[1].u8 = 0
+        for index in values.indices {
+            #expect(dc_table_execute(table.unsafeCTable, "flag", &values[index], 1, nil) == DC_OK)
+        }
+        #expect(received.all == [true, false])
+        withExtendedLifetime(subscription) {}
     }
 
     @Test("Keys declared as static members run handlers with zero to three arguments")
