@@ -115,7 +115,7 @@ extension Value {
     init(_ cValue: dc_value) {
         switch cValue.type {
         case DC_TYPE_VOID: self = .void
-        case DC_TYPE_BOOL: self = .bool(cValue.b)
+        case DC_TYPE_BOOL: self = .bool(cValue.boolValue)
         case DC_TYPE_INT8: self = .int8(cValue.i8)
         case DC_TYPE_UINT8: self = .uint8(cValue.u8)
         case DC_TYPE_INT16: self = .int16(cValue.i16)
@@ -178,4 +178,10 @@ func cArgumentIndex(_ index: Int, of signature: Signature) throws(DispatchError)
         )!
     }
     return index
+}
+
+extension dc_value {
+    /// The payload of a bool value, any nonzero byte true: a C caller's bool
+    /// is not always 0 or 1, and a Swift `Bool` must be.
+    var boolValue: Bool { u8 != 0 }
 }

@@ -232,7 +232,7 @@ extension CommandTable {
         _ target: Target, action: @escaping @Sendable (Target) -> (Bool) -> Void, for event: String
     ) -> Subscription {
         targetSubscription(target, event: event, signature: Signatures.bool) { target, arguments, _ in
-            action(target)(arguments![0].b)
+            action(target)(arguments![0].boolValue)
         }
     }
 
@@ -433,7 +433,7 @@ extension CommandTable {
         _ handler: @escaping @Sendable (Bool) -> Void
     ) -> Subscription {
         targetSubscription(owner, event: event, signature: Signatures.bool, options: options) { _, arguments, _ in
-            handler(arguments![0].b)
+            handler(arguments![0].boolValue)
         }
     }
 

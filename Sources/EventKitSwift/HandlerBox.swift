@@ -114,7 +114,7 @@ final class BoolHandlerBox: HandlerBox, @unchecked Sendable {
     }
 
     static let trampoline: dc_marshal = { data, arguments, _, _ in
-        let value = arguments![0].b
+        let value = arguments![0].boolValue
         calledBox(data, as: BoolHandlerBox.self)._withUnsafeGuaranteedRef { $0.body(value) }
     }
 }

@@ -188,7 +188,7 @@ struct EventKeyTests {
         withExtendedLifetime(subscriptions) {}
     }
 
-    @Test("A typed Bool handler takes any nonzero C bool byte as true")
+    @Test("Bool handlers and values take any nonzero C bool byte as true")
     func anyNonzeroBoolIsTrue() throws {
         let table = CommandTable()
         let received = Received<Bool>()
@@ -201,7 +201,20 @@ struct EventKeyTests {
             #expect(dc_table_execute(table.unsafeCTable, "flag", &values[index], 1, nil) == DC_OK)
         }
         #expect(received.all == [true, false])
-        withExtendedLifetime(subscription) {}
+
+        // The same for a closure of a string key and for a Value.
+        let named = Received<String>()
+        let more = [
+            table.on("named") { (on: Bool) in named.append("closure \(on)") },
+            table.on("values") { (values: [Value]) -> Value in
+                named.append("value \(values[0])")
+                return .void
+            },
+        ]
+        #expect(dc_table_execute(table.unsafeCTable, "named", &values[0], 1, nil) == DC_OK)
+        #expect(dc_table_execute(table.unsafeCTable, "values", &values[0], 1, nil) == DC_OK)
+        #expect(named.all == ["closure true", "value \(Value.bool(true))"])
+        withExtendedLifetime((subscription, more)) {}
     }
 
     @Test("Keys declared as static members run handlers with zero to three arguments")
