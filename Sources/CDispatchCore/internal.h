@@ -319,7 +319,7 @@ bool dc__handler_deliver(dc_thread_record *reader, dc_table *table, struct dc_ha
  * signed values sign-extended, unsigned and bool zero-extended. */
 static inline uint64_t dc__integer_image(const dc_value *value) {
     switch (value->type) {
-    case DC_TYPE_BOOL: return value->b ? 1u : 0u;
+    case DC_TYPE_BOOL: return value->u8 != 0 ? 1u : 0u; /* any nonzero byte: a caller may fill the union by hand */
     case DC_TYPE_INT8: return (uint64_t)(int64_t)value->i8;
     case DC_TYPE_UINT8: return value->u8;
     case DC_TYPE_INT16: return (uint64_t)(int64_t)value->i16;

@@ -1266,7 +1266,7 @@ ALWAYS_INLINE static inline dc_status check_arguments(execution *run, const hand
  * succeeds) or zero when the event carries too few. */
 static dc_value parameter_value(const dc_value *arguments, size_t count, size_t argument, dc_type type) {
     dc_value value;
-    if (argument < count && arguments[argument].type == type) return arguments[argument];
+    if (argument < count && arguments[argument].type == type && type != DC_TYPE_BOOL) return arguments[argument];
     value.u64 = 0;
     value.type = type;
     if (argument < count) dc_value_convert(&arguments[argument], type, &value);
@@ -1339,7 +1339,7 @@ COLD static void accumulate(execution *run, dc_value value, bool *stop) {
         break;
     case DC_ACCUMULATE_TRUE_HANDLED:
         result->return_value = value, result->has_return_value = true;
-        if (value.type == DC_TYPE_BOOL && value.b) *stop = true;
+        if (value.type == DC_TYPE_BOOL && value.u8 != 0) *stop = true;
         break;
     default: /* DC_ACCUMULATE_LAST */
         result->return_value = value, result->has_return_value = true;

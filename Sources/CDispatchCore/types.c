@@ -172,6 +172,9 @@ DC_API dc_status dc_value_convert(const dc_value *value, dc_type type, dc_value 
 
     if (value->type == type) {
         if (out != value) *out = *value;
+        /* Any nonzero byte is true, and leaves as 1: a caller may fill the
+         * union by hand, and a C bool must be 0 or 1. */
+        if (type == DC_TYPE_BOOL) out->u64 = out->u8 != 0;
         return DC_OK;
     }
 

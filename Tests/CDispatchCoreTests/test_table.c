@@ -592,6 +592,45 @@ static void index_stays_right_with_many_handlers_outside_it(void **state) {
     assert_int_equal(removed, 2);
 }
 
+/* Take the bytes "vB" and "vBBBBBBB" handlers' bools arrive as (the ABI
+ * passes a bool and a byte alike); seven integer parameters are more than a
+ * stub takes, so the second goes by libffi. */
+static int bool_bytes_seen[7];
+static void see_bool_byte(uint8_t byte) { bool_bytes_seen[0] = byte; }
+static void see_seven_bool_bytes(uint8_t a, uint8_t b, uint8_t c, uint8_t d, uint8_t e, uint8_t f, uint8_t g) {
+    const int bytes[7] = {a, b, c, d, e, f, g};
+    memcpy(bool_bytes_seen, bytes, sizeof bytes);
+}
+
+static void forget_bool_bytes(void) {
+    for (size_t i = 0; i < 7; i++) bool_bytes_seen[i] = -1;
+}
+
+static void a_bool_filled_by_hand_arrives_as_0_or_1(void **state) {
+    (void)state;
+    assert_int_equal(dc_signature_call_path(sig("vBBBBBBB")), DC_CALL_PATH_FFI);
+    assert_ok(dc_table_add(table, "flag", sig("vB"), DC_FUNCTION(see_bool_byte), NULL, NULL, NULL));
+    assert_ok(dc_table_add(table, "flags", sig("vBBBBBBB"), DC_FUNCTION(see_seven_bool_bytes), NULL, NULL, NULL));
+    /* A caller writing the union's byte rather than through dc_bool. */
+    dc_value flags[7];
+    for (size_t i = 0; i < 7; i++) {
+        flags[i] = dc_bool(false);
+        flags[i].u8 = (uint8_t)(i % 2 == 0 ? 2 + i : 0);
+    }
+    forget_bool_bytes();
+    execute_ok("flag", flags, 1);
+    assert_int_equal(bool_bytes_seen[0], 1);
+    execute_ok("flags", flags, 7);
+    for (size_t i = 0; i < 7; i++) assert_int_equal(bool_bytes_seen[i], i % 2 == 0 ? 1 : 0);
+    /* The same through dc_call, on either path. */
+    forget_bool_bytes();
+    assert_ok(dc_call(sig("vB"), DC_FUNCTION(see_bool_byte), flags, 1, NULL));
+    assert_int_equal(bool_bytes_seen[0], 1);
+    forget_bool_bytes();
+    assert_ok(dc_call(sig("vBBBBBBB"), DC_FUNCTION(see_seven_bool_bytes), flags, 7, NULL));
+    for (size_t i = 0; i < 7; i++) assert_int_equal(bool_bytes_seen[i], i % 2 == 0 ? 1 : 0);
+}
+
 static void re_registering_after_removal_gives_a_new_id(void **state) {
     (void)state;
     dc_handler_id old = add_recorder("tick", record_1);
@@ -1819,6 +1858,7 @@ int main(void) {
         table_test(duplicates_are_found_among_many_targets_after_removals),
         table_test(allow_duplicate_registers_the_same_handler_again_unseen_by_the_index),
         table_test(index_stays_right_with_many_handlers_outside_it),
+        table_test(a_bool_filled_by_hand_arrives_as_0_or_1),
         table_test(re_registering_after_removal_gives_a_new_id),
         /* bound targets */
         table_test(bound_target_is_parameter_zero_before_the_event_arguments),
