@@ -79,6 +79,12 @@ SWIFT_DISPATCH = [
     ("executeString", "CommandTable.execute(\"sixteen-char-key\")"),
     ("executeTyped", "CommandTable.execute(EventKey)"),
 ]
+SWIFT_ARGUMENTS = [
+    ("closureArrayArguments", "array of (Int, Double) closures"),
+    ("dictionaryArguments", "[String: [(Int, Double) -> Void]] lookup"),
+    ("executeStringArguments", "CommandTable.execute(String, Value...)"),
+    ("executeTypedArguments", "CommandTable.execute(EventKey<(Int, Double)>)"),
+]
 SWIFT_REGISTER = [
     ("registerDictionary", "[String: [() -> Void]] append + removeLast"),
     ("registerNotificationCenter", "NotificationCenter addObserver + remove"),
@@ -342,6 +348,11 @@ def swift_sections(table, swift):
             value = get(f"{case}{handlers}")
             table.row([f"  {label}", number(value), "",
                        *[ratio(value, get(f"{peer}{handlers}")) for _, peer in SWIFT_PEERS]])
+    table.header("Swift, (Int, Double) to 1 handler, ns per event", ["ns", "", "x array", "x dict"])
+    for case, label in SWIFT_ARGUMENTS:
+        value = get(case)
+        table.row([f"  {label}", number(value), "", ratio(value, get("closureArrayArguments")),
+                   ratio(value, get("dictionaryArguments"))])
     table.header("Swift, register + cancel a handler, ns", ["ns", "", "x dict", "x NotifC",
                                                            "x Combine"])
     for case, label in SWIFT_REGISTER:

@@ -57,6 +57,13 @@ extension EventKey where Arguments == Void {
     static var sixteen: EventKey<Void> { sixteenKey }
 }
 
+/// The same event name as a key of two arguments, for the argument cases.
+let sixteenPairKey: EventKey<(Int, Double)> = EventKey(sixteenCharacterKey)
+
+extension EventKey where Arguments == (Int, Double) {
+    static var sixteenPair: EventKey<(Int, Double)> { sixteenPairKey }
+}
+
 /// Stops the run when an iteration's handlers did not all run.
 func expectCalls(_ counter: Counter, since start: Int, _ expected: Int, _ id: CaseID) {
     let made = counter.value &- start
@@ -198,6 +205,57 @@ let benchmarks: @Sendable () -> Void = {
             expectCalls(counter, since: start, timedOperationsPerIteration * handlerCount,
                         one ? .executeTyped1 : .executeTyped10)
             withExtendedLifetime(typedSubscriptions) {}
+        }
+    }
+
+    // MARK: Dispatch of two arguments to 1 handler
+
+    // The same four ways to an event whose handler takes (Int, Double): the
+    // closure checks what it got, so a figure is never for a wrong call.
+    do {
+        let counter = Counter()
+        let handler: @Sendable (Int, Double) -> Void = { number, fraction in
+            if number == 3 && fraction == 2.5 { counter.value &+= 1 }
+        }
+
+        let closures = identity([handler])
+        timed(.closureArrayArguments) { benchmark in
+            let start = counter.value
+            for _ in benchmark.scaledIterations {
+                for closure in closures { closure(3, 2.5) }
+            }
+            expectCalls(counter, since: start, timedOperationsPerIteration, .closureArrayArguments)
+        }
+
+        let dictionary: [String: [@Sendable (Int, Double) -> Void]] = identity([sixteenCharacterKey: [handler]])
+        timed(.dictionaryArguments) { benchmark in
+            let start = counter.value
+            for _ in benchmark.scaledIterations {
+                if let closures = dictionary["sixteen-char-key"] {
+                    for closure in closures { closure(3, 2.5) }
+                }
+            }
+            expectCalls(counter, since: start, timedOperationsPerIteration, .dictionaryArguments)
+        }
+
+        // One handler registered the typed way, reached both ways.
+        let table = CommandTable(name: "arguments")
+        let subscription = table.on(.sixteenPair, handler)
+        timed(.executeStringArguments) { benchmark in
+            let start = counter.value
+            for _ in benchmark.scaledIterations {
+                try table.execute("sixteen-char-key", .int64(3), .double(2.5))
+            }
+            expectCalls(counter, since: start, timedOperationsPerIteration, .executeStringArguments)
+            withExtendedLifetime(subscription) {}
+        }
+        timed(.executeTypedArguments) { benchmark in
+            let start = counter.value
+            for _ in benchmark.scaledIterations {
+                try table.execute(.sixteenPair, 3, 2.5)
+            }
+            expectCalls(counter, since: start, timedOperationsPerIteration, .executeTypedArguments)
+            withExtendedLifetime(subscription) {}
         }
     }
 

@@ -143,6 +143,7 @@ print("Every handler adds 1 to a counter; each iteration checks that all of them
 let timedGroups: [(Group, (String, CaseID?), (String, CaseID?))] = [
     (.dispatchOne, ("vs dict", .dictionary1), ("vs array", .closureArray1)),
     (.dispatchTen, ("vs dict", .dictionary10), ("vs array", .closureArray10)),
+    (.dispatchArguments, ("vs dict", .dictionaryArguments), ("vs array", .closureArrayArguments)),
     (.registration, ("vs dict", .registerDictionary), ("", nil)),
     (.invocation, ("vs direct", .directCall), ("vs ffi_call", .rawFFICall)),
 ]

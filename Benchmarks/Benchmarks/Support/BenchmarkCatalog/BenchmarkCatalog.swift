@@ -12,6 +12,7 @@
 public enum Group: String, CaseIterable, Sendable {
     case dispatchOne = "Dispatch to 1 handler (ns per event)"
     case dispatchTen = "Dispatch to 10 handlers (ns per event)"
+    case dispatchArguments = "Dispatch of (Int, Double) to 1 handler (ns per event)"
     case registration = "Register + cancel one handler (ns per pair)"
     case invocation = "Calling a C function known at run time (ns per call)"
     case memory = "Memory per registered handler (10,000 handlers on one event)"
@@ -20,6 +21,7 @@ public enum Group: String, CaseIterable, Sendable {
 public enum CaseID: String, CaseIterable, Sendable {
     case closureArray1, dictionary1, notificationCenter1, openCombine1, executeString1, executeTyped1
     case closureArray10, dictionary10, notificationCenter10, openCombine10, executeString10, executeTyped10
+    case closureArrayArguments, dictionaryArguments, executeStringArguments, executeTypedArguments
     case registerDictionary, registerNotificationCenter, registerOpenCombine, registerCommandTable
     case directCall, rawFFICall, invocationStub, invocationLibffi
     case memoryDictionary, memoryNotificationCenter, memoryOpenCombine, memoryCommandTable, memoryCommandTableTyped
@@ -70,6 +72,15 @@ public let benchmarkCases: [BenchmarkCase] = {
         timed(.openCombine10, .dispatchTen, "dispatch 10: OpenCombine", "OpenCombine PassthroughSubject.send, 10 sinks"),
         timed(.executeString10, .dispatchTen, "dispatch 10: CommandTable string", "CommandTable.execute(\"\(sixteenCharacterKey)\")"),
         timed(.executeTyped10, .dispatchTen, "dispatch 10: CommandTable typed key", "CommandTable.execute(.sixteen), EventKey<Void>"),
+
+        timed(.closureArrayArguments, .dispatchArguments, "arguments: closure array",
+              "array of (Int, Double) closures"),
+        timed(.dictionaryArguments, .dispatchArguments, "arguments: string dictionary",
+              "[String: [(Int, Double) -> Void]] lookup"),
+        timed(.executeStringArguments, .dispatchArguments, "arguments: CommandTable string",
+              "CommandTable.execute(\"\(sixteenCharacterKey)\", Value...)"),
+        timed(.executeTypedArguments, .dispatchArguments, "arguments: CommandTable typed key",
+              "CommandTable.execute(EventKey<(Int, Double)>, ...)"),
 
         timed(.registerDictionary, .registration, "register: string dictionary", "[String: [() -> Void]] append + removeLast"),
         timed(.registerNotificationCenter, .registration, "register: NotificationCenter", "NotificationCenter addObserver + removeObserver"),
