@@ -6,7 +6,10 @@
 //                                   NotificationCenter, OpenCombine's
 //                                   PassthroughSubject, CommandTable.execute
 //                                   by string and by typed key (EventKey)
-//   register + cancel one handler   the same four mechanisms
+//   (Int, Double) to 1 handler      an array of closures, a dictionary,
+//                                   CommandTable by string and by typed key
+//   register + cancel one handler   the dictionary, NotificationCenter,
+//                                   OpenCombine and CommandTable
 //   calling a run-time C function   a direct call, a raw ffi_call,
 //                                   Invocation.invoke() on both call paths
 //   memory per handler              malloc counters (MallocInterposer) while
