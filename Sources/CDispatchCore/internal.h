@@ -201,50 +201,53 @@ static inline void dc__light_fence_of(bool asymmetric_fences) {
 /* Orders a reader's store before its following loads against writers. */
 static inline void dc__light_fence(void) { dc__light_fence_of(dc__asymmetric_fences); }
 
-/* Enters a read-side section (nested sections are counted); NULL when the
- * thread has no record and none can be made. The caller checks depth limits. */
-static inline dc_thread_record *dc__read_begin(void) {
-    dc_thread_record *record = dc__current_record;
-    if (record == NULL && (record = dc__thread_record_attach()) == NULL) return NULL;
-    if (record->depth++ == 0) {
+/*
+ * Read-side sections. dc__read_begin_keeping() enters one (nested sections
+ * are counted) and keeps its depth (record->depth inside it, 1 for the
+ * outermost) in the caller's local: record->depth is written on entry and on
+ * leaving and never read back, so back-to-back sections do not wait on their
+ * own stores, and sections nested inside restore the depth they found. NULL
+ * when the thread has no record and none can be made. The caller checks
+ * depth limits. dc__read_end_keeping() leaves it.
+ */
+
+/* Enters the section at `depth` (record->depth + 1) on the caller's record. */
+static inline void dc__read_enter(dc_thread_record *record, unsigned depth) {
+    record->depth = depth;
+    if (depth == 1) {
         atomic_store_explicit(&record->epoch,
                               atomic_load_explicit(&dc__global_epoch, memory_order_acquire),
                               memory_order_relaxed);
         dc__light_fence();
     }
-    return record;
 }
 
-static inline void dc__read_end(dc_thread_record *record) {
-    atomic_store_explicit(&record->frames[record->depth - 1].calling, NULL, memory_order_release);
-    if (--record->depth == 0) atomic_store_explicit(&record->epoch, 0, memory_order_release);
-}
-
-/* The pair above for a caller that keeps the section's depth (record->depth
- * inside it, 1 for the outermost) in a local: record->depth is written on
- * entry and on leaving and never read back, so back-to-back sections do not
- * wait on their own stores. Sections nested inside restore the depth they
- * found. */
 static inline dc_thread_record *dc__read_begin_keeping(unsigned *depth) {
     dc_thread_record *record = dc__current_record;
     if (record == NULL && (record = dc__thread_record_attach()) == NULL) return NULL;
-    unsigned outer = record->depth;
-    record->depth = outer + 1;
-    if (outer == 0) {
-        atomic_store_explicit(&record->epoch,
-                              atomic_load_explicit(&dc__global_epoch, memory_order_acquire),
-                              memory_order_relaxed);
-        dc__light_fence();
-    }
-    *depth = outer + 1;
+    *depth = record->depth + 1;
+    dc__read_enter(record, *depth);
     return record;
 }
 
-static inline void dc__read_end_keeping(dc_thread_record *record, unsigned depth) {
-    atomic_store_explicit(&record->frames[depth - 1].calling, NULL, memory_order_release);
+/* Leaves the section at `depth`, whose frame the caller has at hand. */
+static inline void dc__read_leave(dc_thread_record *record, dc_execute_frame *frame, unsigned depth) {
+    atomic_store_explicit(&frame->calling, NULL, memory_order_release);
     record->depth = depth - 1;
     if (depth == 1) atomic_store_explicit(&record->epoch, 0, memory_order_release);
 }
+
+static inline void dc__read_end_keeping(dc_thread_record *record, unsigned depth) {
+    dc__read_leave(record, &record->frames[depth - 1], depth);
+}
+
+/* The pair for a caller that does not keep the depth. */
+static inline dc_thread_record *dc__read_begin(void) {
+    unsigned depth;
+    return dc__read_begin_keeping(&depth);
+}
+
+static inline void dc__read_end(dc_thread_record *record) { dc__read_end_keeping(record, record->depth); }
 
 /* Announces the handler about to be called at the current depth; the caller
  * then re-reads the handler's state before calling it. */

@@ -261,8 +261,8 @@ static const char *display_name(const dc_table *table) { return table->name[0] ?
 
 ALWAYS_INLINE static inline event_record *record_by_id(const dc_table *table, dc_event_id id) {
     event_list *events = atomic_load_explicit(&table->events, memory_order_acquire);
-    if (id == 0 || id > atomic_load_explicit(&events->count, memory_order_acquire)) return NULL;
-    return events->records[id - 1];
+    /* id - 1 wraps for 0, so one comparison says "no such event". */
+    return id - 1 < atomic_load_explicit(&events->count, memory_order_acquire) ? events->records[id - 1] : NULL;
 }
 
 ALWAYS_INLINE static inline event_record *record_by_name(const dc_table *table, const char *name, size_t length,
@@ -1678,13 +1678,6 @@ typedef void (*lean_function_2)(uint64_t, uint64_t);
 typedef void (*lean_function_3)(uint64_t, uint64_t, uint64_t);
 _Static_assert(LEAN_MAX_PARAMETERS == 3, "lean_execute_as calls up to three parameters");
 
-/* The rest of a lean execute's snapshot, from a handler that needs more than
- * a plain call (announced, not called), the general way; then the general
- * execute's end. The images are computed again (the general loop's copy
- * without a sole shape): the arguments fit every shape, as they were checked.
- * `returned`, when not NULL, is the value the handler before `item` returned
- * (a variadic marshal, counted in `handled`): it is accumulated first, as
- * run_handler_generally() would have, and may stop the emission. */
 /* A brief execute's report of what the general way wrote to `full`: more
  * than the count when anything but handlers returning nothing happened. */
 static void report_briefly(dc_brief_result *brief, const dc_result *full) {
@@ -1693,6 +1686,14 @@ static void report_briefly(dc_brief_result *brief, const dc_result *full) {
                       full->has_return_value || full->stopped;
 }
 
+/* The rest of a lean execute's snapshot, from a handler that needs more than
+ * a plain call (announced, not called), the general way; then the general
+ * execute's end. The images are computed again (the general loop's copy
+ * without a sole shape): the arguments fit every shape, as they were checked.
+ * `returned`, when not NULL, is the value the handler before `item` returned
+ * (a variadic marshal, counted in `handled`): it is accumulated first, as
+ * run_handler_generally() would have, and may stop the emission. A brief
+ * execute's report goes to `brief`. */
 NOINLINE static dc_status finish_generally(dc_execute_frame *frame, const dc_value *arguments, size_t count,
                                            const dc_execute_options *options, _Atomic(dc_handler *) const *item,
                                            _Atomic(dc_handler *) const *end, size_t handled,
@@ -1734,12 +1735,8 @@ ALWAYS_INLINE static inline dc_status leave_lean(dc_execute_frame *frame, size_t
                                                  dc_result *result, dc_brief_result *brief) {
     dc_table *table = frame->table;
     frame->table = NULL;
-    /* dc__read_end_keeping(), the frame known. */
-    atomic_store_explicit(&frame->calling, NULL, memory_order_release);
     dc_thread_record *reader = dc__current_record;
-    unsigned depth = reader->depth;
-    reader->depth = depth - 1;
-    if (depth == 1) atomic_store_explicit(&reader->epoch, 0, memory_order_release);
+    dc__read_leave(reader, frame, reader->depth);
     if (table->destroy_pending) finish_pending_destroy(table);
     if (brief != NULL) {
         brief->handled = handled;
@@ -1896,22 +1893,9 @@ ALWAYS_INLINE static inline dc_status execute_lean(dc_table *table, dc_event_id 
     if (!LIKELY(depth <= DC_MAX_EXECUTE_DEPTH))
         return execute_lean_generally(table, event_id, event_name, arguments, count, options, context, result,
                                       brief);
-    reader->depth = depth;
-    if (depth == 1) {
-        atomic_store_explicit(&reader->epoch, atomic_load_explicit(&dc__global_epoch, memory_order_acquire),
-                              memory_order_relaxed);
-        dc__light_fence();
-    }
+    dc__read_enter(reader, depth);
 
-    const event_record *record;
-    if (event_name == NULL) {
-        event_list *events = atomic_load_explicit(&table->events, memory_order_acquire);
-        /* event_id - 1 wraps for 0, so one comparison says "no such event". */
-        record = event_id - 1 < atomic_load_explicit(&events->count, memory_order_acquire)
-                     ? events->records[event_id - 1] : NULL;
-    } else {
-        record = lookup_event(table, 0, event_name);
-    }
+    const event_record *record = lookup_event(table, event_id, event_name);
     handler_array *array = record != NULL ? atomic_load_explicit(&record->handlers, memory_order_acquire) : NULL;
     uint32_t handler_count = array != NULL ? atomic_load_explicit(&array->count, memory_order_acquire) : 0;
     if (LIKELY(handler_count > 0)) {
