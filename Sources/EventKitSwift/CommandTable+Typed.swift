@@ -319,11 +319,7 @@ extension CommandTable {
     /// `execute(_:_:)` for an argument that is not a built-in scalar.
     @usableFromInline
     func executeConverting<A: EventArgument>(_ key: EventKey<A>, _ argument: A) throws -> ExecuteResult {
-        if let cType = A.bitwiseCType {
-            var value = argument.bitwiseCValue(cType)
-            return try execute(key, cArguments: &value, count: 1)
-        }
-        return try argument.withCValue { value in
+        try argument.withCValue { value in
             try withUnsafePointer(to: value) { try execute(key, cArguments: $0, count: 1) }
         }
     }
@@ -447,14 +443,14 @@ class ArgumentsHandlerBox: FailableHandlerBox, @unchecked Sendable {
 
 final class OneArgumentHandlerBox<A: EventArgument>: ArgumentsHandlerBox, @unchecked Sendable {
     let body: @Sendable (A) -> Void
-    let bitwise = A.bitwiseCType != nil
     init(cTable: OpaquePointer, event: String, body: @escaping @Sendable (A) -> Void) {
         self.body = body
         super.init(cTable: cTable, event: event)
     }
 
+    // Never a built-in scalar: those take a ScalarsHandlerBox.
     override func run(_ arguments: UnsafePointer<dc_value>?) throws(DispatchError) {
-        body(try A.argument(arguments, at: 0, event: event, bitwise: bitwise))
+        body(try A.argument(arguments, at: 0, event: event, bitwise: false))
     }
 }
 

@@ -303,41 +303,25 @@ struct ScalarArgument {
     }
 
     /// `nil` for every type but the built-in scalars, including a raw-value
-    /// enum or a class that travels as one. The types are compared, not cast:
-    /// a dynamic cast could bridge a class to a scalar.
+    /// enum or a class that travels as one (see `valueType(of:)`).
     @inlinable
     init?<A: EventArgument>(_ value: A) {
-        func bits<Scalar>(_: Scalar.Type, _ payload: (Scalar) -> UInt64) -> UInt64 {
-            payload(unsafeBitCast(value, to: Scalar.self))
-        }
-        if A.self == Bool.self {
-            self.init(type: .bool, bits: bits(Bool.self) { $0 ? 1 : 0 })
-        } else if A.self == Int8.self {
-            self.init(type: .int8, bits: bits(Int8.self) { UInt64(UInt8(bitPattern: $0)) })
-        } else if A.self == UInt8.self {
-            self.init(type: .uint8, bits: bits(UInt8.self) { UInt64($0) })
-        } else if A.self == Int16.self {
-            self.init(type: .int16, bits: bits(Int16.self) { UInt64(UInt16(bitPattern: $0)) })
-        } else if A.self == UInt16.self {
-            self.init(type: .uint16, bits: bits(UInt16.self) { UInt64($0) })
-        } else if A.self == Int32.self {
-            self.init(type: .int32, bits: bits(Int32.self) { UInt64(UInt32(bitPattern: $0)) })
-        } else if A.self == UInt32.self {
-            self.init(type: .uint32, bits: bits(UInt32.self) { UInt64($0) })
-        } else if A.self == Int64.self {
-            self.init(type: .int64, bits: bits(Int64.self) { UInt64(bitPattern: $0) })
-        } else if A.self == Int.self {
-            self.init(type: .int64, bits: bits(Int.self) { UInt64(bitPattern: Int64($0)) })
-        } else if A.self == UInt64.self {
-            self.init(type: .uint64, bits: bits(UInt64.self) { $0 })
-        } else if A.self == UInt.self {
-            self.init(type: .uint64, bits: bits(UInt.self) { UInt64($0) })
-        } else if A.self == Float.self {
-            self.init(type: .float, bits: bits(Float.self) { UInt64($0.bitPattern) })
-        } else if A.self == Double.self {
-            self.init(type: .double, bits: bits(Double.self) { $0.bitPattern })
-        } else {
-            return nil
+        guard let type = Self.valueType(of: A.self) else { return nil }
+        self.init(type: type, bits: Self.bits(of: value))
+    }
+
+    /// The bytes of a built-in scalar, zero-extended: the payload bits of its
+    /// C value. Loaded at the value's own width: a narrower store followed by
+    /// a 64-bit load would stall the load.
+    @inlinable
+    static func bits<A>(of value: A) -> UInt64 {
+        withUnsafeBytes(of: value) { bytes in
+            switch bytes.count {
+            case 1: UInt64(bytes.load(as: UInt8.self))
+            case 2: UInt64(bytes.load(as: UInt16.self))
+            case 4: UInt64(bytes.load(as: UInt32.self))
+            default: bytes.load(as: UInt64.self)
+            }
         }
     }
 }
@@ -350,46 +334,14 @@ extension EventArgument {
     /// A typed execute or handler runs unspecialized inside this module, so it
     /// copies these bits rather than going through ``Value`` and an
     /// `Optional<Self>`, whose generic metadata is looked up on every call.
-    static var bitwiseCType: dc_type? {
-        let builtIn: Any.Type
-        switch valueType {
-        case .bool: builtIn = Bool.self
-        case .int8: builtIn = Int8.self
-        case .uint8: builtIn = UInt8.self
-        case .int16: builtIn = Int16.self
-        case .uint16: builtIn = UInt16.self
-        case .int32: builtIn = Int32.self
-        case .uint32: builtIn = UInt32.self
-        case .int64: builtIn = Self.self == Int.self ? Int.self : Int64.self
-        case .uint64: builtIn = Self.self == UInt.self ? UInt.self : UInt64.self
-        case .float: builtIn = Float.self
-        case .double: builtIn = Double.self
-        case .void, .object, .pointer, .string: return nil
-        }
-        return Self.self == builtIn ? valueType.cType : nil
-    }
-
-    /// This value, of a built-in scalar type, as a C value of `cType`, its
-    /// ``bitwiseCType``.
-    func bitwiseCValue(_ cType: dc_type) -> dc_value {
-        // Loaded at its own width: a narrower store followed by a 64-bit load
-        // would stall the load.
-        var cValue = withUnsafeBytes(of: self) { bytes in
-            switch bytes.count {
-            case 1: dc_uint8(bytes.load(as: UInt8.self))
-            case 2: dc_uint16(bytes.load(as: UInt16.self))
-            case 4: dc_uint32(bytes.load(as: UInt32.self))
-            default: dc_uint64(bytes.load(as: UInt64.self))
-            }
-        }
-        cValue.type = cType
-        return cValue
-    }
+    static var bitwiseCType: dc_type? { ScalarArgument.valueType(of: Self.self)?.cType }
 
     /// Calls `body` with this value as a C value, keeping what it points to
     /// (a string copy, an object) alive for the call.
     func withCValue<Result>(_ body: (dc_value) throws -> Result) rethrows -> Result {
-        if let cType = Self.bitwiseCType { return try body(bitwiseCValue(cType)) }
+        if let type = ScalarArgument.valueType(of: Self.self) {
+            return try body(ScalarArgument(type: type, bits: ScalarArgument.bits(of: self)).cValue)
+        }
         let value = eventValue
         let (cValue, ownedString) = value.makeCValue()
         defer { freeCString(ownedString) }
@@ -406,11 +358,7 @@ extension EventArgument {
     static func argument(
         _ arguments: UnsafePointer<dc_value>?, at index: Int, event: String, bitwise: Bool
     ) throws(DispatchError) -> Self {
-        if bitwise {
-            // A load from the payload itself: copying it out to take its bytes
-            // would cost an unspecialized closure call on every argument.
-            return UnsafeRawPointer(arguments! + index).load(fromByteOffset: dcValuePayloadOffset, as: Self.self)
-        }
+        if bitwise { return ScalarArgument.argument(UnsafeRawPointer(arguments!), index, as: Self.self) }
         return try convertedArgument(arguments![index], at: index, event: event)
     }
 

@@ -214,7 +214,21 @@ struct EventKeyTests {
         #expect(dc_table_execute(table.unsafeCTable, "named", &values[0], 1, nil) == DC_OK)
         #expect(dc_table_execute(table.unsafeCTable, "values", &values[0], 1, nil) == DC_OK)
         #expect(named.all == ["closure true", "value \(Value.bool(true))"])
-        withExtendedLifetime((subscription, more)) {}
+
+        // And for target-action, by name and by typed key.
+        final class Switch: Sendable {
+            let flips = Received<Bool>()
+            func flip(_ on: Bool) { flips.append(on) }
+        }
+        let target = Switch()
+        let actions = [
+            table.addTarget(target, action: Switch.flip, for: "switch"),
+            table.addTarget(target, action: Switch.flip, for: EventKey<Bool>("typed-switch")),
+        ]
+        #expect(dc_table_execute(table.unsafeCTable, "switch", &values[0], 1, nil) == DC_OK)
+        #expect(dc_table_execute(table.unsafeCTable, "typed-switch", &values[0], 1, nil) == DC_OK)
+        #expect(target.flips.all == [true, true])
+        withExtendedLifetime((subscription, more, actions)) {}
     }
 
     @Test("Keys declared as static members run handlers with zero to three arguments")
