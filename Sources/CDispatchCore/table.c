@@ -26,6 +26,7 @@
 
 /* dc_handler.state: a block count in the low bits, flags above. */
 #define STATE_BLOCK_MASK 0xFFFFu
+#define STATE_SWIFT (1u << 20)       /* a marshal that is a Swift-convention function (DC_HANDLER_SWIFT_CALL) */
 #define STATE_UNINDEXED (1u << 21)   /* not in the dedupe index (DC_HANDLER_ALLOW_DUPLICATE) */
 #define STATE_GENERAL (1u << 22)     /* more than a void stub call: a marshal, libffi, or a return value */
 #define STATE_OWNS_TARGET (1u << 23) /* release the target through the table's callbacks */
@@ -56,6 +57,23 @@ typedef struct dc_handler {
     uint32_t next;           /* dedupe chain / removal list / free list: slot + 1, 0 ends */
 } dc_handler;
 
+/*
+ * DC_HANDLER_SWIFT_CALL marshals: a Swift closure's function, called with its
+ * context in the Swift context register (r13 on x86-64, x20 on AArch64), as
+ * Swift calls a closure. One taking no parameters has no other; one taking
+ * parameters reads them from the values. Only clang has the convention, and
+ * the Swift toolchain supports it on these two; elsewhere registering one is
+ * DC_ERR_UNSUPPORTED and STATE_SWIFT is never set.
+ */
+#if defined(__clang__) && (defined(__x86_64__) || defined(__aarch64__))
+#define SWIFT_CALLS 1
+typedef void (*swift_function_0)(void *context __attribute__((swift_context))) __attribute__((swiftcall));
+typedef void (*swift_function_1)(const dc_value *arguments, void *context __attribute__((swift_context)))
+    __attribute__((swiftcall));
+#else
+#define SWIFT_CALLS 0
+#endif
+
 /* Handlers live in fixed chunks that never move, so a pointer to one stays
  * valid for the table's life; slots are reused only after reclamation. */
 #define CHUNK_SHIFT 10
@@ -78,9 +96,10 @@ typedef struct handler_array {
  * shape, not once per handler. */
 typedef struct handler_shape {
     dc_signature *signature;
-    /* STATE_TARGET | STATE_STRICT | STATE_VARIADIC | STATE_MARSHAL: a marshal
-     * and a plain function of one signature are different shapes, so a sole
-     * shape says how every handler of the event is called. */
+    /* STATE_TARGET | STATE_STRICT | STATE_VARIADIC | STATE_MARSHAL |
+     * STATE_SWIFT: a marshal and a plain function of one signature are
+     * different shapes, as are a C and a Swift marshal, so a sole shape says
+     * how every handler of the event is called. */
     uint32_t state_flags;
     uint32_t handlers;    /* how many live handlers have it (writer side) */
     uint32_t takes;       /* event arguments it takes: parameters after the target */
@@ -476,7 +495,7 @@ static void publish_array(dc_table *table, event_record *record, handler_array *
 }
 
 static uint32_t shape_flags(uint32_t state) {
-    return state & (STATE_TARGET | STATE_STRICT | STATE_VARIADIC | STATE_MARSHAL);
+    return state & (STATE_TARGET | STATE_STRICT | STATE_VARIADIC | STATE_MARSHAL | STATE_SWIFT);
 }
 
 /* Parameter 0 holds the bound target, if any; event arguments follow it. */
@@ -505,12 +524,15 @@ static handler_shape *find_shape(shape_set *set, const dc_signature *signature, 
  * 0, and the kind of fence (fixed before any table exists). Marshals it calls
  * with the arguments as they are, whatever their types (a marshal receives
  * dc_values, not registers): LEAN_MARSHAL_CALL() of whether it is variadic
- * and the kind of fence. The shape set says which in lean_call; 0 when the
- * lean execute leaves the event to the general one. */
+ * and the kind of fence; Swift marshals LEAN_SWIFT_CALL() of whether they
+ * take the values (their signature has parameters) and the kind of fence.
+ * The shape set says which in lean_call; 0 when the lean execute leaves the
+ * event to the general one. */
 #define LEAN_MAX_PARAMETERS 3
 #define LEAN_CALL(parameters, target, asymmetric) \
     (1u + 2u * (parameters) + ((target) ? 1u : 0u) + ((asymmetric) ? 8u : 0u))
 #define LEAN_MARSHAL_CALL(variadic, asymmetric) (17u + ((variadic) ? 2u : 0u) + ((asymmetric) ? 1u : 0u))
+#define LEAN_SWIFT_CALL(values, asymmetric) (21u + ((values) ? 2u : 0u) + ((asymmetric) ? 1u : 0u))
 
 static uint32_t lean_call_of(const shape_set *set) {
     if (set->count != 1) return 0;
@@ -519,6 +541,8 @@ static uint32_t lean_call_of(const shape_set *set) {
     if (signature->return_type != DC_TYPE_VOID) return 0;
     /* A variadic marshal may still return a value (the lean execute hands
      * the rest to the general one when it does). */
+    if (shape->state_flags & STATE_SWIFT)
+        return LEAN_SWIFT_CALL(signature->parameter_count > 0, dc__asymmetric_fences);
     if (shape->state_flags & STATE_MARSHAL)
         return LEAN_MARSHAL_CALL(shape->state_flags & STATE_VARIADIC, dc__asymmetric_fences);
     if (!signature->word_images || signature->parameter_count > LEAN_MAX_PARAMETERS) return 0;
@@ -678,11 +702,29 @@ static void give_back_slot(dc_table *table, uint32_t slot) {
     table->free_slots = slot + 1;
 }
 
-static dc_status check_options(const dc_handler_options *options) {
+/* The handler flags, checked with what they apply to: a Swift call is a
+ * marshal with a signature returning void, on a compiler that can make it. */
+static dc_status check_options(const dc_handler_options *options, bool marshal, bool variadic,
+                               const dc_signature *signature) {
     const uint32_t known = DC_HANDLER_ONCE | DC_HANDLER_FIRST | DC_HANDLER_STRICT | DC_HANDLER_OWNS_TARGET |
-                           DC_HANDLER_ALLOW_DUPLICATE;
-    if (options != NULL && (options->flags & ~known))
+                           DC_HANDLER_ALLOW_DUPLICATE | DC_HANDLER_SWIFT_CALL;
+    if (options == NULL) return DC_OK;
+    if (options->flags & ~known)
         return dc__fail(DC_ERR_INVALID_ARGUMENT, "dc_table_add: unknown handler flags 0x%x", options->flags & ~known);
+    if (!(options->flags & DC_HANDLER_SWIFT_CALL)) return DC_OK;
+    if (!marshal)
+        return dc__fail(DC_ERR_INVALID_ARGUMENT,
+                        "dc_table_add: DC_HANDLER_SWIFT_CALL is for marshals (dc_table_add_marshal)");
+    if (variadic)
+        return dc__fail(DC_ERR_INVALID_ARGUMENT, "dc_table_add_marshal: DC_HANDLER_SWIFT_CALL needs a signature");
+    if (signature->return_type != DC_TYPE_VOID)
+        return dc__fail(DC_ERR_INVALID_ARGUMENT,
+                        "dc_table_add_marshal: a DC_HANDLER_SWIFT_CALL marshal returns void, not %s (\"%s\")",
+                        dc_type_name(signature->return_type), signature->encoding);
+    if (!SWIFT_CALLS)
+        return dc__fail(DC_ERR_UNSUPPORTED,
+                        "dc_table_add_marshal: DC_HANDLER_SWIFT_CALL needs a library built by clang for x86-64 or "
+                        "AArch64");
     return DC_OK;
 }
 
@@ -723,6 +765,7 @@ static dc_status add_locked(dc_table *table, event_record *record, dc_signature 
     }
 
     uint32_t state = (marshal ? STATE_MARSHAL : target != NULL ? STATE_TARGET : 0) |
+                     ((flags & DC_HANDLER_SWIFT_CALL) ? STATE_SWIFT : 0) |
                      (variadic ? STATE_VARIADIC : (flags & DC_HANDLER_STRICT) ? STATE_STRICT : 0) |
                      ((flags & DC_HANDLER_ONCE) ? STATE_ONCE : 0) |
                      ((flags & DC_HANDLER_OWNS_TARGET) && target != NULL ? STATE_OWNS_TARGET : 0) |
@@ -804,7 +847,7 @@ static dc_status add_checked(dc_table *table, const char *event, dc_event_id eve
                         : signature == NULL ? "the signature"
                         : marshal ? "the marshal"
                                             : "the function");
-    dc_status status = check_options(options);
+    dc_status status = check_options(options, marshal, variadic, signature);
     if (status != DC_OK) return status;
     pthread_mutex_lock(&table->lock);
     event_record *record = NULL;
@@ -1294,6 +1337,16 @@ static void handler_arguments(const dc_handler *handler, uint32_t state, const d
 /* Calls a marshal handler with `count` values; returns what it returned
  * (dc_void() for void). Only a variadic marshal chooses its result's type. */
 static dc_value call_marshal(const dc_handler *handler, uint32_t state, const dc_value *values, size_t count) {
+#if SWIFT_CALLS
+    if (state & STATE_SWIFT) {
+        /* Its signature returns void; `values` are its parameters. */
+        if (handler->signature->parameter_count == 0)
+            ((swift_function_0)handler->function)(handler->target);
+        else
+            ((swift_function_1)handler->function)(values, handler->target);
+        return dc_void();
+    }
+#endif
     dc_value result;
     result.u64 = 0;
     result.type = handler->signature->return_type;
@@ -1763,15 +1816,21 @@ ALWAYS_INLINE static inline dc_status leave_lean(dc_execute_frame *frame, size_t
  * it, typed void and zeroed. What a marshal that is not variadic leaves there
  * is dropped, as call_marshal() drops it; a value a variadic one returns goes
  * to the general loop with the rest of the snapshot (finish_generally()).
+ * Swift marshals (`swift`, LEAN_SWIFT_CALL()) are called as call_marshal()
+ * calls them: with the arguments as they are when `parameters` is not 0 (the
+ * signature has parameters), else with their context alone.
  */
 NO_SANITIZE_FUNCTION ALWAYS_INLINE static inline bool
-lean_execute_as(bool marshal, unsigned parameters, bool target, bool variadic, bool asymmetric_fences,
+lean_execute_as(bool marshal, bool swift, unsigned parameters, bool target, bool variadic, bool asymmetric_fences,
                 const handler_array *array, uint32_t handler_count, const shape_set *shapes,
                 const dc_value *arguments, size_t count, const dc_execute_options *options, dc_execute_frame *frame,
                 dc_result *result, dc_brief_result *brief, dc_status *status) {
     /* A marshal's shape takes every parameter of its signature (no target is
-     * bound to a marshal), so most_takes is its parameter count. */
-    size_t takes = !marshal ? parameters - (target ? 1 : 0) : variadic ? 0 : shapes->most_takes;
+     * bound to a marshal), so most_takes is its parameter count, known to be
+     * 0 for a Swift marshal without values. */
+    size_t takes = !marshal                    ? parameters - (target ? 1 : 0)
+                   : variadic || (swift && parameters == 0) ? 0
+                                                            : shapes->most_takes;
     for (size_t i = 0; i < takes; i++)
         if (arguments[i].type != (dc_type)shapes->types[i]) return false;
     size_t marshal_count = variadic ? count : takes;
@@ -1781,8 +1840,8 @@ lean_execute_as(bool marshal, unsigned parameters, bool target, bool variadic, b
     uint64_t word0 = words[0], word1 = words[1], word2 = words[2];
     /* Every handler still callable has the sole shape; the test of its state
      * keeps that a fact checked rather than assumed. */
-    const uint32_t tested = STATE_SLOW | (marshal ? STATE_MARSHAL : STATE_GENERAL);
-    const uint32_t callable = marshal ? STATE_MARSHAL : 0;
+    const uint32_t tested = STATE_SLOW | (marshal ? STATE_MARSHAL | STATE_SWIFT : STATE_GENERAL);
+    const uint32_t callable = marshal ? STATE_MARSHAL | (swift ? STATE_SWIFT : 0) : 0;
 
     /* The handlers that will have run when the loop gets to the end: fewer
      * by each one passed over, removed or blocked. */
@@ -1800,7 +1859,14 @@ lean_execute_as(bool marshal, unsigned parameters, bool target, bool variadic, b
                                        handled_at_end - (size_t)(end - item), NULL, result, brief);
             return true;
         }
-        if (marshal) {
+        if (swift) {
+#if SWIFT_CALLS
+            if (parameters == 0)
+                ((swift_function_0)handler->function)(handler->target);
+            else
+                ((swift_function_1)handler->function)(arguments, handler->target);
+#endif
+        } else if (marshal) {
             dc_value returned;
             returned.u64 = 0;
             returned.type = DC_TYPE_VOID; /* the signature's return type */
@@ -1830,13 +1896,26 @@ lean_execute_as(bool marshal, unsigned parameters, bool target, bool variadic, b
 
 #define LEAN_MARSHAL_EXECUTE_CASE(variadic, asymmetric)                                                           \
     case LEAN_MARSHAL_CALL(variadic, asymmetric):                                                                 \
-        done = lean_execute_as(true, 0, false, variadic, asymmetric, array, handler_count, shapes, arguments,     \
-                               count, options, frame, result, brief, &status);                                    \
+        done = lean_execute_as(true, false, 0, false, variadic, asymmetric, array, handler_count, shapes,         \
+                               arguments, count, options, frame, result, brief, &status);                         \
         break;
+
+#if SWIFT_CALLS
+#define LEAN_SWIFT_EXECUTE_CASE(values, asymmetric)                                                               \
+    case LEAN_SWIFT_CALL(values, asymmetric):                                                                     \
+        done = lean_execute_as(true, true, (values) ? 1 : 0, false, false, asymmetric, array, handler_count,       \
+                               shapes, arguments, count, options, frame, result, brief, &status);                 \
+        break;
+#define LEAN_SWIFT_EXECUTE_CASES(asymmetric)                                                                      \
+    LEAN_SWIFT_EXECUTE_CASE(false, asymmetric)                                                                    \
+    LEAN_SWIFT_EXECUTE_CASE(true, asymmetric)
+#else
+#define LEAN_SWIFT_EXECUTE_CASES(asymmetric)
+#endif
 
 #define LEAN_EXECUTE_CASE(parameters, target, asymmetric)                                                         \
     case LEAN_CALL(parameters, target, asymmetric):                                                               \
-        done = lean_execute_as(false, parameters, target, false, asymmetric, array, handler_count, shapes,       \
+        done = lean_execute_as(false, false, parameters, target, false, asymmetric, array, handler_count, shapes, \
                                arguments, count, options, frame, result, brief, &status);                         \
         break;
 #define LEAN_EXECUTE_CASES(asymmetric)                                                                            \
@@ -1848,7 +1927,8 @@ lean_execute_as(bool marshal, unsigned parameters, bool target, bool variadic, b
     LEAN_EXECUTE_CASE(3, false, asymmetric)                                                                       \
     LEAN_EXECUTE_CASE(3, true, asymmetric)                                                                        \
     LEAN_MARSHAL_EXECUTE_CASE(false, asymmetric)                                                                  \
-    LEAN_MARSHAL_EXECUTE_CASE(true, asymmetric)
+    LEAN_MARSHAL_EXECUTE_CASE(true, asymmetric)                                                                   \
+    LEAN_SWIFT_EXECUTE_CASES(asymmetric)
 
 NOINLINE static dc_status execute_generally_briefly(dc_table *table, dc_event_id event_id, const char *event_name,
                                                    const dc_value *arguments, size_t count, void *context,

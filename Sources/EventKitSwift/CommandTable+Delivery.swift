@@ -29,10 +29,9 @@ extension CommandTable {
         _ handler: @escaping @Sendable () -> Void
     ) -> Subscription {
         deliveredSubscription(
-            event, to: delivery.target, options: options, signature: Signatures.void,
-            trampoline: VoidHandlerBox.trampoline
+            event, to: delivery.target, options: options, signature: Signatures.void
         ) { hop in
-            VoidHandlerBox(body: hop?.wrapping(handler) ?? handler)
+            MarshalHandler(hop?.wrapping(handler) ?? handler)
         }
     }
 
@@ -43,10 +42,9 @@ extension CommandTable {
         _ handler: @escaping @Sendable (Bool) -> Void
     ) -> Subscription {
         deliveredSubscription(
-            event, to: delivery.target, options: options, signature: Signatures.bool,
-            trampoline: BoolHandlerBox.trampoline
+            event, to: delivery.target, options: options, signature: Signatures.bool
         ) { hop in
-            BoolHandlerBox(body: hop?.wrapping(handler) ?? handler)
+            MarshalHandler(hop?.wrapping(handler) ?? handler)
         }
     }
 
@@ -60,10 +58,10 @@ extension CommandTable {
         _ handler: @escaping @Sendable (AnyObject?) -> Void
     ) -> Subscription {
         deliveredSubscription(
-            event, to: delivery.target, options: options, signature: Signatures.object,
-            trampoline: ObjectHandlerBox.trampoline
+            event, to: delivery.target, options: options, signature: Signatures.object
         ) { hop in
-            ObjectHandlerBox(body: hop?.wrapping(handler) ?? handler)
+            MarshalHandler(
+                box: ObjectHandlerBox(body: hop?.wrapping(handler) ?? handler), trampoline: ObjectHandlerBox.trampoline)
         }
     }
 
@@ -79,14 +77,14 @@ extension CommandTable {
         _ handler: @escaping @Sendable ([Value]) -> Void
     ) -> Subscription {
         deliveredSubscription(
-            event, to: delivery.target, options: options, signature: nil,
-            trampoline: ValuesHandlerBox.trampoline
+            event, to: delivery.target, options: options, signature: nil
         ) { hop in
             let body = hop?.wrapping(handler) ?? handler
-            return ValuesHandlerBox(cTable: cTable) { values in
+            let box = ValuesHandlerBox(cTable: cTable) { values in
                 body(values)
                 return .void
             }
+            return MarshalHandler(box: box, trampoline: ValuesHandlerBox.trampoline)
         }
     }
 
@@ -109,10 +107,9 @@ extension CommandTable {
         _ handler: @escaping @MainActor @Sendable () -> Void
     ) -> Subscription {
         deliveredSubscription(
-            event, to: delivery.target, options: options, signature: Signatures.void,
-            trampoline: VoidHandlerBox.trampoline
+            event, to: delivery.target, options: options, signature: Signatures.void
         ) { hop in
-            VoidHandlerBox(body: hop!.wrapping { MainActor.assumeIsolated(handler) })
+            MarshalHandler(hop!.wrapping { MainActor.assumeIsolated(handler) })
         }
     }
 
@@ -123,11 +120,9 @@ extension CommandTable {
         _ handler: @escaping @MainActor @Sendable (Bool) -> Void
     ) -> Subscription {
         deliveredSubscription(
-            event, to: delivery.target, options: options, signature: Signatures.bool,
-            trampoline: BoolHandlerBox.trampoline
+            event, to: delivery.target, options: options, signature: Signatures.bool
         ) { hop in
-            BoolHandlerBox(
-                body: hop!.wrapping { (value: Bool) in MainActor.assumeIsolated { handler(value) } })
+            MarshalHandler(hop!.wrapping { (value: Bool) in MainActor.assumeIsolated { handler(value) } })
         }
     }
 
@@ -138,14 +133,14 @@ extension CommandTable {
         _ handler: @escaping @MainActor @Sendable (AnyObject?) -> Void
     ) -> Subscription {
         deliveredSubscription(
-            event, to: delivery.target, options: options, signature: Signatures.object,
-            trampoline: ObjectHandlerBox.trampoline
+            event, to: delivery.target, options: options, signature: Signatures.object
         ) { hop in
-            ObjectHandlerBox(
+            let box = ObjectHandlerBox(
                 body: hop!.wrapping { (object: AnyObject?) in
                     let handoff = Handoff(object)
                     MainActor.assumeIsolated { handler(handoff.value) }
                 })
+            return MarshalHandler(box: box, trampoline: ObjectHandlerBox.trampoline)
         }
     }
 
@@ -156,26 +151,26 @@ extension CommandTable {
         _ handler: @escaping @MainActor @Sendable ([Value]) -> Void
     ) -> Subscription {
         deliveredSubscription(
-            event, to: delivery.target, options: options, signature: nil,
-            trampoline: ValuesHandlerBox.trampoline
+            event, to: delivery.target, options: options, signature: nil
         ) { hop in
             let body = hop!.wrapping { (values: [Value]) in
                 let handoff = Handoff(values)
                 MainActor.assumeIsolated { handler(handoff.value) }
             }
-            return ValuesHandlerBox(cTable: cTable) { values in
+            let box = ValuesHandlerBox(cTable: cTable) { values in
                 body(values)
                 return .void
             }
+            return MarshalHandler(box: box, trampoline: ValuesHandlerBox.trampoline)
         }
     }
 
-    /// Registers the box `makeBox` builds for `target`: given a hop for a
-    /// `DispatchQueue` or the main actor, `nil` for an ``EventQueue``, whose
-    /// queue the C table is given instead.
+    /// Registers the handler `makeHandler` builds for `target`: given a hop
+    /// for a `DispatchQueue` or the main actor, `nil` for an ``EventQueue``,
+    /// whose queue the C table is given instead.
     private func deliveredSubscription(
         _ event: String, to target: DeliveryTarget, options: HandlerOptions, signature: Signature?,
-        trampoline: dc_marshal, makeBox: (Hop?) -> HandlerBox
+        makeHandler: (Hop?) -> MarshalHandler
     ) -> Subscription {
         let hop: Hop?
         let eventQueue: EventQueue?
@@ -186,9 +181,8 @@ extension CommandTable {
         }
         let id: dc_handler_id
         do {
-            id = try addBox(
-                event, signature: signature, box: makeBox(hop), trampoline: trampoline, options: options,
-                queue: eventQueue?.cQueue)
+            id = try addHandler(
+                event, signature: signature, handler: makeHandler(hop), options: options, queue: eventQueue?.cQueue)
         } catch {
             // A closure with a fixed, valid signature can only fail to
             // register when memory runs out, which Swift treats as fatal.

@@ -142,8 +142,9 @@ extension CommandTable {
             object, arguments, count, result in
             try call(unsafeDowncast(object, to: Target.self), arguments, count, result)
         }
-        let id = try addBox(
-            box, trampoline: WeakTargetHandlerBox.trampoline, signature: signature, event: event, options: options)
+        let id = try addHandler(
+            MarshalHandler(box: box, trampoline: WeakTargetHandlerBox.trampoline), signature: signature, event: event,
+            options: options)
         box.handlerID.store(id, ordering: .releasing)
         // `box` is held here, so its deinit (which removes the entry) cannot
         // run before the entry is inserted, even if another thread has removed

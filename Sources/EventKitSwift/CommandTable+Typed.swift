@@ -8,33 +8,30 @@ internal import CDispatchCore
 // MARK: - Registering
 
 extension CommandTable {
-    /// Registers `box` as a marshal handler of the interned event `event`; the
-    /// table releases it when the handler goes away.
-    func addBox(
-        _ box: HandlerBox, trampoline: dc_marshal, signature: Signature?, event: dc_event_id,
-        options: HandlerOptions = []
+    /// Registers `handler` as a marshal handler of the interned event
+    /// `event`; the table releases its data when the handler goes away.
+    func addHandler(
+        _ handler: MarshalHandler, signature: Signature?, event: dc_event_id, options: HandlerOptions = []
     ) throws(DispatchError) -> dc_handler_id {
-        let data = Unmanaged.passRetained(box).toOpaque()
-        var cOptions = boxOptions(options, queue: nil)
+        var cOptions = handlerOptions(options, of: handler, queue: nil)
         var id: dc_handler_id = 0
-        let status = dc_table_add_marshal_id(cTable, event, signature?.cSignature, trampoline, data, &cOptions, &id)
+        let status = dc_table_add_marshal_id(
+            cTable, event, signature?.cSignature, handler.function, handler.data, &cOptions, &id)
         if status != DC_OK {
             // Not registered, so the table took no reference.
-            Unmanaged<HandlerBox>.fromOpaque(data).release()
+            handler.discard()
             try DispatchError.check(status)
         }
         return id
     }
 
-    /// Registers `box` for `key`'s event; a closure lives as long as the
+    /// Registers `handler` for `key`'s event; a closure lives as long as the
     /// subscription.
-    func boxSubscription<Arguments>(
-        _ key: EventKey<Arguments>, signature: Signature, box: HandlerBox, trampoline: dc_marshal,
-        options: HandlerOptions
+    func handlerSubscription<Arguments>(
+        _ key: EventKey<Arguments>, signature: Signature, handler: MarshalHandler, options: HandlerOptions
     ) -> Subscription {
         do {
-            let id = try addBox(
-                box, trampoline: trampoline, signature: signature, event: eventID(for: key), options: options)
+            let id = try addHandler(handler, signature: signature, event: eventID(for: key), options: options)
             return subscription(for: id, cancelsOnRelease: true)
         } catch {
             // A closure with a fixed, valid signature can only fail to register
@@ -50,8 +47,9 @@ extension CommandTable {
     ) -> Subscription {
         // Signatures of EventArgument types are always valid.
         let signature = try! Signature(returning: .void, parameters: parameters)
-        return boxSubscription(
-            key, signature: signature, box: box, trampoline: ArgumentsHandlerBox.trampoline, options: options)
+        return handlerSubscription(
+            key, signature: signature, handler: MarshalHandler(box: box, trampoline: ArgumentsHandlerBox.trampoline),
+            options: options)
     }
 
     /// Runs `handler` each time `key`'s event is executed, for as long as the
@@ -65,9 +63,7 @@ extension CommandTable {
     public func on(
         _ key: EventKey<Void>, options: HandlerOptions = [], _ handler: @escaping @Sendable () -> Void
     ) -> Subscription {
-        boxSubscription(
-            key, signature: Signatures.void, box: VoidHandlerBox(body: handler),
-            trampoline: VoidHandlerBox.trampoline, options: options)
+        handlerSubscription(key, signature: Signatures.void, handler: MarshalHandler(handler), options: options)
     }
 
     /// Runs `handler` with the event's argument each time `key`'s event is
@@ -107,9 +103,8 @@ extension CommandTable {
     ) -> Subscription {
         // Signatures of EventArgument types are always valid.
         let signature = try! Signature(returning: .void, parameters: types)
-        return boxSubscription(
-            key, signature: signature, box: ScalarsHandlerBox(body: body), trampoline: ScalarsHandlerBox.trampoline,
-            options: options)
+        return handlerSubscription(
+            key, signature: signature, handler: MarshalHandler(reading: body), options: options)
     }
 
     /// `on(_:options:_:)` for an argument that is not a built-in scalar: the
@@ -448,7 +443,7 @@ final class OneArgumentHandlerBox<A: EventArgument>: ArgumentsHandlerBox, @unche
         super.init(cTable: cTable, event: event)
     }
 
-    // Never a built-in scalar: those take a ScalarsHandlerBox.
+    // Never a built-in scalar: those are read by closures (MarshalHandler(reading:)).
     override func run(_ arguments: UnsafePointer<dc_value>?) throws(DispatchError) {
         body(try A.argument(arguments, at: 0, event: event, bitwise: false))
     }

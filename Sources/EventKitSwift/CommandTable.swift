@@ -170,30 +170,34 @@ public enum Accumulator: Sendable {
 // MARK: - Registering
 
 extension CommandTable {
-    /// Registers `box` as a marshal handler; the table releases it when the
-    /// handler goes away. `signature` nil registers a variadic marshal.
-    func addBox(
-        _ event: String, signature: Signature?, box: HandlerBox, trampoline: dc_marshal,
-        options: HandlerOptions = [], queue: OpaquePointer? = nil
+    /// Registers `handler` as a marshal handler; the table releases its data
+    /// when the handler goes away. `signature` nil registers a variadic
+    /// marshal.
+    func addHandler(
+        _ event: String, signature: Signature?, handler: MarshalHandler, options: HandlerOptions = [],
+        queue: OpaquePointer? = nil
     ) throws(DispatchError) -> dc_handler_id {
-        let data = Unmanaged.passRetained(box).toOpaque()
-        var cOptions = boxOptions(options, queue: queue)
+        var cOptions = handlerOptions(options, of: handler, queue: queue)
         var id: dc_handler_id = 0
-        let status = dc_table_add_marshal(cTable, event, signature?.cSignature, trampoline, data, &cOptions, &id)
+        let status = dc_table_add_marshal(
+            cTable, event, signature?.cSignature, handler.function, handler.data, &cOptions, &id)
         if status != DC_OK {
             // Not registered, so the table took no reference: give it back here.
-            Unmanaged<HandlerBox>.fromOpaque(data).release()
+            handler.discard()
             try DispatchError.check(status)
         }
         return id
     }
 
-    /// The C options of a box handler: the table owns the box's reference and
-    /// releases it through its `release` callback (no destroy notify, which
-    /// would cost an allocation per handler). A box is new, so it cannot be a
-    /// duplicate: the table skips the check and the index entry for it.
-    func boxOptions(_ options: HandlerOptions, queue: OpaquePointer?) -> dc_handler_options {
-        let flags = options.cFlags | UInt32(DC_HANDLER_OWNS_TARGET | DC_HANDLER_ALLOW_DUPLICATE)
+    /// The C options of a Swift handler: the table owns the reference its
+    /// data holds and releases it through its `release` callback (no destroy
+    /// notify, which would cost an allocation per handler). A Swift handler
+    /// is new, so it cannot be a duplicate: the table skips the check and the
+    /// index entry for it.
+    func handlerOptions(
+        _ options: HandlerOptions, of handler: MarshalHandler, queue: OpaquePointer?
+    ) -> dc_handler_options {
+        let flags = options.cFlags | handler.flags | UInt32(DC_HANDLER_OWNS_TARGET | DC_HANDLER_ALLOW_DUPLICATE)
         return dc_handler_options(flags: flags, queue: queue, destroy: nil, destroy_data: nil)
     }
 
@@ -202,13 +206,13 @@ extension CommandTable {
         Subscription(cancelsOnRelease: cancelsOnRelease, table: handle, handler: id)
     }
 
-    /// Registers a closure box; a closure lives as long as its subscription.
+    /// Registers a closure's handler; a closure lives as long as its
+    /// subscription.
     func closureSubscription(
-        _ event: String, signature: Signature?, box: HandlerBox, trampoline: dc_marshal,
-        options: HandlerOptions = []
+        _ event: String, signature: Signature?, handler: MarshalHandler, options: HandlerOptions = []
     ) -> Subscription {
         do {
-            let id = try addBox(event, signature: signature, box: box, trampoline: trampoline, options: options)
+            let id = try addHandler(event, signature: signature, handler: handler, options: options)
             return subscription(for: id, cancelsOnRelease: true)
         } catch {
             // A closure with a fixed, valid signature can only fail to register
@@ -229,9 +233,7 @@ extension CommandTable {
     public func on(
         _ event: String, options: HandlerOptions = [], _ handler: @escaping @Sendable () -> Void
     ) -> Subscription {
-        closureSubscription(
-            event, signature: Signatures.void, box: VoidHandlerBox(body: handler),
-            trampoline: VoidHandlerBox.trampoline, options: options)
+        closureSubscription(event, signature: Signatures.void, handler: MarshalHandler(handler), options: options)
     }
 
     /// Runs `handler` with the event's first argument, which must fit a
@@ -239,9 +241,7 @@ extension CommandTable {
     public func on(
         _ event: String, options: HandlerOptions = [], _ handler: @escaping @Sendable (Bool) -> Void
     ) -> Subscription {
-        closureSubscription(
-            event, signature: Signatures.bool, box: BoolHandlerBox(body: handler),
-            trampoline: BoolHandlerBox.trampoline, options: options)
+        closureSubscription(event, signature: Signatures.bool, handler: MarshalHandler(handler), options: options)
     }
 
     /// Runs `handler` with the event's first argument, an object or `nil`,
@@ -250,8 +250,9 @@ extension CommandTable {
         _ event: String, options: HandlerOptions = [], _ handler: @escaping @Sendable (AnyObject?) -> Void
     ) -> Subscription {
         closureSubscription(
-            event, signature: Signatures.object, box: ObjectHandlerBox(body: handler),
-            trampoline: ObjectHandlerBox.trampoline, options: options)
+            event, signature: Signatures.object,
+            handler: MarshalHandler(box: ObjectHandlerBox(body: handler), trampoline: ObjectHandlerBox.trampoline),
+            options: options)
     }
 
     /// Runs `handler` with every argument of each execute of `event`, as
@@ -263,8 +264,10 @@ extension CommandTable {
         _ event: String, options: HandlerOptions = [], _ handler: @escaping @Sendable ([Value]) throws -> Value
     ) -> Subscription {
         closureSubscription(
-            event, signature: nil, box: ValuesHandlerBox(cTable: cTable, body: handler),
-            trampoline: ValuesHandlerBox.trampoline, options: options)
+            event, signature: nil,
+            handler: MarshalHandler(
+                box: ValuesHandlerBox(cTable: cTable, body: handler), trampoline: ValuesHandlerBox.trampoline),
+            options: options)
     }
 
     /// Runs `handler` with the event's sender (its first argument, when that

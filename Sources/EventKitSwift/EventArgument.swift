@@ -283,8 +283,8 @@ struct ScalarArgument {
     /// Where a C value's payload is, and how far apart C values are in an
     /// array: the layout of `dc_value` (a 4-byte type tag, padding, an 8-byte
     /// union), written out so that inlinable code, which cannot name the C
-    /// type, reads arguments as the module does. `ScalarsHandlerBox` checks it
-    /// against the C type.
+    /// type, reads arguments as the module does. `MarshalHandler(reading:)`
+    /// checks it against the C type.
     @inlinable static var cValuePayloadOffset: Int { 8 }
     @inlinable static var cValueStride: Int { 16 }
 

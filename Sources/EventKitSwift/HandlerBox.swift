@@ -7,7 +7,8 @@ import Glibc
 import Musl
 #endif
 
-/// What a Swift handler is to the C table: a box registered as a marshal
+/// What a Swift handler that is more than a closure the C core calls itself
+/// (see `MarshalHandler`) is to the C table: a box registered as a marshal
 /// handler's data, retained once at registration and released by the table
 /// (`DC_HANDLER_OWNS_TARGET`, through the table's `release` callback),
 /// exactly once, when the handler goes away.
@@ -94,7 +95,8 @@ final class ThrownError {
 
 // MARK: - Box kinds
 
-/// `() -> Void`, signature "v".
+/// `() -> Void`, signature "v", where the C core cannot call the closure
+/// itself.
 final class VoidHandlerBox: HandlerBox, @unchecked Sendable {
     let body: @Sendable () -> Void
     init(body: @escaping @Sendable () -> Void) {
@@ -106,31 +108,14 @@ final class VoidHandlerBox: HandlerBox, @unchecked Sendable {
     }
 }
 
-/// `(Bool) -> Void`, signature "vB".
-final class BoolHandlerBox: HandlerBox, @unchecked Sendable {
-    let body: @Sendable (Bool) -> Void
-    init(body: @escaping @Sendable (Bool) -> Void) {
-        self.body = body
-    }
-
-    static let trampoline: dc_marshal = { data, arguments, _, _ in
-        let value = arguments![0].boolValue
-        calledBox(data, as: BoolHandlerBox.self)._withUnsafeGuaranteedRef { $0.body(value) }
-    }
-}
-
-/// A typed handler whose arguments (one to three) are all built-in scalars
-/// (`Bool`, the integers, `Float`, `Double`). Its closure, made in the
-/// caller's code where the argument types are known, reads them from the C
-/// arguments itself (`ScalarArgument.argument(_:_:as:)`), so a call converts
-/// nothing here.
+/// A closure that reads the C arguments itself, where the C core cannot call
+/// it directly: a typed handler whose arguments (one to three) are all
+/// built-in scalars (`Bool`, the integers, `Float`, `Double`), its closure
+/// made in the caller's code where the argument types are known
+/// (`ScalarArgument.argument(_:_:as:)`), or a `(Bool) -> Void` closure.
 final class ScalarsHandlerBox: HandlerBox, @unchecked Sendable {
     let body: @Sendable (UnsafeRawPointer) -> Void
     init(body: @escaping @Sendable (UnsafeRawPointer) -> Void) {
-        precondition(
-            MemoryLayout<dc_value>.stride == ScalarArgument.cValueStride
-                && dcValuePayloadOffset == ScalarArgument.cValuePayloadOffset,
-            "dc_value's layout is not the one ScalarArgument reads")
         self.body = body
     }
 

@@ -498,7 +498,17 @@ enum {
      * handler), so a later add without this flag does not find it either.
      * For targets that are new by construction, such as a language
      * binding's closure box (the Swift layer's closures use it). */
-    DC_HANDLER_ALLOW_DUPLICATE = 1u << 4
+    DC_HANDLER_ALLOW_DUPLICATE = 1u << 4,
+    /* For dc_table_add_marshal: `marshal` is not a dc_marshal but a function
+     * of the Swift calling convention (clang's swiftcall) with `data` in the
+     * Swift context register: a Swift closure's function and context, called
+     * directly with nothing in between. It takes nothing else when the
+     * signature has no parameters, else `const dc_value *arguments`, one per
+     * parameter, checked and converted as for any marshal. The signature must
+     * be given and return void. The Swift layer registers its closures this
+     * way. DC_ERR_UNSUPPORTED when the library was built by a compiler without
+     * that convention (it is built in by clang on x86-64 and AArch64). */
+    DC_HANDLER_SWIFT_CALL = 1u << 5
 };
 
 typedef struct dc_handler_options {
@@ -531,9 +541,10 @@ typedef struct dc_handler_options {
  * the existing handler is kept unchanged, *out is its id, and `options` is
  * ignored (its destroy notify is not kept and will not be called).
  * Errors: DC_ERR_NULL_ARGUMENT (table, event, signature or function NULL);
- * DC_ERR_INVALID_ARGUMENT (unknown flags); DC_ERR_TYPE (a target is given
- * but the signature's parameter 0 is not pointer-like, or it has no
- * parameters); DC_ERR_NO_MEMORY. The table is unchanged on every error.
+ * DC_ERR_INVALID_ARGUMENT (unknown flags, or DC_HANDLER_SWIFT_CALL, which is
+ * for marshals); DC_ERR_TYPE (a target is given but the signature's
+ * parameter 0 is not pointer-like, or it has no parameters);
+ * DC_ERR_NO_MEMORY. The table is unchanged on every error.
  */
 DC_API dc_status dc_table_add(dc_table *table, const char *event, dc_signature *signature,
                               dc_function function, void *target,
@@ -571,7 +582,9 @@ typedef void (*dc_marshal)(void *data, const dc_value *arguments, size_t count, 
  * or converted) and *result arrives as dc_void(); it may set any type.
  * DC_HANDLER_STRICT does not apply to it.
  *
- * Errors: as dc_table_add (marshal NULL is DC_ERR_NULL_ARGUMENT).
+ * Errors: as dc_table_add (marshal NULL is DC_ERR_NULL_ARGUMENT), and for
+ * DC_HANDLER_SWIFT_CALL: DC_ERR_INVALID_ARGUMENT (no signature, or one
+ * returning a value), DC_ERR_UNSUPPORTED (see the flag).
  */
 DC_API dc_status dc_table_add_marshal(dc_table *table, const char *event, dc_signature *signature,
                                       dc_marshal marshal, void *data,

@@ -1,0 +1,92 @@
+import CDispatchCore
+@testable import EventKitSwift
+import Synchronization
+import Testing
+
+/// Counts calls of closures that capture nothing, so they have no context.
+private let contextFreeCalls = Atomic(0)
+
+/// An object a closure captures, to see how long the closure's context lives.
+private final class Captured: Sendable {
+    let calls = Atomic(0)
+}
+
+@Suite("MarshalHandler")
+struct MarshalHandlerTests {
+    @Test("Closures are called by the C core itself, with their context as the table's reference")
+    func closuresAreSwiftCalls() {
+        let captured = Captured()
+        let withContext = MarshalHandler { captured.calls.add(1, ordering: .relaxed) }
+        let withoutContext = MarshalHandler { contextFreeCalls.add(1, ordering: .relaxed) }
+        let reading = MarshalHandler(reading: { _ in captured.calls.add(1, ordering: .relaxed) })
+        #expect(MarshalHandler.swiftCalls)
+        for handler in [withContext, withoutContext, reading] {
+            #expect(handler.flags == UInt32(DC_HANDLER_SWIFT_CALL))
+        }
+        #expect(withContext.data != nil)
+        #expect(withoutContext.data == nil)
+        // Each reference the tables would have taken goes back.
+        for handler in [withContext, withoutContext, reading] { handler.discard() }
+    }
+
+    @Test("A closure's context, holding what it captured, lives exactly as long as its handler")
+    func contextLivesAsLongAsTheHandler() throws {
+        let table = CommandTable(name: "lifetime")
+        let key = EventKey<Int>("count")
+        weak var watched: Captured?
+        var subscriptions: [Subscription] = []
+        do {
+            let captured = Captured()
+            watched = captured
+            subscriptions.append(table.on("tap") { captured.calls.add(1, ordering: .relaxed) })
+            subscriptions.append(table.on(key) { (n: Int) in captured.calls.add(n, ordering: .relaxed) })
+        }
+        // Only the two handlers' contexts hold it now.
+        #expect(watched != nil)
+        #expect(try table.execute("tap").handled == 1)
+        #expect(try table.execute(key, 10).handled == 1)
+        #expect(watched?.calls.load(ordering: .relaxed) == 11)
+        subscriptions[0].cancel()
+        #expect(watched != nil)
+        subscriptions[1].cancel()
+        #expect(watched == nil)
+    }
+
+    @Test("A closure that captures nothing runs by name, by typed key and through the general execute")
+    func contextFreeClosureRuns() throws {
+        let table = CommandTable(name: "free")
+        let key = EventKey<Void>("tick")
+        let before = contextFreeCalls.load(ordering: .relaxed)
+        let subscription = table.on(key) { contextFreeCalls.add(1, ordering: .relaxed) }
+        #expect(try table.execute(key).handled == 1)
+        #expect(try table.execute("tick").handled == 1)
+        // An option the lean execute does not take: the general one calls it.
+        #expect(try table.execute("tick", arguments: [], accumulator: .last).handled == 1)
+        #expect(contextFreeCalls.load(ordering: .relaxed) - before == 3)
+        subscription.cancel()
+        #expect(try table.execute(key).handled == 0)
+    }
+
+    @Test("Where the C core cannot call Swift, boxes call the same closures")
+    func boxesServeAsTheFallback() throws {
+        let table = CommandTable(name: "boxes")
+        let log = Log()
+        let void = MarshalHandler(box: VoidHandlerBox { log.append("void") }, trampoline: VoidHandlerBox.trampoline)
+        let reading = MarshalHandler(
+            box: ScalarsHandlerBox { arguments in
+                log.append("read \(ScalarArgument.argument(arguments, 0, as: Int.self))")
+            },
+            trampoline: ScalarsHandlerBox.trampoline)
+        #expect(void.flags == 0 && reading.flags == 0)
+        let event = try table.eventID(for: EventKey<Int>("boxed"))
+        let ids = [
+            try table.addHandler(void, signature: Signatures.void, event: event),
+            try table.addHandler(reading, signature: try Signature(returning: .void, parameters: [.int64]), event: event),
+        ]
+        #expect(try table.execute("boxed", .int64(4)).handled == 2)
+        #expect(try table.execute(EventKey<Int>("boxed"), 5).handled == 2)
+        #expect(log.all == ["void", "read 4", "void", "read 5"])
+        for id in ids { table.handle.removeHandler(id) }
+        #expect(try table.execute("boxed", .int64(6)).handled == 0)
+    }
+}
