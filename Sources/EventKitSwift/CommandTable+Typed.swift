@@ -240,8 +240,9 @@ extension CommandTable {
         let event = try eventID(of: key)
         var handlerError = HandlerError()
         // Left uninitialized: it is read only when the report is detailed.
-        return try withUnsafeTemporaryAllocation(of: dc_result.self, capacity: 1) { result in
-            let brief = withUnsafeMutablePointer(to: &handlerError) { slot in
+        // Unprotected: see CommandTable.executeOutcome(_:cArguments:count:).
+        return try _withUnprotectedUnsafeTemporaryAllocation(of: dc_result.self, capacity: 1) { result in
+            let brief = _withUnprotectedUnsafeMutablePointer(to: &handlerError) { slot in
                 dc_table_execute_id_brief(
                     cTable, event, cArguments, count, UnsafeMutableRawPointer(slot), result.baseAddress)
             }
@@ -295,7 +296,7 @@ extension CommandTable {
     @usableFromInline
     func executeOutcome(_ key: EventKeyStorage, scalar: ScalarArgument) throws -> ExecuteOutcome {
         var value = scalar.cValue
-        return try executeOutcome(key, cArguments: &value, count: 1)
+        return try _withUnprotectedUnsafeMutablePointer(to: &value) { try executeOutcome(key, cArguments: $0, count: 1) }
     }
 
     /// Executes `key`'s event with two or three scalar arguments (`third`
@@ -305,9 +306,10 @@ extension CommandTable {
         _ key: EventKeyStorage, scalars first: ScalarArgument, _ second: ScalarArgument, _ third: ScalarArgument?
     ) throws -> ExecuteOutcome {
         var values = (first.cValue, second.cValue, third?.cValue ?? dc_value())
-        return try withUnsafeMutableBytes(of: &values) { bytes in
+        return try _withUnprotectedUnsafeMutablePointer(to: &values) { tuple in
             try executeOutcome(
-                key, cArguments: bytes.baseAddress!.assumingMemoryBound(to: dc_value.self), count: third == nil ? 2 : 3)
+                key, cArguments: UnsafeRawPointer(tuple).assumingMemoryBound(to: dc_value.self),
+                count: third == nil ? 2 : 3)
         }
     }
 

@@ -456,8 +456,12 @@ extension CommandTable {
     func executeOutcome(_ event: String, cArguments: UnsafePointer<dc_value>?, count: Int) throws -> ExecuteOutcome {
         var handlerError = HandlerError()
         // Left uninitialized: it is read only when the report is detailed.
-        return try withUnsafeTemporaryAllocation(of: dc_result.self, capacity: 1) { result in
-            let brief = withUnsafeMutablePointer(to: &handlerError) { slot in
+        // The result and the error slot are fixed-size values only the C core
+        // writes, within their sizes, so they go without the stack protector
+        // Swift gives a local whose address is taken (a canary stored and
+        // checked on every execute).
+        return try _withUnprotectedUnsafeTemporaryAllocation(of: dc_result.self, capacity: 1) { result in
+            let brief = _withUnprotectedUnsafeMutablePointer(to: &handlerError) { slot in
                 // withCString passes a native string's own bytes, or puts a
                 // small string's on the stack; passing the String straight to
                 // C would copy it to the heap.

@@ -273,6 +273,8 @@ struct ScalarArgument {
     }
 
     /// This argument as a C value.
+    // Always inlined: an execute builds its C arguments in place.
+    @inline(__always)
     var cValue: dc_value {
         var value = dc_value()
         value.type = type.cType
