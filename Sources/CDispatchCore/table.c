@@ -1731,12 +1731,22 @@ typedef void (*lean_function_2)(uint64_t, uint64_t);
 typedef void (*lean_function_3)(uint64_t, uint64_t, uint64_t);
 _Static_assert(LEAN_MAX_PARAMETERS == 3, "lean_execute_as calls up to three parameters");
 
-/* A brief execute's report of what the general way wrote to `full`: more
- * than the count when anything but handlers returning nothing happened. */
-static void report_briefly(dc_brief_result *brief, const dc_result *full) {
-    brief->handled = full->handled;
-    brief->detailed = full->queued != 0 || full->dropped != 0 || full->return_count != 0 ||
-                      full->has_return_value || full->stopped;
+/*
+ * A lean execute gives its entry point a dc_brief_result: the status and,
+ * for a brief execute, its report (a plain execute ignores the report and
+ * writes *result). Passed by value, so on the lean path it stays in
+ * registers: kept in memory, its return would load the status and
+ * `detailed` together across two stores, which the processor cannot
+ * forward (a stall of about 4 ns).
+ */
+
+/* The outcome of an execute the general way, which wrote `full`: the report
+ * says more than the count when anything but handlers returning nothing
+ * happened. */
+static dc_brief_result reported(dc_status status, const dc_result *full) {
+    bool detailed = full->queued != 0 || full->dropped != 0 || full->return_count != 0 || full->has_return_value ||
+                    full->stopped;
+    return (dc_brief_result){status, detailed, full->handled};
 }
 
 /* The rest of a lean execute's snapshot, from a handler that needs more than
@@ -1745,12 +1755,11 @@ static void report_briefly(dc_brief_result *brief, const dc_result *full) {
  * without a sole shape): the arguments fit every shape, as they were checked.
  * `returned`, when not NULL, is the value the handler before `item` returned
  * (a variadic marshal, counted in `handled`): it is accumulated first, as
- * run_handler_generally() would have, and may stop the emission. A brief
- * execute's report goes to `brief`. */
-NOINLINE static dc_status finish_generally(dc_execute_frame *frame, const dc_value *arguments, size_t count,
-                                           const dc_execute_options *options, _Atomic(dc_handler *) const *item,
-                                           _Atomic(dc_handler *) const *end, size_t handled,
-                                           const dc_value *returned, dc_result *result, dc_brief_result *brief) {
+ * run_handler_generally() would have, and may stop the emission. */
+NOINLINE static dc_brief_result finish_generally(dc_execute_frame *frame, const dc_value *arguments, size_t count,
+                                                 const dc_execute_options *options,
+                                                 _Atomic(dc_handler *) const *item, _Atomic(dc_handler *) const *end,
+                                                 size_t handled, const dc_value *returned, dc_result *result) {
     dc_thread_record *reader = dc__current_record;
     /* record is for messages only, and no message of the rest needs it
      * (DC_EXECUTE_REQUIRE_HANDLER never comes this way). */
@@ -1768,8 +1777,7 @@ NOINLINE static dc_status finish_generally(dc_execute_frame *frame, const dc_val
     images.flags = 0;
     run_handlers(&run, reader, frame, item, end, &images);
     dc_status status = leave_execute(&run, reader, reader->depth, frame, NULL, DC_OK, result);
-    if (brief != NULL) report_briefly(brief, &run.result);
-    return status;
+    return reported(status, &run.result);
 }
 
 /* Options the lean execute takes: valid ones asking for nothing it does not
@@ -1782,30 +1790,26 @@ static inline bool lean_options(const dc_execute_options *options) {
 }
 
 /* Leaves a lean execute's frame and read-side section. Reloads what it needs
- * rather than keeping it through the handlers' calls. A brief execute
- * (`brief` not NULL) reports there, and in *result only when stopped. */
-ALWAYS_INLINE static inline dc_status leave_lean(dc_execute_frame *frame, size_t handled, bool stopped,
-                                                 dc_result *result, dc_brief_result *brief) {
+ * rather than keeping it through the handlers' calls. A brief execute writes
+ * *result only when stopped. */
+ALWAYS_INLINE static inline dc_brief_result leave_lean(dc_execute_frame *frame, size_t handled, bool stopped,
+                                                       dc_result *result, bool brief) {
     dc_table *table = frame->table;
     frame->table = NULL;
     dc_thread_record *reader = dc__current_record;
     dc__read_leave(reader, frame, reader->depth);
     if (table->destroy_pending) finish_pending_destroy(table);
-    if (brief != NULL) {
-        brief->handled = handled;
-        brief->detailed = stopped;
-    }
-    if ((brief == NULL || stopped) && result != NULL)
+    if ((!brief || stopped) && result != NULL)
         *result = (dc_result){.handled = handled, .stopped = stopped, .return_value = dc_void()};
-    return DC_OK;
+    return (dc_brief_result){DC_OK, stopped, handled};
 }
 
 /*
  * The lean execute for one lean_call, inside its read-side section with
  * `frame` set up: checks the types of the arguments the shape takes (as many
  * as it takes are there), then calls each handler. False, with nothing
- * called, when the types differ. Otherwise *status is the execute's status
- * and the section is left.
+ * called, when the types differ. Otherwise *outcome is the execute's (see
+ * reported()) and the section is left.
  *
  * Plain handlers (LEAN_CALL()) are called directly through a cast pointer
  * with the arguments' words, the target first when one is bound. Marshals
@@ -1824,7 +1828,7 @@ NO_SANITIZE_FUNCTION ALWAYS_INLINE static inline bool
 lean_execute_as(bool marshal, bool swift, unsigned parameters, bool target, bool variadic, bool asymmetric_fences,
                 const handler_array *array, uint32_t handler_count, const shape_set *shapes,
                 const dc_value *arguments, size_t count, const dc_execute_options *options, dc_execute_frame *frame,
-                dc_result *result, dc_brief_result *brief, dc_status *status) {
+                dc_result *result, bool brief, dc_brief_result *outcome) {
     /* A marshal's shape takes every parameter of its signature (no target is
      * bound to a marshal), so most_takes is its parameter count, known to be
      * 0 for a Swift marshal without values. */
@@ -1855,8 +1859,8 @@ lean_execute_as(bool marshal, bool swift, unsigned parameters, bool target, bool
                 handled_at_end--;
                 continue;
             }
-            *status = finish_generally(frame, arguments, count, options, item, end,
-                                       handled_at_end - (size_t)(end - item), NULL, result, brief);
+            *outcome = finish_generally(frame, arguments, count, options, item, end,
+                                        handled_at_end - (size_t)(end - item), NULL, result);
             return true;
         }
         if (swift) {
@@ -1872,8 +1876,8 @@ lean_execute_as(bool marshal, bool swift, unsigned parameters, bool target, bool
             returned.type = DC_TYPE_VOID; /* the signature's return type */
             ((dc_marshal)handler->function)(handler->target, arguments, marshal_count, &returned);
             if (variadic && !LIKELY(returned.type == DC_TYPE_VOID || (unsigned)returned.type >= DC_TYPE_COUNT)) {
-                *status = finish_generally(frame, arguments, count, options, item + 1, end,
-                                           handled_at_end - (size_t)(end - item - 1), &returned, result, brief);
+                *outcome = finish_generally(frame, arguments, count, options, item + 1, end,
+                                            handled_at_end - (size_t)(end - item - 1), &returned, result);
                 return true;
             }
         } else {
@@ -1886,25 +1890,25 @@ lean_execute_as(bool marshal, bool swift, unsigned parameters, bool target, bool
             }
         }
         if (frame->stopped) {
-            *status = leave_lean(frame, handled_at_end - (size_t)(end - item - 1), true, result, brief);
+            *outcome = leave_lean(frame, handled_at_end - (size_t)(end - item - 1), true, result, brief);
             return true;
         }
     } while (++item != end);
-    *status = leave_lean(frame, handled_at_end, false, result, brief);
+    *outcome = leave_lean(frame, handled_at_end, false, result, brief);
     return true;
 }
 
 #define LEAN_MARSHAL_EXECUTE_CASE(variadic, asymmetric)                                                           \
     case LEAN_MARSHAL_CALL(variadic, asymmetric):                                                                 \
         done = lean_execute_as(true, false, 0, false, variadic, asymmetric, array, handler_count, shapes,         \
-                               arguments, count, options, frame, result, brief, &status);                         \
+                               arguments, count, options, frame, result, brief, &outcome);                         \
         break;
 
 #if SWIFT_CALLS
 #define LEAN_SWIFT_EXECUTE_CASE(values, asymmetric)                                                               \
     case LEAN_SWIFT_CALL(values, asymmetric):                                                                     \
         done = lean_execute_as(true, true, (values) ? 1 : 0, false, false, asymmetric, array, handler_count,       \
-                               shapes, arguments, count, options, frame, result, brief, &status);                 \
+                               shapes, arguments, count, options, frame, result, brief, &outcome);                 \
         break;
 #define LEAN_SWIFT_EXECUTE_CASES(asymmetric)                                                                      \
     LEAN_SWIFT_EXECUTE_CASE(false, asymmetric)                                                                    \
@@ -1916,7 +1920,7 @@ lean_execute_as(bool marshal, bool swift, unsigned parameters, bool target, bool
 #define LEAN_EXECUTE_CASE(parameters, target, asymmetric)                                                         \
     case LEAN_CALL(parameters, target, asymmetric):                                                               \
         done = lean_execute_as(false, false, parameters, target, false, asymmetric, array, handler_count, shapes, \
-                               arguments, count, options, frame, result, brief, &status);                         \
+                               arguments, count, options, frame, result, brief, &outcome);                         \
         break;
 #define LEAN_EXECUTE_CASES(asymmetric)                                                                            \
     LEAN_EXECUTE_CASE(0, false, asymmetric)                                                                       \
@@ -1930,40 +1934,42 @@ lean_execute_as(bool marshal, bool swift, unsigned parameters, bool target, bool
     LEAN_MARSHAL_EXECUTE_CASE(true, asymmetric)                                                                   \
     LEAN_SWIFT_EXECUTE_CASES(asymmetric)
 
-NOINLINE static dc_status execute_generally_briefly(dc_table *table, dc_event_id event_id, const char *event_name,
-                                                   const dc_value *arguments, size_t count, void *context,
-                                                   dc_result *result, dc_brief_result *brief) {
+NOINLINE static dc_brief_result execute_generally_briefly(dc_table *table, dc_event_id event_id,
+                                                         const char *event_name, const dc_value *arguments,
+                                                         size_t count, void *context, dc_result *result) {
     const dc_execute_options with_context = {DC_ACCUMULATE_FIRST, 0, NULL, 0, context};
     dc_result own;
     dc_result *full = result != NULL ? result : &own;
     dc_status status = execute_generally(table, event_id, event_name, arguments, count, &with_context, full);
-    if (status == DC_OK) report_briefly(brief, full);
-    return status;
+    if (status != DC_OK) return (dc_brief_result){status, false, 0};
+    return reported(status, full);
 }
 
 /* execute_generally() for execute_lean(), which may have a context without
  * options and a report to make (a brief execute's): then the default options
  * with that context, and the report of what it wrote, to the caller's result
  * or one of its own. */
-ALWAYS_INLINE static inline dc_status execute_lean_generally(dc_table *table, dc_event_id event_id,
-                                                             const char *event_name, const dc_value *arguments,
-                                                             size_t count, const dc_execute_options *options,
-                                                             void *context, dc_result *result,
-                                                             dc_brief_result *brief) {
-    if (brief == NULL) return execute_generally(table, event_id, event_name, arguments, count, options, result);
-    return execute_generally_briefly(table, event_id, event_name, arguments, count, context, result, brief);
+ALWAYS_INLINE static inline dc_brief_result execute_lean_generally(dc_table *table, dc_event_id event_id,
+                                                                   const char *event_name,
+                                                                   const dc_value *arguments, size_t count,
+                                                                   const dc_execute_options *options, void *context,
+                                                                   dc_result *result, bool brief) {
+    if (!brief)
+        return (dc_brief_result){
+            execute_generally(table, event_id, event_name, arguments, count, options, result), false, 0};
+    return execute_generally_briefly(table, event_id, event_name, arguments, count, context, result);
 }
 
 /* Inlined into each entry point, so each gets the copy its constant arguments
  * (no options, id or name, brief or not) make smallest. The id 0 goes the
  * general way, which reports it. `context`, with `options` NULL, is the
- * context of the default options. A brief execute (`brief` not NULL) reports
- * there on DC_OK, and writes *result only when the report is detailed (the
- * general way writes it whenever it is not NULL). */
-ALWAYS_INLINE static inline dc_status execute_lean(dc_table *table, dc_event_id event_id, const char *event_name,
-                                                   const dc_value *arguments, size_t count,
-                                                   const dc_execute_options *options, void *context,
-                                                   dc_result *result, dc_brief_result *brief) {
+ * context of the default options. A brief execute reports in the outcome on
+ * DC_OK, and writes *result only when the report is detailed (the general
+ * way writes it whenever it is not NULL). */
+ALWAYS_INLINE static inline dc_brief_result execute_lean(dc_table *table, dc_event_id event_id,
+                                                         const char *event_name, const dc_value *arguments,
+                                                         size_t count, const dc_execute_options *options,
+                                                         void *context, dc_result *result, bool brief) {
     dc_thread_record *reader = dc__current_record;
     if (!LIKELY(reader != NULL && lean_options(options)))
         return execute_lean_generally(table, event_id, event_name, arguments, count, options, context, result,
@@ -1991,13 +1997,13 @@ ALWAYS_INLINE static inline dc_status execute_lean(dc_table *table, dc_event_id 
             frame->context = options != NULL ? options->context : context;
             frame->stopped = false;
             bool done = false;
-            dc_status status = DC_OK;
+            dc_brief_result outcome;
             switch (shapes->lean_call) {
             LEAN_EXECUTE_CASES(true)
             LEAN_EXECUTE_CASES(false)
             default: UNREACHABLE(); /* lean_counts is 0 unless lean_call is one of these */
             }
-            if (LIKELY(done)) return status;
+            if (LIKELY(done)) return outcome;
             frame->table = NULL;
         }
     }
@@ -2010,35 +2016,26 @@ DC_API dc_status dc_table_execute_with(dc_table *table, const char *event, const
                                        const dc_execute_options *options, dc_result *result) {
     if (table == NULL || event == NULL)
         return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_execute: table and event must not be NULL");
-    return execute_lean(table, 0, event, arguments, count, options, NULL, result, NULL);
+    return execute_lean(table, 0, event, arguments, count, options, NULL, result, false).status;
 }
 
 DC_API dc_status dc_table_execute_id_with(dc_table *table, dc_event_id event, const dc_value *arguments, size_t count,
                                           const dc_execute_options *options, dc_result *result) {
     if (table == NULL) return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_execute_id: the table must not be NULL");
-    return execute_lean(table, event, NULL, arguments, count, options, NULL, result, NULL);
+    return execute_lean(table, event, NULL, arguments, count, options, NULL, result, false).status;
 }
 
 DC_API dc_status dc_table_execute(dc_table *table, const char *event, const dc_value *arguments, size_t count,
                                   dc_result *result) {
     if (table == NULL || event == NULL)
         return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_execute: table and event must not be NULL");
-    return execute_lean(table, 0, event, arguments, count, NULL, NULL, result, NULL);
+    return execute_lean(table, 0, event, arguments, count, NULL, NULL, result, false).status;
 }
 
 DC_API dc_status dc_table_execute_id(dc_table *table, dc_event_id event, const dc_value *arguments, size_t count,
                                      dc_result *result) {
     if (table == NULL) return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_execute_id: the table must not be NULL");
-    return execute_lean(table, event, NULL, arguments, count, NULL, NULL, result, NULL);
-}
-
-/* A brief execute's return value: `status` with the report the execute
- * filled in. Built from the fields, not returned as the struct with the
- * status stored in it: a load of the status and `detailed` together would
- * span two stores, which the processor cannot forward (a stall of about
- * 4 ns). */
-ALWAYS_INLINE static inline dc_brief_result briefly(dc_status status, const dc_brief_result *report) {
-    return (dc_brief_result){status, report->detailed, report->handled};
+    return execute_lean(table, event, NULL, arguments, count, NULL, NULL, result, false).status;
 }
 
 DC_API dc_brief_result dc_table_execute_brief(dc_table *table, const char *event, const dc_value *arguments,
@@ -2046,9 +2043,7 @@ DC_API dc_brief_result dc_table_execute_brief(dc_table *table, const char *event
     if (table == NULL || event == NULL)
         return (dc_brief_result){
             dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_execute_brief: table and event must not be NULL"), false, 0};
-    dc_brief_result brief = {DC_OK, false, 0};
-    dc_status status = execute_lean(table, 0, event, arguments, count, NULL, context, result, &brief);
-    return briefly(status, &brief);
+    return execute_lean(table, 0, event, arguments, count, NULL, context, result, true);
 }
 
 DC_API dc_brief_result dc_table_execute_id_brief(dc_table *table, dc_event_id event, const dc_value *arguments,
@@ -2056,9 +2051,7 @@ DC_API dc_brief_result dc_table_execute_id_brief(dc_table *table, dc_event_id ev
     if (table == NULL)
         return (dc_brief_result){
             dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_execute_id_brief: the table must not be NULL"), false, 0};
-    dc_brief_result brief = {DC_OK, false, 0};
-    dc_status status = execute_lean(table, event, NULL, arguments, count, NULL, context, result, &brief);
-    return briefly(status, &brief);
+    return execute_lean(table, event, NULL, arguments, count, NULL, context, result, true);
 }
 
 DC_API void *dc_table_execute_context(const dc_table *table) {
