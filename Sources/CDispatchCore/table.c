@@ -1990,7 +1990,7 @@ ALWAYS_INLINE static inline dc_brief_result execute_lean(dc_table *table, dc_eve
         uint64_t counts = options != NULL && (options->flags & DC_EXECUTE_STRICT) ? shapes->lean_strict_counts
                                                                                   : shapes->lean_counts;
         /* NULL arguments with a count are the general execute's error to report. */
-        if (LIKELY(count < 64 && ((counts >> count) & 1)) && !(count != 0 && arguments == NULL)) {
+        if (LIKELY(count < 64 && ((counts >> count) & 1)) && (arguments != NULL || count == 0)) {
             dc_execute_frame *frame = &reader->frames[depth - 1];
             KEEP_IN_REGISTER(frame);
             frame->table = table;

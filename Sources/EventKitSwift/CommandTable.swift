@@ -499,12 +499,17 @@ extension CommandTable {
     /// What a brief C execute did: its count alone in the common case, in
     /// which no handler failed and there is nothing to log; otherwise the
     /// uncommon end, `finish`.
+    ///
+    /// A handler that fails stops the emission of the execute whose error
+    /// slot it writes (`FailableHandlerBox.fail(with:)`), so that execute's
+    /// report is detailed: the common case needs no look at the slot.
     @inline(__always)
     func outcome(
         of brief: dc_brief_result, _ result: UnsafePointer<dc_result>, _ handlerError: inout HandlerError,
         event: @autoclosure () -> String
     ) throws -> ExecuteOutcome {
-        if brief.status == DC_OK && !brief.detailed && !handlerError.failed && logger == nil {
+        if brief.status == DC_OK && !brief.detailed && logger == nil {
+            assert(!handlerError.failed, "a handler failed without stopping the emission")
             return ExecuteOutcome(handled: brief.handled)
         }
         return try finish(brief, result, &handlerError, event: event())
