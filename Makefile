@@ -477,9 +477,13 @@ sanitize-swift:
 
 # The plain build's tests. Under valgrind membarrier(2) is missing, so the core
 # takes its full-fence fallback. Memory still reachable at exit (each thread's
-# reader record, kept for reuse) is not a leak.
+# reader record, kept for reuse) is not a leak. valgrind runs one thread at a
+# time; its default hand-over lets a thread that yields in a loop (the thread
+# tests' waits, a remove waiting for a running call) take the turn again and
+# again, and once kept a mutex holder off the CPU past the tests' 60-second
+# watchdog: --fair-sched=yes hands the turn over in order.
 VALGRIND_FLAGS := --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect \
-                  --show-leak-kinds=definite,indirect --track-origins=yes --num-callers=30
+                  --show-leak-kinds=definite,indirect --track-origins=yes --num-callers=30 --fair-sched=yes
 
 memcheck:
 	@$(MAKE) --no-print-directory deps-hardening

@@ -4,7 +4,8 @@
  *
  * The input is a program: each operation registers a C function or a marshal
  * (ten signatures, stub and libffi paths, bound targets, once / first / strict /
- * owns-target / allow-duplicate flags, a delivery queue, a destroy notify),
+ * owns-target / allow-duplicate flags, a delivery queue, a destroy notify;
+ * marshals of the C or of Swift's calling convention),
  * removes handlers (by id, target, event or all), blocks and unblocks them,
  * executes an event with values, arities, accumulators and strict flags
  * taken from the input, drains the posting queue, or interns a name. Every
@@ -38,6 +39,8 @@ enum {
     SIGNATURE_COUNT = 10,
     FUNCTION_COUNT = 2 * SIGNATURE_COUNT,
     MARSHAL_FIRST = FUNCTION_COUNT, /* marshals are functions 20 and 21 */
+    SWIFT_NONE = MARSHAL_FIRST + 2,   /* 22 and 23: DC_HANDLER_SWIFT_CALL marshals, */
+    SWIFT_VALUES = MARSHAL_FIRST + 3, /* for signatures without and with parameters */
     POOL_SIZE = 4,
     MAX_REGISTRATIONS = 48,
     MAX_ARGUMENTS = 9,
@@ -306,6 +309,19 @@ static void marshal_b(void *data, const dc_value *values, size_t count, dc_value
     marshal_called(MARSHAL_FIRST + 1, data, values, count, result);
 }
 
+/* The Swift convention's marshals: one for signatures without parameters,
+ * one for the rest. They do not know their parameter count (SWIFT_COUNT):
+ * the registration they turn out to be says it. */
+#define SWIFT_COUNT SIZE_MAX
+static void swift_called(unsigned function, void *data, const dc_value *values);
+__attribute__((swiftcall)) static void swift_none(void *data __attribute__((swift_context))) {
+    swift_called(SWIFT_NONE, data, NULL);
+}
+__attribute__((swiftcall)) static void swift_values(const dc_value *values,
+                                                    void *data __attribute__((swift_context))) {
+    swift_called(SWIFT_VALUES, data, values);
+}
+
 static const dc_function functions[FUNCTION_COUNT + 2] = {
     DC_FUNCTION(s0_a), DC_FUNCTION(s0_b), DC_FUNCTION(s1_a), DC_FUNCTION(s1_b), DC_FUNCTION(s2_a),
     DC_FUNCTION(s2_b), DC_FUNCTION(s3_a), DC_FUNCTION(s3_b), DC_FUNCTION(s4_a), DC_FUNCTION(s4_b),
@@ -317,6 +333,7 @@ static const dc_function functions[FUNCTION_COUNT + 2] = {
 static bool is_marshal(const registration *r) { return r->function >= MARSHAL_FIRST; }
 static bool is_bound(const registration *r) { return !is_marshal(r) && r->target != NULL; }
 static bool is_variadic(const registration *r) { return r->signature < 0; }
+static size_t parameter_count(const registration *r) { return dc_signature_parameter_count(signatures[r->signature]); }
 
 /* ---- model helpers ------------------------------------------------------------------ */
 
@@ -485,7 +502,7 @@ static registration *identify(frame *f, unsigned function, void *data, const dc_
             if (marshal ? r->target != data || return_type_of(r) != arrived : !target_consistent(r, values, count))
                 continue;
             if ((r->flags & DC_HANDLER_ONCE) && r->deliveries > 0) continue;
-            if (!delivery_fits(r, values, count)) continue;
+            if (!delivery_fits(r, values, count == SWIFT_COUNT ? parameter_count(r) : count)) continue;
             return r;
         }
     }
@@ -548,6 +565,7 @@ static registration *begin_call(unsigned function, void *data, const dc_value *v
                "dispatch, already run once, or out of order",
                function, f->kind == FRAME_EXECUTE ? "an execute" : "a drain",
                f->event >= 0 ? event_names[f->event] : "?");
+    if (count == SWIFT_COUNT) count = parameter_count(r);
     if (!table_gone)
         FUZZ_CHECK(dc_table_execute_context(table) == f->context, "execute context %p, expected %p",
                    dc_table_execute_context(table), f->context);
@@ -629,6 +647,12 @@ static void marshal_called(unsigned function, void *data, const dc_value *values
     finish_call(r, counted);
 }
 
+/* A Swift marshal returns nothing and has no result to look at. */
+static void swift_called(unsigned function, void *data, const dc_value *values) {
+    registration *r = begin_call(function, data, values, SWIFT_COUNT, DC_TYPE_VOID);
+    finish_call(r, fuzz_zero(DC_TYPE_VOID));
+}
+
 /* ---- operations ------------------------------------------------------------------------ */
 
 static registration *choose_registration(void) {
@@ -663,6 +687,13 @@ static void do_add(bool marshal) {
     uint8_t flag_byte = fuzz_byte(input);
     r->flags = flag_byte & 0x1F; /* DC_HANDLER_ONCE ... DC_HANDLER_ALLOW_DUPLICATE */
     bool unknown_flag = (flag_byte & 0xC0) == 0xC0;
+    /* A Swift marshal: its signature must be given and return void. */
+    bool swift = marshal && (flag_byte & 0x20);
+    bool swift_refused = swift && (is_variadic(r) || return_type_of(r) != DC_TYPE_VOID);
+    if (swift) {
+        r->function = !is_variadic(r) && parameter_count(r) > 0 ? SWIFT_VALUES : SWIFT_NONE;
+        r->flags |= DC_HANDLER_SWIFT_CALL;
+    }
     uint8_t how = fuzz_byte(input);
     r->queue = (queue_choice)(how % 3);
     r->has_destroy = (how & 0x04) != 0;
@@ -702,7 +733,7 @@ static void do_add(bool marshal) {
     }
     dc_status expected = DC_OK;
     if (bad_id && event_id == 0) expected = DC_ERR_NOT_FOUND;
-    else if (unknown_flag) expected = DC_ERR_INVALID_ARGUMENT;
+    else if (unknown_flag || swift_refused) expected = DC_ERR_INVALID_ARGUMENT;
     else if (bad_id) expected = DC_ERR_NOT_FOUND;
     else if (!marshal && r->target != NULL && !signature_takes_target(r->signature)) expected = DC_ERR_TYPE;
     else if (duplicate != NULL) expected = DC_EXISTS;
@@ -716,6 +747,8 @@ static void do_add(bool marshal) {
     dc_status status;
     if (marshal) {
         dc_marshal function = r->function == MARSHAL_FIRST ? marshal_a : marshal_b;
+        if (swift)
+            function = r->function == SWIFT_VALUES ? (dc_marshal)(void *)swift_values : (dc_marshal)(void *)swift_none;
         status = by_id ? dc_table_add_marshal_id(table, event_id, signature, function, r->target, &options, &id)
                        : dc_table_add_marshal(table, event_names[r->event], signature, function, r->target, &options,
                                               &id);
