@@ -18,8 +18,8 @@ import Musl
 /// reference counting.
 ///
 /// The base class stores nothing: a box of a closure that cannot throw is the
-/// object header and the closure, 32 bytes, which is most of what a Swift
-/// handler costs in memory besides the C handler and its subscription.
+/// object header and the closure, 32 bytes, on top of the C handler and its
+/// subscription (a closure the C core calls itself has no box).
 class HandlerBox: @unchecked Sendable {}
 
 /// The box a trampoline is called with: the data it was registered with,
