@@ -1851,7 +1851,6 @@ lean_execute_as(bool marshal, bool swift, unsigned parameters, bool target, bool
      * by each one passed over, removed or blocked. */
     size_t handled_at_end = handler_count;
     _Atomic(dc_handler *) const *item = array->items, *end = item + handler_count;
-
     do {
         /* Redefined on every handler, so clang keeps the frame in a
          * callee-saved register rather than moving it in and out of a
