@@ -11,6 +11,22 @@ private final class Captured: Sendable {
     let calls = Atomic(0)
 }
 
+/// Counts calls of a global function (a test of its own, so tests running in
+/// parallel do not count each other's calls).
+private let functionCalls = Atomic(0)
+
+/// A global function, registered as a closure without a context.
+private func countFunctionCall() {
+    functionCalls.add(1, ordering: .relaxed)
+}
+
+/// A method, registered as a closure whose context holds the object.
+private final class Tally: Sendable {
+    let total = Atomic(0)
+    func add(_ amount: Int) { total.add(amount, ordering: .relaxed) }
+    func addOne() { add(1) }
+}
+
 @Suite("MarshalHandler")
 struct MarshalHandlerTests {
     @Test("Closures are called by the C core itself, with their context as the table's reference")
@@ -65,6 +81,20 @@ struct MarshalHandlerTests {
         #expect(contextFreeCalls.load(ordering: .relaxed) - before == 3)
         subscription.cancel()
         #expect(try table.execute(key).handled == 0)
+    }
+
+    @Test("Functions and methods given as closures run as closures do")
+    func functionsAndMethodsRun() throws {
+        let table = CommandTable(name: "references")
+        let tally = Tally()
+        var subscriptions = Set<Subscription>()
+        table.on("tick", countFunctionCall).store(in: &subscriptions)
+        table.on("tick", tally.addOne).store(in: &subscriptions)
+        table.on(EventKey<Int>("add"), tally.add).store(in: &subscriptions)
+        #expect(try table.execute("tick").handled == 2)
+        #expect(try table.execute(EventKey<Int>("add"), 41).handled == 1)
+        #expect(functionCalls.load(ordering: .relaxed) == 1)
+        #expect(tally.total.load(ordering: .relaxed) == 42)
     }
 
     @Test("Where the C core cannot call Swift, boxes call the same closures")
