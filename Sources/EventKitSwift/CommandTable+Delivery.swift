@@ -60,8 +60,7 @@ extension CommandTable {
         deliveredSubscription(
             event, to: delivery.target, options: options, signature: Signatures.object
         ) { hop in
-            MarshalHandler(
-                box: ObjectHandlerBox(body: hop?.wrapping(handler) ?? handler), trampoline: ObjectHandlerBox.trampoline)
+            MarshalHandler(hop?.wrapping(handler) ?? handler)
         }
     }
 
@@ -135,12 +134,11 @@ extension CommandTable {
         deliveredSubscription(
             event, to: delivery.target, options: options, signature: Signatures.object
         ) { hop in
-            let box = ObjectHandlerBox(
-                body: hop!.wrapping { (object: AnyObject?) in
+            MarshalHandler(
+                hop!.wrapping { (object: AnyObject?) in
                     let handoff = Handoff(object)
                     MainActor.assumeIsolated { handler(handoff.value) }
                 })
-            return MarshalHandler(box: box, trampoline: ObjectHandlerBox.trampoline)
         }
     }
 

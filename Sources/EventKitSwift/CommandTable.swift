@@ -249,10 +249,7 @@ extension CommandTable {
     public func on(
         _ event: String, options: HandlerOptions = [], _ handler: @escaping @Sendable (AnyObject?) -> Void
     ) -> Subscription {
-        closureSubscription(
-            event, signature: Signatures.object,
-            handler: MarshalHandler(box: ObjectHandlerBox(body: handler), trampoline: ObjectHandlerBox.trampoline),
-            options: options)
+        closureSubscription(event, signature: Signatures.object, handler: MarshalHandler(handler), options: options)
     }
 
     /// Runs `handler` with every argument of each execute of `event`, as

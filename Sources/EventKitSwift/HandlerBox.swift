@@ -112,7 +112,8 @@ final class VoidHandlerBox: HandlerBox, @unchecked Sendable {
 /// it directly: a typed handler whose arguments (one to three) are all
 /// built-in scalars (`Bool`, the integers, `Float`, `Double`), its closure
 /// made in the caller's code where the argument types are known
-/// (`ScalarArgument.argument(_:_:as:)`), or a `(Bool) -> Void` closure.
+/// (`ScalarArgument.argument(_:_:as:)`), or a `(Bool) -> Void` or
+/// `(AnyObject?) -> Void` closure.
 final class ScalarsHandlerBox: HandlerBox, @unchecked Sendable {
     let body: @Sendable (UnsafeRawPointer) -> Void
     init(body: @escaping @Sendable (UnsafeRawPointer) -> Void) {
@@ -121,19 +122,6 @@ final class ScalarsHandlerBox: HandlerBox, @unchecked Sendable {
 
     static let trampoline: dc_marshal = { data, arguments, _, _ in
         calledBox(data, as: ScalarsHandlerBox.self)._withUnsafeGuaranteedRef { $0.body(UnsafeRawPointer(arguments!)) }
-    }
-}
-
-/// `(AnyObject?) -> Void`, signature "v@".
-final class ObjectHandlerBox: HandlerBox, @unchecked Sendable {
-    let body: @Sendable (AnyObject?) -> Void
-    init(body: @escaping @Sendable (AnyObject?) -> Void) {
-        self.body = body
-    }
-
-    static let trampoline: dc_marshal = { data, arguments, _, _ in
-        let object = arguments![0].object.map { Unmanaged<AnyObject>.fromOpaque($0).takeUnretainedValue() }
-        calledBox(data, as: ObjectHandlerBox.self)._withUnsafeGuaranteedRef { $0.body(object) }
     }
 }
 

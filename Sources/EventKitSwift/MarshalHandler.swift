@@ -51,6 +51,16 @@ struct MarshalHandler {
         self.init(reading: { arguments in body(ScalarArgument.argument(arguments, 0, as: Bool.self)) })
     }
 
+    /// `body`, called with the first C argument, an object or NULL, as the
+    /// Swift object it is (the caller keeps it alive for the call).
+    init(_ body: @escaping @Sendable (AnyObject?) -> Void) {
+        self.init(reading: { arguments in
+            let address = arguments.load(
+                fromByteOffset: ScalarArgument.cValuePayloadOffset, as: UnsafeMutableRawPointer?.self)
+            body(address.map { Unmanaged<AnyObject>.fromOpaque($0).takeUnretainedValue() })
+        })
+    }
+
     private init(swiftCall parts: ClosureParts) {
         function = unsafeBitCast(parts.function, to: dc_marshal.self)
         // The table's reference to the context, which keeps what the closure
