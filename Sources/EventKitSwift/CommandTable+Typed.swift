@@ -13,16 +13,9 @@ extension CommandTable {
     func addHandler(
         _ handler: MarshalHandler, signature: Signature?, event: dc_event_id, options: HandlerOptions = []
     ) throws(DispatchError) -> dc_handler_id {
-        var cOptions = handlerOptions(options, of: handler, queue: nil)
-        var id: dc_handler_id = 0
-        let status = dc_table_add_marshal_id(
-            cTable, event, signature?.cSignature, handler.function, handler.data, &cOptions, &id)
-        if status != DC_OK {
-            // Not registered, so the table took no reference.
-            handler.discard()
-            try DispatchError.check(status)
+        try addHandler(handler, options: options, queue: nil) { cOptions, id in
+            dc_table_add_marshal_id(cTable, event, signature?.cSignature, handler.function, handler.data, cOptions, id)
         }
-        return id
     }
 
     /// Registers `handler` for `key`'s event; a closure lives as long as the

@@ -177,10 +177,20 @@ extension CommandTable {
         _ event: String, signature: Signature?, handler: MarshalHandler, options: HandlerOptions = [],
         queue: OpaquePointer? = nil
     ) throws(DispatchError) -> dc_handler_id {
+        try addHandler(handler, options: options, queue: queue) { cOptions, id in
+            dc_table_add_marshal(cTable, event, signature?.cSignature, handler.function, handler.data, cOptions, id)
+        }
+    }
+
+    /// Registers `handler` with `add`, the C marshal add by name or by id,
+    /// given the handler's C options and where the id goes.
+    func addHandler(
+        _ handler: MarshalHandler, options: HandlerOptions, queue: OpaquePointer?,
+        by add: (UnsafePointer<dc_handler_options>, UnsafeMutablePointer<dc_handler_id>) -> dc_status
+    ) throws(DispatchError) -> dc_handler_id {
         var cOptions = handlerOptions(options, of: handler, queue: queue)
         var id: dc_handler_id = 0
-        let status = dc_table_add_marshal(
-            cTable, event, signature?.cSignature, handler.function, handler.data, &cOptions, &id)
+        let status = add(&cOptions, &id)
         if status != DC_OK {
             // Not registered, so the table took no reference: give it back here.
             handler.discard()
