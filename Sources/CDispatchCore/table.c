@@ -940,8 +940,7 @@ static void unlink_handler(dc_table *table, dc_handler *handler, removal_list *l
         table->indexed_count--;
     }
     event_record *record = record_by_id(table, handler->event);
-    remove_shape(table, record, handler->signature,
-                 shape_flags(atomic_load_explicit(&handler->state, memory_order_relaxed)));
+    remove_shape(table, record, handler->signature, shape_flags(state));
     record->live--;
     record->needs_sweep = true;
     handler->next = list->first != NULL ? slot_of(table, list->first) + 1 : 0;
@@ -1334,16 +1333,23 @@ static void handler_arguments(const dc_handler *handler, uint32_t state, const d
         out[p] = parameter_value(arguments, count, p - first, signature->parameter_types[p]);
 }
 
+#if SWIFT_CALLS
+/* Calls a Swift marshal (STATE_SWIFT): with `values`, its parameters, when
+ * its signature has any (`with_values`), else with its context alone. */
+ALWAYS_INLINE static inline void call_swift(const dc_handler *handler, const dc_value *values, bool with_values) {
+    if (with_values)
+        ((swift_function_1)handler->function)(values, handler->target);
+    else
+        ((swift_function_0)handler->function)(handler->target);
+}
+#endif
+
 /* Calls a marshal handler with `count` values; returns what it returned
  * (dc_void() for void). Only a variadic marshal chooses its result's type. */
 static dc_value call_marshal(const dc_handler *handler, uint32_t state, const dc_value *values, size_t count) {
 #if SWIFT_CALLS
-    if (state & STATE_SWIFT) {
-        /* Its signature returns void; `values` are its parameters. */
-        if (handler->signature->parameter_count == 0)
-            ((swift_function_0)handler->function)(handler->target);
-        else
-            ((swift_function_1)handler->function)(values, handler->target);
+    if (state & STATE_SWIFT) { /* its signature returns void */
+        call_swift(handler, values, handler->signature->parameter_count > 0);
         return dc_void();
     }
 #endif
@@ -1872,10 +1878,7 @@ lean_execute_as(bool marshal, bool swift, unsigned parameters, bool target, bool
         }
         if (swift) {
 #if SWIFT_CALLS
-            if (parameters == 0)
-                ((swift_function_0)handler->function)(handler->target);
-            else
-                ((swift_function_1)handler->function)(arguments, handler->target);
+            call_swift(handler, arguments, parameters != 0);
 #endif
         } else if (marshal) {
             dc_value returned;
@@ -2045,20 +2048,25 @@ DC_API dc_status dc_table_execute_id(dc_table *table, dc_event_id event, const d
     return execute_lean(table, event, NULL, arguments, count, NULL, NULL, result, false).status;
 }
 
-/* An execute with no arguments (the Swift layer's `() -> Void` events)
- * takes a copy of the lean execute of its own, which knows that no argument
- * is read: no NULL test, no argument count to look up. Only where Swift
- * calls exist (clang); gcc warns that it cannot prove the NULL unread. */
+/* A brief execute. One with no arguments (the Swift layer's `() -> Void`
+ * events) takes a copy of the lean execute of its own, which knows that no
+ * argument is read: no NULL test, no argument count to look up. Only where
+ * Swift calls exist (clang); gcc warns that it cannot prove the NULL unread. */
+ALWAYS_INLINE static inline dc_brief_result execute_briefly(dc_table *table, dc_event_id event_id,
+                                                            const char *event_name, const dc_value *arguments,
+                                                            size_t count, void *context, dc_result *result) {
+#if SWIFT_CALLS
+    if (count == 0) return execute_lean(table, event_id, event_name, NULL, 0, NULL, context, result, true);
+#endif
+    return execute_lean(table, event_id, event_name, arguments, count, NULL, context, result, true);
+}
 
 DC_API dc_brief_result dc_table_execute_brief(dc_table *table, const char *event, const dc_value *arguments,
                                               size_t count, void *context, dc_result *result) {
     if (table == NULL || event == NULL)
         return (dc_brief_result){
             dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_execute_brief: table and event must not be NULL"), false, 0};
-#if SWIFT_CALLS
-    if (count == 0) return execute_lean(table, 0, event, NULL, 0, NULL, context, result, true);
-#endif
-    return execute_lean(table, 0, event, arguments, count, NULL, context, result, true);
+    return execute_briefly(table, 0, event, arguments, count, context, result);
 }
 
 DC_API dc_brief_result dc_table_execute_id_brief(dc_table *table, dc_event_id event, const dc_value *arguments,
@@ -2066,10 +2074,7 @@ DC_API dc_brief_result dc_table_execute_id_brief(dc_table *table, dc_event_id ev
     if (table == NULL)
         return (dc_brief_result){
             dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_execute_id_brief: the table must not be NULL"), false, 0};
-#if SWIFT_CALLS
-    if (count == 0) return execute_lean(table, event, NULL, NULL, 0, NULL, context, result, true);
-#endif
-    return execute_lean(table, event, NULL, arguments, count, NULL, context, result, true);
+    return execute_briefly(table, event, NULL, arguments, count, context, result);
 }
 
 DC_API void *dc_table_execute_context(const dc_table *table) {
