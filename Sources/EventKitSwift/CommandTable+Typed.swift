@@ -231,15 +231,8 @@ extension CommandTable {
         _ key: EventKeyStorage, cArguments: UnsafePointer<dc_value>?, count: Int
     ) throws -> ExecuteOutcome {
         let event = try eventID(of: key)
-        var handlerError = HandlerError()
-        // Left uninitialized: it is read only when the report is detailed.
-        // Unprotected: see CommandTable.executeOutcome(_:cArguments:count:).
-        return try _withUnprotectedUnsafeTemporaryAllocation(of: dc_result.self, capacity: 1) { result in
-            let brief = _withUnprotectedUnsafeMutablePointer(to: &handlerError) { slot in
-                dc_table_execute_id_brief(
-                    cTable, event, cArguments, count, UnsafeMutableRawPointer(slot), result.baseAddress)
-            }
-            return try outcome(of: brief, result.baseAddress!, &handlerError, event: key.name)
+        return try briefOutcome(event: key.name) { context, result in
+            dc_table_execute_id_brief(cTable, event, cArguments, count, context, result)
         }
     }
 

@@ -461,23 +461,11 @@ extension CommandTable {
     /// into each way in, so an execute is one call into this module.
     @inline(__always)
     func executeOutcome(_ event: String, cArguments: UnsafePointer<dc_value>?, count: Int) throws -> ExecuteOutcome {
-        var handlerError = HandlerError()
-        // Left uninitialized: it is read only when the report is detailed.
-        // The result and the error slot are fixed-size values only the C core
-        // writes, within their sizes, so they go without the stack protector
-        // Swift gives a local whose address is taken (a canary stored and
-        // checked on every execute).
-        return try _withUnprotectedUnsafeTemporaryAllocation(of: dc_result.self, capacity: 1) { result in
-            let brief = _withUnprotectedUnsafeMutablePointer(to: &handlerError) { slot in
-                // withCString passes a native string's own bytes, or puts a
-                // small string's on the stack; passing the String straight to
-                // C would copy it to the heap.
-                event.withCString {
-                    dc_table_execute_brief(
-                        cTable, $0, cArguments, count, UnsafeMutableRawPointer(slot), result.baseAddress)
-                }
-            }
-            return try outcome(of: brief, result.baseAddress!, &handlerError, event: event)
+        try briefOutcome(event: event) { context, result in
+            // withCString passes a native string's own bytes, or puts a small
+            // string's on the stack; passing the String straight to C would
+            // copy it to the heap.
+            event.withCString { dc_table_execute_brief(cTable, $0, cArguments, count, context, result) }
         }
     }
 
@@ -503,23 +491,36 @@ extension CommandTable {
         return ExecuteOutcome(result)
     }
 
-    /// What a brief C execute did: its count alone in the common case, in
-    /// which no handler failed and there is nothing to log; otherwise the
-    /// uncommon end, `finish`.
+    /// A brief C execute, which `execute` makes with an error slot as its
+    /// context and a result to fill when the report is detailed: its count
+    /// alone in the common case, in which no handler failed and there is
+    /// nothing to log; otherwise the uncommon end, `finish`. The one way both
+    /// executes by name and by typed key call C with the default options.
     ///
     /// A handler that fails stops the emission of the execute whose error
     /// slot it writes (`FailableHandlerBox.fail(with:)`), so that execute's
     /// report is detailed: the common case needs no look at the slot.
     @inline(__always)
-    func outcome(
-        of brief: dc_brief_result, _ result: UnsafePointer<dc_result>, _ handlerError: inout HandlerError,
-        event: @autoclosure () -> String
+    func briefOutcome(
+        event: @autoclosure () -> String,
+        _ execute: (UnsafeMutableRawPointer, UnsafeMutablePointer<dc_result>) -> dc_brief_result
     ) throws -> ExecuteOutcome {
-        if brief.status == DC_OK && !brief.detailed && logger == nil {
-            assert(!handlerError.failed, "a handler failed without stopping the emission")
-            return ExecuteOutcome(handled: brief.handled)
+        var handlerError = HandlerError()
+        // The result is left uninitialized: it is read only when the report
+        // is detailed. The result and the error slot are fixed-size values
+        // only the C core writes, within their sizes, so they go without the
+        // stack protector Swift gives a local whose address is taken (a
+        // canary stored and checked on every execute).
+        return try _withUnprotectedUnsafeTemporaryAllocation(of: dc_result.self, capacity: 1) { result in
+            let brief = _withUnprotectedUnsafeMutablePointer(to: &handlerError) { slot in
+                execute(UnsafeMutableRawPointer(slot), result.baseAddress!)
+            }
+            if brief.status == DC_OK && !brief.detailed && logger == nil {
+                assert(!handlerError.failed, "a handler failed without stopping the emission")
+                return ExecuteOutcome(handled: brief.handled)
+            }
+            return try finish(brief, result.baseAddress!, &handlerError, event: event())
         }
-        return try finish(brief, result, &handlerError, event: event())
     }
 
     /// `finish` for a brief execute, whose `result` holds the whole report

@@ -341,9 +341,7 @@ extension EventArgument {
     /// Calls `body` with this value as a C value, keeping what it points to
     /// (a string copy, an object) alive for the call.
     func withCValue<Result>(_ body: (dc_value) throws -> Result) rethrows -> Result {
-        if let type = ScalarArgument.valueType(of: Self.self) {
-            return try body(ScalarArgument(type: type, bits: ScalarArgument.bits(of: self)).cValue)
-        }
+        if let scalar = ScalarArgument(self) { return try body(scalar.cValue) }
         let value = eventValue
         let (cValue, ownedString) = value.makeCValue()
         defer { freeCString(ownedString) }
