@@ -181,50 +181,39 @@ static void variadic_marshal_chooses_its_result_type(void **state) {
     assert_int_equal(result.return_value.u64, 2);
 }
 
-static int owned_releases;
-static void count_owned_release(void *object) {
-    (void)object;
-    owned_releases++;
-}
-
+/* The fixture's table releases through count_release, counting `releases`. */
 static void owned_target_is_released_once_when_the_handler_goes_and_not_for_a_duplicate(void **state) {
     (void)state;
-    dc_object_callbacks callbacks = {NULL, count_owned_release};
-    dc_table *owner = NULL;
-    assert_ok(dc_table_create("owner", &callbacks, &owner));
-    owned_releases = 0;
     dc_handler_options owns = {DC_HANDLER_OWNS_TARGET, NULL, NULL, NULL};
     dc_handler_id id = 0;
-    assert_ok(dc_table_add_marshal(owner, "e", sig("v"), remember, (void *)8, &owns, &id));
-    assert_int_equal(dc_table_add_marshal(owner, "e", sig("v"), remember, (void *)8, &owns, NULL), DC_EXISTS);
-    assert_ok(dc_table_execute(owner, "e", NULL, 0, NULL));
-    assert_int_equal(owned_releases, 0);
-    assert_ok(dc_table_remove(owner, id));
-    assert_int_equal(owned_releases, 1);
-    assert_ok(dc_table_add_marshal(owner, "e", sig("v"), remember, (void *)9, &owns, NULL));
-    dc_table_destroy(owner);
-    assert_int_equal(owned_releases, 2);
+    assert_ok(dc_table_add_marshal(table, "e", sig("v"), remember, (void *)8, &owns, &id));
+    assert_int_equal(dc_table_add_marshal(table, "e", sig("v"), remember, (void *)8, &owns, NULL), DC_EXISTS);
+    assert_ok(dc_table_execute(table, "e", NULL, 0, NULL));
+    assert_int_equal(releases, 0);
+    assert_ok(dc_table_remove(table, id));
+    assert_int_equal(releases, 1);
+    assert_ok(dc_table_add_marshal(table, "e", sig("v"), remember, (void *)9, &owns, NULL));
+    dc_table_destroy(table);
+    table = NULL;
+    assert_int_equal(releases, 2);
 }
 
 static void owned_data_added_twice_with_allow_duplicate_is_released_once_per_handler(void **state) {
     (void)state;
-    dc_object_callbacks callbacks = {NULL, count_owned_release};
-    dc_table *owner = NULL;
-    assert_ok(dc_table_create("owner", &callbacks, &owner));
-    owned_releases = 0;
     dc_handler_options owns = {DC_HANDLER_OWNS_TARGET | DC_HANDLER_ALLOW_DUPLICATE, NULL, NULL, NULL};
     dc_handler_id ids[2] = {0, 0};
     /* Two references handed over, two handlers, two releases. */
-    assert_ok(dc_table_add_marshal(owner, "e", sig("v"), remember, (void *)8, &owns, &ids[0]));
-    assert_ok(dc_table_add_marshal(owner, "e", sig("v"), remember, (void *)8, &owns, &ids[1]));
+    assert_ok(dc_table_add_marshal(table, "e", sig("v"), remember, (void *)8, &owns, &ids[0]));
+    assert_ok(dc_table_add_marshal(table, "e", sig("v"), remember, (void *)8, &owns, &ids[1]));
     assert_true(ids[0] != ids[1]);
     dc_result result;
-    assert_ok(dc_table_execute(owner, "e", NULL, 0, &result));
+    assert_ok(dc_table_execute(table, "e", NULL, 0, &result));
     assert_int_equal(result.handled, 2);
-    assert_ok(dc_table_remove(owner, ids[0]));
-    assert_int_equal(owned_releases, 1);
-    dc_table_destroy(owner);
-    assert_int_equal(owned_releases, 2);
+    assert_ok(dc_table_remove(table, ids[0]));
+    assert_int_equal(releases, 1);
+    dc_table_destroy(table);
+    table = NULL;
+    assert_int_equal(releases, 2);
 }
 
 static void *context_seen;
