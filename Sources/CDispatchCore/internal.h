@@ -6,6 +6,7 @@
 #define DISPATCH_CORE_INTERNAL_H
 
 #include "dispatch_core.h"
+#include "dispatch_core_inline.h"
 
 #include <ffi.h>
 #include <stdatomic.h>
@@ -137,50 +138,9 @@ struct dc_signature {
 
 /* ---- read-side sections and deferred freeing (reclaim.c) ------------------- */
 
-/*
- * Executes read tables, handler lists and handlers without taking a lock and
- * without writing shared memory. Writers never free what a reader may still
- * hold: they unlink it, retire it with the current epoch, and free it once
- * every thread that was reading when it was unlinked has finished
- * (epoch-based reclamation). The reader's side costs two plain stores per
- * section and one per handler call: its ordering against writers comes from
- * membarrier(2), which writers issue and readers need not ("asymmetric
- * fences"). Where membarrier is missing (old kernels, valgrind) readers fall
- * back to a full fence.
- *
- * Each thread that reads has a record, found through thread-local storage and
- * kept on a global list that writers scan. `frames[d].calling` names the
- * handler the thread is calling at nesting depth d, so a writer removing a
- * handler can wait for calls of it already running on other threads.
- */
-typedef struct dc_execute_frame {
-    /* Read by writers; with the rest of the frame, so an execute's loop
-     * reaches both through one pointer. */
-    _Atomic(const void *) calling;
-    struct dc_table *table; /* NULL for a queue drain */
-    void *context;          /* dc_execute_options.context */
-    bool stopped;           /* dc_table_stop_emission was called for this frame */
-} dc_execute_frame;
-
-typedef struct dc_thread_record {
-    /* Written by every execute: records start on a cache line of their own
-     * and fill whole lines, so two threads' executes never share one. */
-    _Alignas(64) _Atomic uint64_t epoch; /* 0 outside any section, else the epoch seen on entry */
-    /* Touched only by the owning thread, but for frames[d].calling. */
-    unsigned depth;
-    dc_execute_frame frames[DC_MAX_EXECUTE_DEPTH + 1];
-    /* Registry. */
-    _Atomic bool in_use;
-    struct dc_thread_record *next;
-} dc_thread_record;
-
-extern _Atomic uint64_t dc__global_epoch;
-extern bool dc__asymmetric_fences;
-extern _Thread_local dc_thread_record *dc__current_record
-#if defined(__GNUC__)
-    __attribute__((tls_model("initial-exec")))
-#endif
-    ;
+/* The sections themselves, the thread records and dc__read_enter() /
+ * dc__read_leave() are in dispatch_core_inline.h, which the Swift layer's
+ * inline execute shares. */
 
 /* Decides once how fences work (registers with membarrier). Called by every
  * constructor whose objects have readers. */
@@ -188,18 +148,6 @@ void dc__reclaim_initialize(void);
 
 /* The calling thread's record, created on first use; NULL when out of memory. */
 dc_thread_record *dc__thread_record_attach(void);
-
-/* dc__light_fence() for a caller that read dc__asymmetric_fences already
- * (it never changes once a table exists). */
-static inline void dc__light_fence_of(bool asymmetric_fences) {
-    if (asymmetric_fences)
-        atomic_signal_fence(memory_order_seq_cst);
-    else
-        atomic_thread_fence(memory_order_seq_cst);
-}
-
-/* Orders a reader's store before its following loads against writers. */
-static inline void dc__light_fence(void) { dc__light_fence_of(dc__asymmetric_fences); }
 
 /*
  * Read-side sections. dc__read_begin_keeping() enters one (nested sections
@@ -211,30 +159,12 @@ static inline void dc__light_fence(void) { dc__light_fence_of(dc__asymmetric_fen
  * depth limits. dc__read_end_keeping() leaves it.
  */
 
-/* Enters the section at `depth` (record->depth + 1) on the caller's record. */
-static inline void dc__read_enter(dc_thread_record *record, unsigned depth) {
-    record->depth = depth;
-    if (depth == 1) {
-        atomic_store_explicit(&record->epoch,
-                              atomic_load_explicit(&dc__global_epoch, memory_order_acquire),
-                              memory_order_relaxed);
-        dc__light_fence();
-    }
-}
-
 static inline dc_thread_record *dc__read_begin_keeping(unsigned *depth) {
     dc_thread_record *record = dc__current_record;
     if (record == NULL && (record = dc__thread_record_attach()) == NULL) return NULL;
     *depth = record->depth + 1;
     dc__read_enter(record, *depth);
     return record;
-}
-
-/* Leaves the section at `depth`, whose frame the caller has at hand. */
-static inline void dc__read_leave(dc_thread_record *record, dc_execute_frame *frame, unsigned depth) {
-    atomic_store_explicit(&frame->calling, NULL, memory_order_release);
-    record->depth = depth - 1;
-    if (depth == 1) atomic_store_explicit(&record->epoch, 0, memory_order_release);
 }
 
 static inline void dc__read_end_keeping(dc_thread_record *record, unsigned depth) {
@@ -292,7 +222,7 @@ void dc__reclaim(dc_retired **list, bool everything);
 
 /* ---- tables and queues (table.c, queue.c) ----------------------------------------- */
 
-struct dc_handler;
+struct dc__handler;
 
 void dc__queue_retain(dc_queue *queue);
 void dc__queue_release(dc_queue *queue);
@@ -301,18 +231,18 @@ void dc__queue_release(dc_queue *queue);
  * duplicates strings and retains objects from index `first_owned` on.
  * DC_ERR_STATE when the queue is destroyed or the handler no longer
  * deliverable (nothing is kept), DC_ERR_NO_MEMORY. */
-dc_status dc__queue_post(dc_queue *queue, dc_table *table, struct dc_handler *handler, const dc_value *values,
+dc_status dc__queue_post(dc_queue *queue, dc_table *table, struct dc__handler *handler, const dc_value *values,
                          size_t count, size_t first_owned, const dc_object_callbacks *callbacks);
 
 /* Drops every queued delivery of `handler`. Called after it is marked removed. */
-void dc__queue_purge(dc_queue *queue, const struct dc_handler *handler);
+void dc__queue_purge(dc_queue *queue, const struct dc__handler *handler);
 
 /* False once the handler is removed or blocked. */
-bool dc__handler_deliverable(const struct dc_handler *handler);
+bool dc__handler_deliverable(const struct dc__handler *handler);
 
 /* Runs a queued delivery inside the caller's read-side section; false when it
  * was dropped (handler removed or blocked by now). */
-bool dc__handler_deliver(dc_thread_record *reader, dc_table *table, struct dc_handler *handler,
+bool dc__handler_deliver(dc_thread_record *reader, dc_table *table, struct dc__handler *handler,
                          dc_value *values, size_t count);
 
 

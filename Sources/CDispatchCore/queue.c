@@ -17,7 +17,7 @@ typedef struct delivery {
     struct delivery *next;
     uint64_t sequence;
     dc_table *table;
-    struct dc_handler *handler;
+    struct dc__handler *handler;
     dc_object_callbacks callbacks;
     uint32_t count;
     uint32_t first_owned; /* values before it (a bound target) are not owned */
@@ -161,7 +161,7 @@ DC_API size_t dc_queue_pending(const dc_queue *queue) {
 
 /* ---- posting and dropping (called by table.c) ---------------------------------------- */
 
-dc_status dc__queue_post(dc_queue *queue, dc_table *table, struct dc_handler *handler, const dc_value *values,
+dc_status dc__queue_post(dc_queue *queue, dc_table *table, struct dc__handler *handler, const dc_value *values,
                          size_t count, size_t first_owned, const dc_object_callbacks *callbacks) {
     delivery *item = malloc(sizeof *item + count * sizeof item->values[0]);
     if (item == NULL) return dc__fail(DC_ERR_NO_MEMORY, "no memory to post a delivery");
@@ -207,7 +207,7 @@ dc_status dc__queue_post(dc_queue *queue, dc_table *table, struct dc_handler *ha
     return DC_OK;
 }
 
-void dc__queue_purge(dc_queue *queue, const struct dc_handler *handler) {
+void dc__queue_purge(dc_queue *queue, const struct dc__handler *handler) {
     delivery *dropped = NULL;
     pthread_mutex_lock(&queue->lock);
     delivery *previous = NULL;

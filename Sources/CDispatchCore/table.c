@@ -39,40 +39,24 @@
 #define STATE_FIRED (1u << 30)   /* a once-handler has been claimed by an execute */
 #define STATE_REMOVED (1u << 31)
 
-typedef struct handler_extras {
+typedef struct dc__handler_extras {
     dc_queue *queue;
     void (*destroy)(void *destroy_data);
     void *destroy_data;
 } handler_extras;
 
-/* 48 bytes; the fields an execute reads come first. */
-typedef struct dc_handler {
-    dc_function function;
-    dc_signature *signature;
-    void *target;
-    _Atomic uint32_t state;
-    dc_event_id event;
-    handler_extras *extras;  /* NULL unless a queue or destroy notify was given */
-    uint32_t generation;     /* the upper half of the handler's id */
-    uint32_t next;           /* dedupe chain / removal list / free list: slot + 1, 0 ends */
-} dc_handler;
+/* The handler and the structures below are laid out in
+ * dispatch_core_inline.h, which the Swift layer's inline execute shares. */
+typedef dc__handler dc_handler;
 
-/*
- * DC_HANDLER_SWIFT_CALL marshals: a Swift closure's function, called with its
- * context in the Swift context register (r13 on x86-64, x20 on AArch64), as
- * Swift calls a closure. One taking no parameters has no other; one taking
- * parameters reads them from the values. Only clang has the convention, and
- * the Swift toolchain supports it on these two; elsewhere registering one is
- * DC_ERR_UNSUPPORTED and STATE_SWIFT is never set.
- */
-#if defined(__clang__) && (defined(__x86_64__) || defined(__aarch64__))
-#define SWIFT_CALLS 1
-typedef void (*swift_function_0)(void *context __attribute__((swift_context))) __attribute__((swiftcall));
-typedef void (*swift_function_1)(const dc_value *arguments, void *context __attribute__((swift_context)))
-    __attribute__((swiftcall));
-#else
-#define SWIFT_CALLS 0
-#endif
+/* What the inline execute knows of the states. */
+_Static_assert(DC__STATE_SWIFT_TESTED == (STATE_REMOVED | STATE_BLOCK_MASK | STATE_ONCE | STATE_QUEUED |
+                                          STATE_MARSHAL | STATE_SWIFT),
+               "the inline execute tests the states the lean one does");
+_Static_assert(DC__STATE_SWIFT_CALL == (STATE_MARSHAL | STATE_SWIFT), "a Swift marshal is what it calls");
+_Static_assert(DC__STATE_PASSED_OVER == (STATE_REMOVED | STATE_BLOCK_MASK), "and removed or blocked ones it skips");
+
+#define SWIFT_CALLS DC__SWIFT_CALLS
 
 /* Handlers live in fixed chunks that never move, so a pointer to one stays
  * valid for the table's life; slots are reused only after reclamation. */
@@ -84,76 +68,11 @@ static dc_handler tombstone = {.state = STATE_REMOVED};
 
 /* ---- per-event structures readers see ------------------------------------------------ */
 
-/* The handlers of one event in order. Appending writes items[count] and then
- * publishes count; anything else publishes a new array. */
-typedef struct handler_array {
-    uint32_t capacity;
-    _Atomic uint32_t count;
-    _Atomic(dc_handler *) items[];
-} handler_array;
-
-/* A distinct way of receiving arguments: the arguments are checked once per
- * shape, not once per handler. */
-typedef struct handler_shape {
-    dc_signature *signature;
-    /* STATE_TARGET | STATE_STRICT | STATE_VARIADIC | STATE_MARSHAL |
-     * STATE_SWIFT: a marshal and a plain function of one signature are
-     * different shapes, as are a C and a Swift marshal, so a sole shape says
-     * how every handler of the event is called. */
-    uint32_t state_flags;
-    uint32_t handlers;    /* how many live handlers have it (writer side) */
-    uint32_t takes;       /* event arguments it takes: parameters after the target */
-} handler_shape;
-
-/* The shapes of one event's live handlers, with a summary that lets the
- * common execute, whose arguments have exactly the types every shape takes,
- * be checked without visiting each shape (arguments_fit_summary()). Writers
- * compute the summary before publishing a set; readers never change one. */
-typedef struct shape_set {
-    uint32_t count;
-    uint32_t most_takes;  /* the most arguments a shape takes: how many of `types` are set */
-    /* Bit n: an execute with n arguments (n < 64) fits every shape's arity,
-     * without and with DC_EXECUTE_STRICT. No bit is set when the shapes
-     * disagree on a type, so the summary never answers for them. */
-    uint64_t counts;
-    uint64_t strict_counts;
-    /* The one shape, when there is one and its signature has word images:
-     * checking the arguments then also computes its call images. */
-    const dc_signature *sole_signature;
-    uint32_t sole_flags; /* its state_flags */
-    uint32_t sole_first; /* its first_argument_parameter() */
-    /* How the lean execute calls the handlers of the only shape, plain ones
-     * directly or marshals (lean_call_of()); 0 when it leaves the event to
-     * the general execute. */
-    uint32_t lean_call;
-    /* counts and strict_counts less the counts below most_takes, which would
-     * leave parameters without arguments; 0 when lean_call is. */
-    uint64_t lean_counts;
-    uint64_t lean_strict_counts;
-    uint8_t types[DC_MAX_PARAMETERS]; /* argument i's type in every shape that takes it */
-    handler_shape shapes[];
-} shape_set;
-
-_Static_assert(DC_MAX_PARAMETERS < 64, "shape_set.counts has a bit for every argument count a shape takes");
-
-typedef struct event_record {
-    _Atomic(handler_array *) handlers; /* NULL until the first handler */
-    _Atomic(shape_set *) shapes;       /* NULL until the first handler */
-    uint64_t hash;
-    dc_event_id id;
-    uint32_t live;       /* registered handlers (writer side) */
-    uint32_t tombstones; /* removed handlers still in the array (writer side) */
-    bool needs_sweep;    /* removed handlers still in the array, not yet tombstones */
-    size_t name_length;
-    char name[];
-} event_record;
-
-/* Events by id: records[id - 1]. Grows by publishing a copy. */
-typedef struct event_list {
-    uint32_t capacity;
-    _Atomic uint32_t count;
-    event_record *records[];
-} event_list;
+typedef dc__handler_array handler_array;
+typedef dc__handler_shape handler_shape;
+typedef dc__shape_set shape_set;
+typedef dc__event_record event_record;
+typedef dc__event_list event_list;
 
 /* Events by name: open addressing, a power-of-two number of slots, at most
  * half full. Slots are filled once with a release store. */
@@ -163,7 +82,7 @@ typedef struct name_index {
 } name_index;
 
 struct dc_table {
-    _Atomic(event_list *) events;
+    dc__table_head head; /* events and destroy_pending */
     _Atomic(name_index *) names;
     dc_object_callbacks callbacks;
     char *name;
@@ -177,7 +96,6 @@ struct dc_table {
     uint32_t bucket_mask;
     uint32_t indexed_count; /* handlers in the dedupe index */
     dc_retired *retired;
-    bool destroy_pending; /* dc_table_destroy called from one of its handlers */
 };
 
 /* Error and rare paths stay out of the execute loop's way. */
@@ -279,9 +197,7 @@ static const char *display_name(const dc_table *table) { return table->name[0] ?
 /* ---- lookup (readers) ---------------------------------------------------------------- */
 
 ALWAYS_INLINE static inline event_record *record_by_id(const dc_table *table, dc_event_id id) {
-    event_list *events = atomic_load_explicit(&table->events, memory_order_acquire);
-    /* id - 1 wraps for 0, so one comparison says "no such event". */
-    return id - 1 < atomic_load_explicit(&events->count, memory_order_acquire) ? events->records[id - 1] : NULL;
+    return dc__record_by_id(&table->head, id);
 }
 
 ALWAYS_INLINE static inline event_record *record_by_name(const dc_table *table, const char *name, size_t length,
@@ -330,7 +246,7 @@ DC_API dc_status dc_table_create(const char *name, const dc_object_callbacks *ca
         return dc__fail(DC_ERR_NO_MEMORY, "dc_table_create: out of memory");
     }
     pthread_mutex_init(&table->lock, NULL);
-    atomic_init(&table->events, events);
+    atomic_init(&table->head.events, events);
     atomic_init(&table->names, names);
     table->name = copy;
     table->buckets = buckets;
@@ -389,7 +305,7 @@ static dc_status intern_locked(dc_table *table, const char *name, event_record *
         return DC_OK;
     }
 
-    event_list *events = atomic_load_explicit(&table->events, memory_order_relaxed);
+    event_list *events = atomic_load_explicit(&table->head.events, memory_order_relaxed);
     name_index *names = atomic_load_explicit(&table->names, memory_order_relaxed);
     uint32_t count = atomic_load_explicit(&events->count, memory_order_relaxed);
     if (count == UINT32_MAX - 1)
@@ -411,7 +327,7 @@ static dc_status intern_locked(dc_table *table, const char *name, event_record *
     if (grown_events != NULL) {
         memcpy(grown_events->records, events->records, count * sizeof events->records[0]);
         atomic_init(&grown_events->count, count);
-        atomic_store_explicit(&table->events, grown_events, memory_order_release);
+        atomic_store_explicit(&table->head.events, grown_events, memory_order_release);
         retire(table, events, free_object);
         events = grown_events;
     }
@@ -533,6 +449,8 @@ static handler_shape *find_shape(shape_set *set, const dc_signature *signature, 
     (1u + 2u * (parameters) + ((target) ? 1u : 0u) + ((asymmetric) ? 8u : 0u))
 #define LEAN_MARSHAL_CALL(variadic, asymmetric) (17u + ((variadic) ? 2u : 0u) + ((asymmetric) ? 1u : 0u))
 #define LEAN_SWIFT_CALL(values, asymmetric) (21u + ((values) ? 2u : 0u) + ((asymmetric) ? 1u : 0u))
+_Static_assert(LEAN_SWIFT_CALL(false, true) == DC__LEAN_SWIFT_NOTHING_ASYMMETRIC,
+               "the inline execute knows the lean call of Swift closures taking nothing");
 
 static uint32_t lean_call_of(const shape_set *set) {
     if (set->count != 1) return 0;
@@ -950,7 +868,7 @@ static void unlink_handler(dc_table *table, dc_handler *handler, removal_list *l
 
 /* Sweeps every event that unlink_handler touched. Caller holds the lock. */
 static void sweep_events(dc_table *table) {
-    event_list *events = atomic_load_explicit(&table->events, memory_order_relaxed);
+    event_list *events = atomic_load_explicit(&table->head.events, memory_order_relaxed);
     uint32_t count = atomic_load_explicit(&events->count, memory_order_relaxed);
     for (uint32_t i = 0; i < count; i++)
         if (events->records[i]->needs_sweep) sweep_event(table, events->records[i]);
@@ -1163,7 +1081,7 @@ DC_API dc_status dc_table_events(const dc_table *table, const char **names, size
                         "dc_table_events: table, count, and names when capacity > 0, must not be NULL");
     dc_table *mutable_table = (dc_table *)table;
     pthread_mutex_lock(&mutable_table->lock);
-    event_list *events = atomic_load_explicit(&table->events, memory_order_relaxed);
+    event_list *events = atomic_load_explicit(&table->head.events, memory_order_relaxed);
     uint32_t event_count = atomic_load_explicit(&events->count, memory_order_relaxed);
     size_t found = 0;
     for (uint32_t i = 0; i < event_count; i++) {
@@ -1333,23 +1251,13 @@ static void handler_arguments(const dc_handler *handler, uint32_t state, const d
         out[p] = parameter_value(arguments, count, p - first, signature->parameter_types[p]);
 }
 
-#if SWIFT_CALLS
-/* Calls a Swift marshal (STATE_SWIFT): with `values`, its parameters, when
- * its signature has any (`with_values`), else with its context alone. */
-ALWAYS_INLINE static inline void call_swift(const dc_handler *handler, const dc_value *values, bool with_values) {
-    if (with_values)
-        ((swift_function_1)handler->function)(values, handler->target);
-    else
-        ((swift_function_0)handler->function)(handler->target);
-}
-#endif
 
 /* Calls a marshal handler with `count` values; returns what it returned
  * (dc_void() for void). Only a variadic marshal chooses its result's type. */
 static dc_value call_marshal(const dc_handler *handler, uint32_t state, const dc_value *values, size_t count) {
 #if SWIFT_CALLS
     if (state & STATE_SWIFT) { /* its signature returns void */
-        call_swift(handler, values, handler->signature->parameter_count > 0);
+        dc__call_swift(handler, values, handler->signature->parameter_count > 0);
         return dc_void();
     }
 #endif
@@ -1407,7 +1315,6 @@ COLD static void accumulate(execution *run, dc_value value, bool *stop) {
     result->return_count++;
 }
 
-COLD static void finish_pending_destroy(dc_table *table);
 
 /* Calls a marshal with the arguments converted to its parameter types. */
 COLD static dc_value call_marshal_converting(const execution *run, const dc_handler *handler, uint32_t state) {
@@ -1536,31 +1443,19 @@ NOINLINE static bool run_handler_generally(execution *run, dc_thread_record *rea
     return stop;
 }
 
-/* Announces `handler` as the one this thread is about to call, so that a
- * remove or block on another thread waits for the call, then re-reads its
- * state after the fence: a remove or block that returned before this point
- * is seen here (see reclaim.c). The announcement stays until the next one or
- * the end of the section: a writer waiting for this handler waits a few
- * instructions more. Every execute loop calls handlers this way. */
-ALWAYS_INLINE static inline uint32_t announce_call(dc_execute_frame *frame, const dc_handler *handler,
-                                                   bool asymmetric_fences) {
-    atomic_store_explicit(&frame->calling, handler, memory_order_relaxed);
-    dc__light_fence_of(asymmetric_fences);
-    return atomic_load_explicit(&handler->state, memory_order_acquire);
-}
 
 /* Calls the snapshot's handlers in order until one stops the emission. The
  * loop itself only makes void stub calls, the common handler; the rest goes
  * to run_handler_generally. */
 ALWAYS_INLINE static inline void run_handlers_fencing(execution *run, dc_thread_record *reader,
-                                                     dc_execute_frame *frame, _Atomic(dc_handler *) const *item,
-                                                     _Atomic(dc_handler *) const *end, call_images *images,
+                                                     dc_execute_frame *frame, const dc__handler_slot *item,
+                                                     const dc__handler_slot *end, call_images *images,
                                                      bool asymmetric_fences, bool sole_shape) {
     size_t handled = 0; /* by the loop; run_handler_generally counts what it does itself */
     dc_stub sole_stub = sole_shape ? images->signature->stub : NULL;
     for (; item != end; item++) {
         dc_handler *handler = atomic_load_explicit(item, memory_order_acquire);
-        uint32_t state = announce_call(frame, handler, asymmetric_fences);
+        uint32_t state = dc__announce_call(frame, handler, asymmetric_fences);
         if (LIKELY(!(state & (STATE_SLOW | STATE_GENERAL)))) {
             /* With a sole shape, every handler still callable has it (see
              * run_handlers), and its images are there. */
@@ -1595,7 +1490,7 @@ ALWAYS_INLINE static inline void run_handlers_fencing(execution *run, dc_thread_
  * then sees.
  */
 ALWAYS_INLINE static inline void run_handlers(execution *run, dc_thread_record *reader, dc_execute_frame *frame,
-                                              _Atomic(dc_handler *) const *item, _Atomic(dc_handler *) const *end,
+                                              const dc__handler_slot *item, const dc__handler_slot *end,
                                               call_images *images) {
     bool sole_shape = images->signature != NULL;
     if (LIKELY(dc__asymmetric_fences)) {
@@ -1645,7 +1540,7 @@ ALWAYS_INLINE static inline dc_status leave_execute(execution *run, dc_thread_re
         run->result.queued == 0)
         status = dc__fail(DC_ERR_NO_HANDLER, "table %s, event \"%s\": no handler ran", display_name(table),
                           run->record != NULL ? run->record->name : event_name);
-    if (table->destroy_pending) finish_pending_destroy(table);
+    if (table->head.destroy_pending) dc__finish_pending_destroy(table);
     if (status == DC_OK && result != NULL) {
         if (!run->result.has_return_value) run->result.return_value = dc_void();
         *result = run->result;
@@ -1715,7 +1610,7 @@ NOINLINE static dc_status execute_generally(dc_table *table, dc_event_id event_i
  * not fit is found before any handler runs and goes to execute_generally(),
  * which starts over; a handler in the snapshot that needs more than a call
  * (once, queued) hands the rest of the snapshot to the general loop
- * (finish_generally()). Events of marshals of one void shape take the same
+ * (dc__finish_generally()). Events of marshals of one void shape take the same
  * steps, calling each marshal as run_handler_generally() does
  * (lean_execute_as()).
  */
@@ -1762,9 +1657,9 @@ static dc_brief_result reported(dc_status status, const dc_result *full) {
  * `returned`, when not NULL, is the value the handler before `item` returned
  * (a variadic marshal, counted in `handled`): it is accumulated first, as
  * run_handler_generally() would have, and may stop the emission. */
-NOINLINE static dc_brief_result finish_generally(dc_execute_frame *frame, const dc_value *arguments, size_t count,
+NOINLINE dc_brief_result dc__finish_generally(dc_execute_frame *frame, const dc_value *arguments, size_t count,
                                                  const dc_execute_options *options,
-                                                 _Atomic(dc_handler *) const *item, _Atomic(dc_handler *) const *end,
+                                                 const dc__handler_slot *item, const dc__handler_slot *end,
                                                  size_t handled, const dc_value *returned, dc_result *result) {
     dc_thread_record *reader = dc__current_record;
     /* record is for messages only, and no message of the rest needs it
@@ -1795,20 +1690,6 @@ static inline bool lean_options(const dc_execute_options *options) {
             !(options->accumulator == DC_ACCUMULATE_ALL && options->results == NULL && options->results_capacity > 0));
 }
 
-/* Leaves a lean execute's frame and read-side section. Reloads what it needs
- * rather than keeping it through the handlers' calls. A brief execute writes
- * *result only when stopped. */
-ALWAYS_INLINE static inline dc_brief_result leave_lean(dc_execute_frame *frame, size_t handled, bool stopped,
-                                                       dc_result *result, bool brief) {
-    dc_table *table = frame->table;
-    frame->table = NULL;
-    dc_thread_record *reader = dc__current_record;
-    dc__read_leave(reader, frame, reader->depth);
-    if (table->destroy_pending) finish_pending_destroy(table);
-    if ((!brief || stopped) && result != NULL)
-        *result = (dc_result){.handled = handled, .stopped = stopped, .return_value = dc_void()};
-    return (dc_brief_result){DC_OK, stopped, handled};
-}
 
 /*
  * The lean execute for one lean_call, inside its read-side section with
@@ -1825,7 +1706,7 @@ ALWAYS_INLINE static inline dc_brief_result leave_lean(dc_execute_frame *frame, 
  * count, a variadic one all of them; *result arrives as call_marshal() makes
  * it, typed void and zeroed. What a marshal that is not variadic leaves there
  * is dropped, as call_marshal() drops it; a value a variadic one returns goes
- * to the general loop with the rest of the snapshot (finish_generally()).
+ * to the general loop with the rest of the snapshot (dc__finish_generally()).
  * Swift marshals (`swift`, LEAN_SWIFT_CALL()) are called as call_marshal()
  * calls them: with the arguments as they are when `parameters` is not 0 (the
  * signature has parameters), else with their context alone.
@@ -1856,7 +1737,7 @@ lean_execute_as(bool marshal, bool swift, unsigned parameters, bool target, bool
     /* The handlers that will have run when the loop gets to the end: fewer
      * by each one passed over, removed or blocked. */
     size_t handled_at_end = handler_count;
-    _Atomic(dc_handler *) const *item = array->items, *end = item + handler_count;
+    const dc__handler_slot *item = array->items, *end = item + handler_count;
     do {
         /* Redefined on every handler, so clang keeps the frame in a
          * callee-saved register rather than moving it in and out of a
@@ -1866,19 +1747,19 @@ lean_execute_as(bool marshal, bool swift, unsigned parameters, bool target, bool
         KEEP_IN_REGISTER(frame);
 #endif
         dc_handler *handler = atomic_load_explicit(item, memory_order_acquire);
-        uint32_t state = announce_call(frame, handler, asymmetric_fences);
+        uint32_t state = dc__announce_call(frame, handler, asymmetric_fences);
         if (!LIKELY((state & tested) == callable)) {
             if (state & (STATE_REMOVED | STATE_BLOCK_MASK)) {
                 handled_at_end--;
                 continue;
             }
-            *outcome = finish_generally(frame, arguments, count, options, item, end,
+            *outcome = dc__finish_generally(frame, arguments, count, options, item, end,
                                         handled_at_end - (size_t)(end - item), NULL, result);
             return true;
         }
         if (swift) {
 #if SWIFT_CALLS
-            call_swift(handler, arguments, parameters != 0);
+            dc__call_swift(handler, arguments, parameters != 0);
 #endif
         } else if (marshal) {
             dc_value returned;
@@ -1886,7 +1767,7 @@ lean_execute_as(bool marshal, bool swift, unsigned parameters, bool target, bool
             returned.type = DC_TYPE_VOID; /* the signature's return type */
             ((dc_marshal)handler->function)(handler->target, arguments, marshal_count, &returned);
             if (variadic && !LIKELY(returned.type == DC_TYPE_VOID || (unsigned)returned.type >= DC_TYPE_COUNT)) {
-                *outcome = finish_generally(frame, arguments, count, options, item + 1, end,
+                *outcome = dc__finish_generally(frame, arguments, count, options, item + 1, end,
                                             handled_at_end - (size_t)(end - item - 1), &returned, result);
                 return true;
             }
@@ -1900,11 +1781,11 @@ lean_execute_as(bool marshal, bool swift, unsigned parameters, bool target, bool
             }
         }
         if (frame->stopped) {
-            *outcome = leave_lean(frame, handled_at_end - (size_t)(end - item - 1), true, result, brief);
+            *outcome = dc__leave_lean(frame, handled_at_end - (size_t)(end - item - 1), true, result, brief);
             return true;
         }
     } while (++item != end);
-    *outcome = leave_lean(frame, handled_at_end, false, result, brief);
+    *outcome = dc__leave_lean(frame, handled_at_end, false, result, brief);
     return true;
 }
 
@@ -2115,7 +1996,7 @@ bool dc__handler_deliver(dc_thread_record *reader, dc_table *table, dc_handler *
     dc__read_called(reader);
     if ((state & STATE_ONCE) && !(state & STATE_REMOVED)) dc__table_remove_handler(table, handler);
     frame->table = NULL;
-    if (table->destroy_pending) finish_pending_destroy(table);
+    if (table->head.destroy_pending) dc__finish_pending_destroy(table);
     return deliverable;
 }
 
@@ -2134,7 +2015,7 @@ static void destroy_now(dc_table *table) {
      * none can start now, so afterwards everything retired can go. */
     dc__synchronize();
     dc__reclaim(&table->retired, true);
-    event_list *events = atomic_load_explicit(&table->events, memory_order_relaxed);
+    event_list *events = atomic_load_explicit(&table->head.events, memory_order_relaxed);
     uint32_t count = atomic_load_explicit(&events->count, memory_order_relaxed);
     for (uint32_t i = 0; i < count; i++) {
         event_record *record = events->records[i];
@@ -2152,7 +2033,7 @@ static void destroy_now(dc_table *table) {
     free(table);
 }
 
-COLD static void finish_pending_destroy(dc_table *table) {
+COLD void dc__finish_pending_destroy(dc_table *table) {
     if (!running_on_this_thread(table)) destroy_now(table);
 }
 
@@ -2161,8 +2042,8 @@ DC_API void dc_table_destroy(dc_table *table) {
     if (running_on_this_thread(table)) {
         /* Called from one of its handlers: stop its handlers now, free it when
          * the outermost execute of it on this thread returns. */
-        if (!table->destroy_pending) {
-            table->destroy_pending = true;
+        if (!table->head.destroy_pending) {
+            table->head.destroy_pending = true;
             remove_where(table, any_handler, NULL);
         }
         return;
