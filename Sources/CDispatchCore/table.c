@@ -197,7 +197,17 @@ static const char *display_name(const dc_table *table) { return table->name[0] ?
 /* ---- lookup (readers) ---------------------------------------------------------------- */
 
 ALWAYS_INLINE static inline event_record *record_by_id(const dc_table *table, dc_event_id id) {
-    return dc__record_by_id(&table->head, id);
+    event_list *events = atomic_load_explicit(&table->head.events, memory_order_acquire);
+    /* id - 1 wraps for 0, so one comparison says "no such event". */
+    return id - 1 < atomic_load_explicit(&events->count, memory_order_acquire) ? events->records[id - 1] : NULL;
+}
+
+const event_record *dc__event_record_of(dc_table *table, dc_event_id event) {
+    dc_thread_record *reader = dc__read_begin();
+    if (reader == NULL) return NULL;
+    const event_record *record = record_by_id(table, event);
+    dc__read_end(reader);
+    return record;
 }
 
 ALWAYS_INLINE static inline event_record *record_by_name(const dc_table *table, const char *name, size_t length,
@@ -1858,9 +1868,10 @@ ALWAYS_INLINE static inline dc_brief_result execute_lean_generally(dc_table *tab
  * DC_OK, and writes *result only when the report is detailed (the general
  * way writes it whenever it is not NULL). */
 ALWAYS_INLINE static inline dc_brief_result execute_lean(dc_table *table, dc_event_id event_id,
-                                                         const char *event_name, const dc_value *arguments,
-                                                         size_t count, const dc_execute_options *options,
-                                                         void *context, dc_result *result, bool brief) {
+                                                         const char *event_name, const event_record *known,
+                                                         const dc_value *arguments, size_t count,
+                                                         const dc_execute_options *options, void *context,
+                                                         dc_result *result, bool brief) {
     dc_thread_record *reader = dc__current_record;
     if (!LIKELY(reader != NULL && lean_options(options)))
         return execute_lean_generally(table, event_id, event_name, arguments, count, options, context, result,
@@ -1872,7 +1883,7 @@ ALWAYS_INLINE static inline dc_brief_result execute_lean(dc_table *table, dc_eve
                                       brief);
     dc__read_enter(reader, depth);
 
-    const event_record *record = lookup_event(table, event_id, event_name);
+    const event_record *record = known != NULL ? known : lookup_event(table, event_id, event_name);
     handler_array *array = record != NULL ? atomic_load_explicit(&record->handlers, memory_order_acquire) : NULL;
     uint32_t handler_count = array != NULL ? atomic_load_explicit(&array->count, memory_order_acquire) : 0;
     if (LIKELY(handler_count > 0)) {
@@ -1907,26 +1918,26 @@ DC_API dc_status dc_table_execute_with(dc_table *table, const char *event, const
                                        const dc_execute_options *options, dc_result *result) {
     if (table == NULL || event == NULL)
         return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_execute: table and event must not be NULL");
-    return execute_lean(table, 0, event, arguments, count, options, NULL, result, false).status;
+    return execute_lean(table, 0, event, NULL, arguments, count, options, NULL, result, false).status;
 }
 
 DC_API dc_status dc_table_execute_id_with(dc_table *table, dc_event_id event, const dc_value *arguments, size_t count,
                                           const dc_execute_options *options, dc_result *result) {
     if (table == NULL) return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_execute_id: the table must not be NULL");
-    return execute_lean(table, event, NULL, arguments, count, options, NULL, result, false).status;
+    return execute_lean(table, event, NULL, NULL, arguments, count, options, NULL, result, false).status;
 }
 
 DC_API dc_status dc_table_execute(dc_table *table, const char *event, const dc_value *arguments, size_t count,
                                   dc_result *result) {
     if (table == NULL || event == NULL)
         return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_execute: table and event must not be NULL");
-    return execute_lean(table, 0, event, arguments, count, NULL, NULL, result, false).status;
+    return execute_lean(table, 0, event, NULL, arguments, count, NULL, NULL, result, false).status;
 }
 
 DC_API dc_status dc_table_execute_id(dc_table *table, dc_event_id event, const dc_value *arguments, size_t count,
                                      dc_result *result) {
     if (table == NULL) return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_execute_id: the table must not be NULL");
-    return execute_lean(table, event, NULL, arguments, count, NULL, NULL, result, false).status;
+    return execute_lean(table, event, NULL, NULL, arguments, count, NULL, NULL, result, false).status;
 }
 
 /* A brief execute. One with no arguments (the Swift layer's `() -> Void`
@@ -1934,12 +1945,13 @@ DC_API dc_status dc_table_execute_id(dc_table *table, dc_event_id event, const d
  * argument is read: no NULL test, no argument count to look up. Only where
  * Swift calls exist (clang); gcc warns that it cannot prove the NULL unread. */
 ALWAYS_INLINE static inline dc_brief_result execute_briefly(dc_table *table, dc_event_id event_id,
-                                                            const char *event_name, const dc_value *arguments,
-                                                            size_t count, void *context, dc_result *result) {
+                                                            const char *event_name, const event_record *known,
+                                                            const dc_value *arguments, size_t count,
+                                                            void *context, dc_result *result) {
 #if SWIFT_CALLS
-    if (count == 0) return execute_lean(table, event_id, event_name, NULL, 0, NULL, context, result, true);
+    if (count == 0) return execute_lean(table, event_id, event_name, known, NULL, 0, NULL, context, result, true);
 #endif
-    return execute_lean(table, event_id, event_name, arguments, count, NULL, context, result, true);
+    return execute_lean(table, event_id, event_name, known, arguments, count, NULL, context, result, true);
 }
 
 DC_API dc_brief_result dc_table_execute_brief(dc_table *table, const char *event, const dc_value *arguments,
@@ -1947,7 +1959,7 @@ DC_API dc_brief_result dc_table_execute_brief(dc_table *table, const char *event
     if (table == NULL || event == NULL)
         return (dc_brief_result){
             dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_execute_brief: table and event must not be NULL"), false, 0};
-    return execute_briefly(table, 0, event, arguments, count, context, result);
+    return execute_briefly(table, 0, event, NULL, arguments, count, context, result);
 }
 
 DC_API dc_brief_result dc_table_execute_id_brief(dc_table *table, dc_event_id event, const dc_value *arguments,
@@ -1955,7 +1967,12 @@ DC_API dc_brief_result dc_table_execute_id_brief(dc_table *table, dc_event_id ev
     if (table == NULL)
         return (dc_brief_result){
             dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_execute_id_brief: the table must not be NULL"), false, 0};
-    return execute_briefly(table, event, NULL, arguments, count, context, result);
+    return execute_briefly(table, event, NULL, NULL, arguments, count, context, result);
+}
+
+dc_brief_result dc__execute_record_brief(dc_table *table, const event_record *record, const dc_value *arguments,
+                                        size_t count, void *context, dc_result *result) {
+    return execute_briefly(table, record->id, NULL, record, arguments, count, context, result);
 }
 
 DC_API void *dc_table_execute_context(const dc_table *table) {

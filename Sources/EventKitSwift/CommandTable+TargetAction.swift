@@ -84,7 +84,7 @@ final class WeakTargetHandlerBox: FailableHandlerBox, @unchecked Sendable {
 /// ``CommandTable`` goes: the registry holds nothing for dead tables.
 enum TargetHandlers {
     struct Key: Hashable {
-        let table: UInt32
+        let table: UInt64
         let target: ObjectIdentifier
     }
 

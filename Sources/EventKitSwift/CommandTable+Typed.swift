@@ -221,23 +221,23 @@ extension CommandTable {
     /// without a call into the library.
     @usableFromInline
     func executeOutcome(_ key: EventKeyStorage) throws -> ExecuteOutcome {
-        let event = try eventID(of: key)
+        let event = try event(of: key)
         return try briefOutcome(event: key.name) { context, result in
-            dc__execute_id_brief_inline(cTable, event, context, result)
+            dc__execute_record_brief_inline(cTable, event.record, context, result)
         }
     }
 
-    /// The one place a typed execute calls C. Not generic, so that it is
-    /// compiled for the one case it is: the typed executes run unspecialized
-    /// inside this module. Inlined into each way in, so an execute is one
-    /// call into this module.
+    /// The one place a typed execute with arguments calls C. Not generic, so
+    /// that it is compiled for the one case it is: the typed executes run
+    /// unspecialized inside this module. Inlined into each way in, so an
+    /// execute is one call into this module.
     @inline(__always)
     private func executeOutcome(
         _ key: EventKeyStorage, cArguments: UnsafePointer<dc_value>?, count: Int
     ) throws -> ExecuteOutcome {
-        let event = try eventID(of: key)
+        let event = try event(of: key)
         return try briefOutcome(event: key.name) { context, result in
-            dc_table_execute_id_brief(cTable, event, cArguments, count, context, result)
+            dc__execute_record_brief(cTable, event.record, cArguments, count, context, result)
         }
     }
 

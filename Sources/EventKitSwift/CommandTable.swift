@@ -46,9 +46,9 @@ public final class CommandTable: @unchecked Sendable {
     let handle: TableHandle
 
     /// A number no other table in this process has, for the ids ``EventKey``s remember.
-    let serial: UInt32
+    let serial: UInt64
 
-    private static let serials = Atomic<UInt32>(1)
+    private static let serials = Atomic<UInt64>(1)
 
     /// Creates an empty table.
     ///

@@ -36,16 +36,17 @@ import Synchronization
 /// its name are the same event: handlers registered either way run for
 /// executes made either way, from Swift or from C.
 ///
-/// A key remembers the event's interned id in the table it was last used with,
-/// so a typed execute skips hashing the name: keep keys in static members
-/// rather than making a new one for each call.
+/// A key remembers its event in the table it was last used with (the
+/// interned id, and where the C core keeps the event), so a typed execute
+/// skips hashing the name and looking the event up: keep keys in static
+/// members rather than making a new one for each call.
 ///
 /// The corresponding C functions are `dc_table_intern` and
 /// `dc_table_execute_id`. Replaces `NSNotification.Name` constants and
 /// `@selector` values, with the argument types checked.
 public struct EventKey<Arguments>: Hashable, Sendable, ExpressibleByStringLiteral, CustomStringConvertible {
-    /// The event's name and its interned id, remembered per table: one
-    /// reference, so a key is one word to load and pass.
+    /// The event's name and the event as a table interned it, remembered
+    /// per table: one reference, so a key is one word to load and pass.
     @usableFromInline let storage: EventKeyStorage
 
     /// The event's name, as the string API and C callers spell it.
@@ -74,33 +75,68 @@ public struct EventKey<Arguments>: Hashable, Sendable, ExpressibleByStringLitera
     }
 }
 
-/// What a key holds: its event's name, and the id the event was interned as
-/// in the table that last used the key, packed with that table's serial in
-/// one atomic word so that a reader never pairs one table's serial with
-/// another table's id.
+/// What a key holds: its event's name, and the event as the table that last
+/// used the key interned it: that table's serial, the event's id and its
+/// record (the C core's structure of the event, which lives as long as the
+/// table), from which a typed execute starts.
 ///
 /// A key shared by several tables stays correct: a lookup for a table other
 /// than the remembered one interns the name there and remembers that table
-/// instead.
+/// instead. A sequence count guards the three, so that a reader never pairs
+/// one table's serial with another table's event (a seqlock: a writer makes
+/// the count odd, writes, and makes it even again; a reader keeps what it
+/// read only when the count was even, and the same before and after). Table
+/// serials are never reused, so a remembered record is only ever used with
+/// its own table, which is alive while it executes.
 @usableFromInline
 final class EventKeyStorage: Sendable {
     let name: String
-    private let packed = Atomic<UInt64>(0)
+    private let sequence = Atomic<UInt64>(0)
+    private let table = Atomic<UInt64>(0)
+    private let id = Atomic<UInt32>(0)
+    /// The record's address: pointers are not `Sendable`.
+    private let record = Atomic<UInt>(0)
 
     init(_ name: String) {
         self.name = name
     }
 
-    /// The remembered id, if it belongs to the table with `serial`.
-    func id(forTable serial: UInt32) -> dc_event_id? {
-        let packed = packed.load(ordering: .relaxed)
-        guard UInt32(truncatingIfNeeded: packed >> 32) == serial else { return nil }
-        return dc_event_id(truncatingIfNeeded: packed)
+    /// The event as the table with `serial` interned it, if that table is the
+    /// one remembered.
+    @inline(__always)
+    func event(inTable serial: UInt64) -> InternedEvent? {
+        let before = sequence.load(ordering: .acquiring)
+        let table = table.load(ordering: .relaxed)
+        let id = id.load(ordering: .relaxed)
+        let record = record.load(ordering: .relaxed)
+        atomicMemoryFence(ordering: .acquiring)
+        guard table == serial, before & 1 == 0, sequence.load(ordering: .relaxed) == before else { return nil }
+        // Table serials start at 1, so a match is a table remembered, and
+        // remembering writes a record.
+        return InternedEvent(id: id, record: UnsafePointer(bitPattern: record).unsafelyUnwrapped)
     }
 
-    func remember(_ id: dc_event_id, forTable serial: UInt32) {
-        packed.store(UInt64(serial) << 32 | UInt64(id), ordering: .relaxed)
+    /// Remembers `event` as the table with `serial` interned it, unless
+    /// another thread is remembering one at the same time (the key then keeps
+    /// that one).
+    func remember(_ event: InternedEvent, inTable serial: UInt64) {
+        let before = sequence.load(ordering: .relaxed)
+        guard before & 1 == 0,
+            sequence.compareExchange(expected: before, desired: before &+ 1, ordering: .relaxed).exchanged
+        else { return }
+        // Readers see the odd count before any of the stores below.
+        atomicMemoryFence(ordering: .releasing)
+        table.store(serial, ordering: .relaxed)
+        id.store(event.id, ordering: .relaxed)
+        record.store(UInt(bitPattern: event.record), ordering: .relaxed)
+        sequence.store(before &+ 2, ordering: .releasing)
     }
+}
+
+/// An event as one table interned it: its id and its record there.
+struct InternedEvent {
+    let id: dc_event_id
+    let record: UnsafePointer<dc__event_record>
 }
 
 extension CommandTable {
@@ -109,22 +145,30 @@ extension CommandTable {
     ///
     /// - Throws: ``DispatchError/outOfMemory(_:)`` when interning fails.
     func eventID<Arguments>(for key: EventKey<Arguments>) throws(DispatchError) -> dc_event_id {
-        try eventID(of: key.storage)
+        try event(of: key.storage).id
     }
 
-    /// The interned id of `key`'s event in this table, remembered in `key`.
-    func eventID(of key: EventKeyStorage) throws(DispatchError) -> dc_event_id {
-        if let id = key.id(forTable: serial) { return id }
+    /// `key`'s event in this table, remembered in `key`.
+    @inline(__always)
+    func event(of key: EventKeyStorage) throws(DispatchError) -> InternedEvent {
+        if let event = key.event(inTable: serial) { return event }
         return try internAndRemember(key)
     }
 
     /// The first use of a key with this table. Out of line, so that a typed
-    /// execute, which inlines `eventID(of:)`, stays short.
+    /// execute, which inlines `event(of:)`, stays short.
     @inline(never)
-    private func internAndRemember(_ key: EventKeyStorage) throws(DispatchError) -> dc_event_id {
+    private func internAndRemember(_ key: EventKeyStorage) throws(DispatchError) -> InternedEvent {
         let id = try eventID(named: key.name)
-        key.remember(id, forTable: serial)
-        return id
+        // An interned event has a record, which lives as long as the table;
+        // finding it takes this thread's execute record, which may not exist
+        // yet.
+        guard let record = dc__event_record_of(cTable, id) else {
+            throw DispatchError.outOfMemory("table \(name), event \"\(key.name)\": no memory for this thread")
+        }
+        let event = InternedEvent(id: id, record: record)
+        key.remember(event, inTable: serial)
+        return event
     }
 
     /// The interned id of the event `name` in this table.

@@ -3,6 +3,11 @@ import CDispatchCore
 import Synchronization
 import Testing
 
+/// How many times a handler ran.
+private final class Calls: Sendable {
+    let value = Atomic(0)
+}
+
 /// The typed execute without arguments runs an event whose handlers are all
 /// closures taking nothing inside the Swift caller (the C core's inline
 /// execute); everything out of the ordinary goes to the library. Each test
@@ -125,6 +130,63 @@ struct InlineExecuteTests {
         }
         #expect(message == "table nest, event \"again\": executes nested more than 64 deep on this thread")
         withExtendedLifetime(subscription) {}
+    }
+
+    @Test("A key used with one table and then another runs each table's own handlers")
+    func keyAlternatesBetweenTables() throws {
+        let first = CommandTable(name: "first")
+        let second = CommandTable(name: "second")
+        let key = EventKey<Void>("tick")
+        let log = Log()
+        // In `second`, "decoy" is interned first, so the event's id and its
+        // record differ between the tables.
+        let subscriptions = [
+            second.on("decoy") { log.append("decoy") },
+            first.on(key) { log.append("first") },
+            second.on(key) { log.append("second") },
+        ]
+        for table in [first, second, second, first, second] {
+            #expect(try table.execute(key).handled == 1)
+        }
+        #expect(log.all == ["first", "second", "second", "first", "second"])
+        withExtendedLifetime(subscriptions) {}
+    }
+
+    @Test("A key executed on several tables from many threads at once runs only the executing table's handlers")
+    func keySharedAcrossThreads() async throws {
+        let tables = (0..<4).map { CommandTable(name: "table \($0)") }
+        let key = EventKey<Void>("tick")
+        let counts = (0..<4).map { _ in Calls() }
+        // Each table interns a different number of events first, so ids and
+        // records differ from table to table.
+        var subscriptions: [Subscription] = []
+        for (index, table) in tables.enumerated() {
+            for decoy in 0..<index { subscriptions.append(table.on("decoy \(decoy)") {}) }
+            let count = counts[index]
+            subscriptions.append(table.on(key) { count.value.add(1, ordering: .relaxed) })
+        }
+        let executes = 20_000
+        let wrongCounts = try await withThrowingTaskGroup(of: Int.self) { group in
+            for task in 0..<8 {
+                group.addTask {
+                    var wrong = 0
+                    for round in 0..<executes {
+                        // Every round switches tables, so the key is
+                        // re-remembered all the time, by every task.
+                        let table = tables[(task + round) % tables.count]
+                        if try table.execute(key).handled != 1 { wrong += 1 }
+                    }
+                    return wrong
+                }
+            }
+            return try await group.reduce(0, +)
+        }
+        #expect(wrongCounts == 0)
+        // Each table ran its handler once for each of its executes.
+        for count in counts {
+            #expect(count.value.load(ordering: .relaxed) == 8 * executes / tables.count)
+        }
+        withExtendedLifetime(subscriptions) {}
     }
 
     @Test("An event with handlers of other shapes, or none, runs through the library with the same results")

@@ -5,9 +5,9 @@
  * Not part of the C API: it is not installed, and everything here changes
  * with the library. The C core includes it through internal.h; the Swift
  * layer, built from the same sources, sees it through the module, so that
- * dc__execute_id_brief_inline() (the end of this file) is compiled into the
- * Swift code that calls it: a typed execute of closures that take nothing
- * then makes no call into the library.
+ * dc__execute_record_brief_inline() (the end of this file) is compiled into
+ * the Swift code that calls it: a typed execute of closures that take
+ * nothing then makes no call into the library.
  */
 #ifndef DISPATCH_CORE_INLINE_H
 #define DISPATCH_CORE_INLINE_H
@@ -199,13 +199,6 @@ typedef struct dc__table_head {
     bool destroy_pending; /* dc_table_destroy called from one of its handlers */
 } dc__table_head;
 
-/* The event with `id`, NULL for none. Inside a read-side section. */
-DC__ALWAYS_INLINE dc__event_record *dc__record_by_id(const dc__table_head *table, dc_event_id id) {
-    dc__event_list *events = atomic_load_explicit(&table->events, memory_order_acquire);
-    /* id - 1 wraps for 0, so one comparison says "no such event". */
-    return id - 1 < atomic_load_explicit(&events->count, memory_order_acquire) ? events->records[id - 1] : NULL;
-}
-
 /* Announces `handler` as the one this thread is about to call, so that a
  * remove or block on another thread waits for the call, then re-reads its
  * state after the fence: a remove or block that returned before this point
@@ -287,29 +280,40 @@ DC__ALWAYS_INLINE void dc__call_swift(const dc__handler *handler, const dc_value
 #define DC__STATE_SWIFT_CALL 0x02100000u
 #define DC__STATE_PASSED_OVER 0x8000FFFFu
 
+/* The record of `event` in `table`: what the Swift layer keeps with a key,
+ * as records live as long as their table. NULL for an unknown event, or when
+ * the thread has no record of its own and none can be made (table.c). */
+const dc__event_record *dc__event_record_of(struct dc_table *table, dc_event_id event);
+
+/* dc_table_execute_id_brief() of the event whose record is `record`
+ * (dc__event_record_of()), which saves looking it up (table.c). */
+dc_brief_result dc__execute_record_brief(struct dc_table *table, const dc__event_record *record,
+                                         const dc_value *arguments, size_t count, void *context, dc_result *result);
+
 /*
- * dc_table_execute_id_brief(table, event, NULL, 0, context, result), for the
+ * dc__execute_record_brief(table, record, NULL, 0, context, result) for the
  * Swift layer's typed executes without arguments. Inlined into the Swift
- * caller, it runs the commonest of them, an event whose handlers are all Swift
- * closures taking nothing, without a call into the library: the lean execute
- * of table.c (lean_execute_as()) for that one case, with asymmetric fences
- * (membarrier(2) is there: without it, every call pays a full fence). Every
- * other event, and a thread without a record or nested too deep, goes to
- * dc_table_execute_id_brief() after leaving the section; a handler that is
+ * caller, it runs the commonest of them, an event whose handlers are all
+ * Swift closures taking nothing, without a call into the library: the lean
+ * execute of table.c (lean_execute_as()) for that one case, with asymmetric
+ * fences (membarrier(2) is there: without it, every call pays a full fence).
+ * Every other event, and a thread without a record or nested too deep, goes
+ * to dc__execute_record_brief() after leaving the section; a handler that is
  * more than a plain call (once, queued) hands the rest of the snapshot to
- * dc__finish_generally(). The outcome is dc_table_execute_id_brief()'s.
- * `table` must not be NULL (a Swift table's never is).
+ * dc__finish_generally(). Starting from the record rather than the event's id
+ * saves the loads of the event list: on this path every load waits for the
+ * one before it. `record` must be an event's of `table`, which must not be
+ * NULL.
  */
-DC__ALWAYS_INLINE dc_brief_result
-dc__execute_id_brief_inline(struct dc_table *table, dc_event_id event, void *context, dc_result *result) {
+DC__ALWAYS_INLINE dc_brief_result dc__execute_record_brief_inline(struct dc_table *table,
+                                                                  const dc__event_record *record,
+                                                                  void *context, dc_result *result) {
 #if DC__SWIFT_CALLS
     dc_thread_record *reader = dc__current_record;
     unsigned depth = reader != NULL ? reader->depth + 1 : DC_MAX_EXECUTE_DEPTH + 1;
     if (__builtin_expect(depth <= DC_MAX_EXECUTE_DEPTH, 1)) {
         dc__read_enter(reader, depth);
-        const dc__event_record *record = dc__record_by_id((const dc__table_head *)table, event);
-        dc__handler_array *array =
-            record != NULL ? atomic_load_explicit(&record->handlers, memory_order_acquire) : NULL;
+        dc__handler_array *array = atomic_load_explicit(&record->handlers, memory_order_acquire);
         uint32_t handler_count = array != NULL ? atomic_load_explicit(&array->count, memory_order_acquire) : 0;
         /* Loaded after the snapshot, so it covers every handler in it; the
          * sole shape takes nothing, so an execute without arguments fits it. */
@@ -344,7 +348,7 @@ dc__execute_id_brief_inline(struct dc_table *table, dc_event_id event, void *con
         dc__read_leave(reader, &reader->frames[depth - 1], depth);
     }
 #endif
-    return dc_table_execute_id_brief(table, event, NULL, 0, context, result);
+    return dc__execute_record_brief(table, record, NULL, 0, context, result);
 }
 
 #endif /* DISPATCH_CORE_INLINE_H */

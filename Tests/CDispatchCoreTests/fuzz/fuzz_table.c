@@ -8,10 +8,12 @@
  * marshals of the C or of Swift's calling convention),
  * removes handlers (by id, target, event or all), blocks and unblocks them,
  * executes an event with values, arities, accumulators and strict flags
- * taken from the input, drains the posting queue, or interns a name. Every
- * handler, when it runs, reads what to do next from the input too: execute
- * again (re-entrantly), remove or block a handler (itself included), add one,
- * stop the emission, drain, or destroy the table.
+ * taken from the input (brief ones also the Swift layer's way, from the
+ * event's record, and inline without arguments), drains the posting queue,
+ * or interns a name. Every handler, when it runs, reads what to do next from
+ * the input too: execute again (re-entrantly), remove or block a handler
+ * (itself included), add one, stop the emission, drain, or destroy the
+ * table.
  *
  * The model checks what the library promises, not how it does it:
  *  - a handler runs only while registered and unblocked, never once `remove`
@@ -32,6 +34,9 @@
  *    are pending, and nothing is pending once the table is destroyed.
  */
 #include "fuzz_support.h"
+
+/* The Swift layer's record-based executes, checked against the same model. */
+#include "dispatch_core_inline.h"
 
 enum {
     EVENT_COUNT = 4,        /* names handlers are registered for */
@@ -1022,7 +1027,16 @@ static void do_execute(void) {
     frame_count++;
     dc_status status;
     dc_brief_result report = {DC_ERR_STATE, true, 4242};
-    if (brief) {
+    if (brief && by_id && (how & 0x20)) {
+        /* The Swift layer's way: the event's record, and without arguments
+         * the inline execute compiled into the caller. */
+        const dc__event_record *record = dc__event_record_of(table, id);
+        FUZZ_CHECK(record != NULL, "no record for the interned id %u", id);
+        report = count == 0 ? dc__execute_record_brief_inline(table, record, options.context, result_pointer)
+                            : dc__execute_record_brief(table, record, passed, count, options.context,
+                                                       result_pointer);
+        status = report.status;
+    } else if (brief) {
         report = by_id ? dc_table_execute_id_brief(table, id, passed, count, options.context, result_pointer)
                        : dc_table_execute_brief(table, event_names[event], passed, count, options.context,
                                                 result_pointer);
