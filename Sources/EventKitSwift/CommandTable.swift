@@ -45,7 +45,8 @@ public final class CommandTable: @unchecked Sendable {
     /// handlers.
     let handle: TableHandle
 
-    /// A number no other table in this process has, for the ids ``EventKey``s remember.
+    /// A number no other table in this process has, for the events
+    /// ``EventKey``s remember; 64 bits, so none is ever reused, and never 0.
     let serial: UInt64
 
     private static let serials = Atomic<UInt64>(1)

@@ -111,7 +111,7 @@ final class EventKeyStorage: Sendable {
         let record = record.load(ordering: .relaxed)
         atomicMemoryFence(ordering: .acquiring)
         guard table == serial, before & 1 == 0, sequence.load(ordering: .relaxed) == before else { return nil }
-        // Table serials start at 1, so a match is a table remembered, and
+        // No table's serial is 0, so a match is a table remembered, and
         // remembering writes a record.
         return InternedEvent(id: id, record: UnsafePointer(bitPattern: record).unsafelyUnwrapped)
     }
