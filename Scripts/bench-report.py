@@ -11,6 +11,8 @@ direct call and to the peers. Then the targets, met or missed.
     bench-report.py --check FILE     compare instruction counts with FILE's
                                      ceilings; exit 1 when one is exceeded
     bench-report.py --record FILE    write FILE from the counts of this run
+    (both with --swift-count PROGRAM, Benchmarks/Count's EventKitCount, which
+    runs the Swift layer's cases)
 
 --swift FILE adds the Swift benchmarks (Benchmarks/, ordo-one/benchmark) to
 the same table: FILE is what `BenchSummary <folder> --tsv` printed for a run
@@ -105,10 +107,12 @@ SWIFT_INVOKE = [
     ("invocationLibffi", "Invocation.invoke(), libffi path"),
 ]
 
-# The paths whose instruction counts `make bench-check` guards.
+# The paths whose instruction counts `make bench-check` guards: the C core's,
+# and the Swift layer's executes (Benchmarks/Count, given with --swift-count).
+SWIFT_CHECKED = ["swift.typed.1", "swift.typed.10", "swift.typed_pair.1", "swift.string.1"]
 CHECKED = [f"invoke.{variant}.{key}" for key, _ in SIGNATURES
            for variant in ("stub", "libffi", "dc_call")] + [
-    "dispatch.table_id.1", "dispatch.table_id.10", "dispatch.table_key.1"]
+    "dispatch.table_id.1", "dispatch.table_id.10", "dispatch.table_key.1"] + SWIFT_CHECKED
 
 
 def fail(message):
@@ -127,12 +131,17 @@ def run_tsv(program, arguments):
     return figures
 
 
-def program_for(case, bench_dir):
+def program_for(case, bench_dir, swift_count):
+    """The program that runs `case` and the function callgrind counts in."""
+    if case.startswith("swift."):
+        if swift_count is None:
+            fail(f"{case} needs --swift-count (the EventKitCount program)")
+        return swift_count, "*EventKitCount*counted*"
     name = "bench_invoke" if case.startswith("invoke.") else "bench_peers"
-    return os.path.join(bench_dir, name)
+    return os.path.join(bench_dir, name), "bench_counted"
 
 
-def count_instructions(cases, bench_dir):
+def count_instructions(cases, bench_dir, swift_count=None):
     """Instructions per operation of each case, from one callgrind run each."""
     valgrind = shutil.which("valgrind")
     if valgrind is None:
@@ -141,9 +150,9 @@ def count_instructions(cases, bench_dir):
     with tempfile.TemporaryDirectory() as folder:
         output = os.path.join(folder, "callgrind.out")
         for case in cases:
-            command = [valgrind, "--tool=callgrind", "--toggle-collect=bench_counted",
-                       f"--callgrind-out-file={output}",
-                       program_for(case, bench_dir), "--count", case, str(COUNT_ITERATIONS)]
+            program, counted = program_for(case, bench_dir, swift_count)
+            command = [valgrind, "--tool=callgrind", f"--toggle-collect={counted}",
+                       f"--callgrind-out-file={output}", program, "--count", case, str(COUNT_ITERATIONS)]
             result = subprocess.run(command, capture_output=True, text=True)
             if result.returncode != 0:
                 fail(f"counting {case} failed:\n{result.stderr[-2000:]}")
@@ -426,7 +435,7 @@ def read_ceilings(path):
 
 def check(args):
     ceilings = read_ceilings(args.check)
-    counts = count_instructions(list(ceilings), args.bench_dir)
+    counts = count_instructions(list(ceilings), args.bench_dir, args.swift_count)
     print(f"Instructions per operation (callgrind), against the ceilings in {args.check}")
     exceeded = 0
     for case, ceiling in ceilings.items():
@@ -443,7 +452,7 @@ def check(args):
 
 
 def record(args):
-    counts = count_instructions(CHECKED, args.bench_dir)
+    counts = count_instructions(CHECKED, args.bench_dir, args.swift_count)
     with open(args.record, "w") as f:
         f.write("# Instruction ceilings for `make bench-check`: instructions per operation of\n")
         f.write("# each hot path (callgrind, Scripts/bench-report.py), recorded by\n")
@@ -465,6 +474,8 @@ def main():
     parser.add_argument("--strict", action="store_true", help="exit 1 when a target is missed")
     parser.add_argument("--no-count", action="store_true", help="skip the callgrind counts")
     parser.add_argument("--swift", metavar="FILE", help="BenchSummary --tsv output to add")
+    parser.add_argument("--swift-count", metavar="PROGRAM",
+                        help="Benchmarks/Count's EventKitCount, for the swift.* cases")
     parser.add_argument("--check", metavar="FILE")
     parser.add_argument("--record", metavar="FILE")
     args = parser.parse_args()

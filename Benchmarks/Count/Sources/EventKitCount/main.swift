@@ -1,0 +1,112 @@
+// Runs one Swift hot path for callgrind:
+//
+//     EventKitCount --count <case> <iterations>
+//
+// Scripts/bench-report.py counts only what runs inside the case's counted
+// loop (`--toggle-collect=*counted*`) and divides by the iterations: the
+// case's instructions per execute, the loop's few included, as bench_counted()
+// does for the C cases. Each case's handlers are closures with a context, as
+// a user's are, and every execute must have run all of them, so a count is
+// never of work optimized away.
+
+import EventKitSwift
+import Glibc
+
+/// What the handlers add to.
+final class Counter: @unchecked Sendable {
+    var value = 0
+}
+
+/// A handler closure with a context of its own, the counter.
+@inline(never)
+func makeHandler(_ counter: Counter) -> @Sendable () -> Void {
+    { counter.value &+= 1 }
+}
+
+@inline(never)
+func makePairHandler(_ counter: Counter) -> @Sendable (Int, Double) -> Void {
+    { index, scale in if index == 3 && scale > 0 { counter.value &+= 1 } }
+}
+
+/// A case: how many handlers each execute runs, and its counted loop, which
+/// runs the execute the given number of times.
+struct Case {
+    let handlers: Int
+    let counted: (Int) throws -> Void
+}
+
+let tick: EventKey<Void> = "sixteen-char-key"
+let ticks: EventKey<Void> = "sixteen-char-ke0"
+let pair: EventKey<(Int, Double)> = "sixteen-char-ke2"
+
+// The counted loops, one per case, so that each execute is compiled as a
+// caller's would be.
+
+@inline(never)
+func countedTyped(_ iterations: Int, _ table: CommandTable, _ key: EventKey<Void>) throws {
+    for _ in 0..<iterations { try table.execute(key) }
+}
+
+@inline(never)
+func countedTypedPair(_ iterations: Int, _ table: CommandTable) throws {
+    for _ in 0..<iterations { try table.execute(pair, 3, 2.5) }
+}
+
+@inline(never)
+func countedString(_ iterations: Int, _ table: CommandTable) throws {
+    for _ in 0..<iterations { try table.execute("sixteen-char-str") }
+}
+
+/// The case `name`, its handlers registered on `table` for as long as
+/// `subscriptions` keeps them.
+func makeCase(
+    _ name: String, on table: CommandTable, counting counter: Counter, into subscriptions: inout [Subscription]
+) -> Case? {
+    switch name {
+    case "swift.typed.1":
+        subscriptions.append(table.on(tick, makeHandler(counter)))
+        return Case(handlers: 1) { try countedTyped($0, table, tick) }
+    case "swift.typed.10":
+        for _ in 0..<10 { subscriptions.append(table.on(ticks, makeHandler(counter))) }
+        return Case(handlers: 10) { try countedTyped($0, table, ticks) }
+    case "swift.typed_pair.1":
+        subscriptions.append(table.on(pair, makePairHandler(counter)))
+        return Case(handlers: 1) { try countedTypedPair($0, table) }
+    case "swift.string.1":
+        subscriptions.append(table.on("sixteen-char-str", makeHandler(counter)))
+        return Case(handlers: 1) { try countedString($0, table) }
+    default:
+        return nil
+    }
+}
+
+/// Runs the case the arguments name; the exit status says whether it ran
+/// as it must.
+func run(_ arguments: [String]) -> Int32 {
+    let table = CommandTable(name: "count")
+    let counter = Counter()
+    var subscriptions: [Subscription] = []
+    guard arguments.count == 4, arguments[1] == "--count", let iterations = Int(arguments[3]), iterations > 0,
+        let chosen = makeCase(arguments[2], on: table, counting: counter, into: &subscriptions)
+    else {
+        print("usage: EventKitCount --count swift.typed.1|swift.typed.10|swift.typed_pair.1|swift.string.1 N")
+        return 2
+    }
+    do {
+        // The first execute interns the key's event and remembers it.
+        try chosen.counted(1)
+        counter.value = 0
+        try chosen.counted(iterations)
+    } catch {
+        print("EventKitCount: \(arguments[2]) failed: \(error)")
+        return 1
+    }
+    withExtendedLifetime(subscriptions) {}
+    guard counter.value == iterations * chosen.handlers else {
+        print("EventKitCount: \(counter.value) handler calls, expected \(iterations * chosen.handlers)")
+        return 1
+    }
+    return 0
+}
+
+exit(run(CommandLine.arguments))
