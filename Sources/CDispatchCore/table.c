@@ -24,37 +24,15 @@
 
 /* ---- handlers ---------------------------------------------------------------------- */
 
-/* dc_handler.state: a block count in the low bits, flags above. */
-#define STATE_BLOCK_MASK 0xFFFFu
-#define STATE_SWIFT (1u << 20)       /* a marshal that is a Swift-convention function (DC_HANDLER_SWIFT_CALL) */
-#define STATE_UNINDEXED (1u << 21)   /* not in the dedupe index (DC_HANDLER_ALLOW_DUPLICATE) */
-#define STATE_GENERAL (1u << 22)     /* more than a void stub call: a marshal, libffi, or a return value */
-#define STATE_OWNS_TARGET (1u << 23) /* release the target through the table's callbacks */
-#define STATE_VARIADIC (1u << 24)    /* a marshal that takes every argument as given */
-#define STATE_MARSHAL (1u << 25)  /* function is a dc_marshal; target is its data */
-#define STATE_TARGET (1u << 26)  /* a target is bound as parameter 0 */
-#define STATE_STRICT (1u << 27)
-#define STATE_ONCE (1u << 28)
-#define STATE_QUEUED (1u << 29)
-#define STATE_FIRED (1u << 30)   /* a once-handler has been claimed by an execute */
-#define STATE_REMOVED (1u << 31)
-
 typedef struct dc__handler_extras {
     dc_queue *queue;
     void (*destroy)(void *destroy_data);
     void *destroy_data;
 } handler_extras;
 
-/* The handler and the structures below are laid out in
+/* The handler, its state bits and the structures below are laid out in
  * dispatch_core_inline.h, which the Swift layer's inline execute shares. */
 typedef dc__handler dc_handler;
-
-/* What the inline execute knows of the states. */
-_Static_assert(DC__STATE_SWIFT_TESTED == (STATE_REMOVED | STATE_BLOCK_MASK | STATE_ONCE | STATE_QUEUED |
-                                          STATE_MARSHAL | STATE_SWIFT),
-               "the inline execute tests the states the lean one does");
-_Static_assert(DC__STATE_SWIFT_CALL == (STATE_MARSHAL | STATE_SWIFT), "a Swift marshal is what it calls");
-_Static_assert(DC__STATE_PASSED_OVER == (STATE_REMOVED | STATE_BLOCK_MASK), "and removed or blocked ones it skips");
 
 #define SWIFT_CALLS DC__SWIFT_CALLS
 
@@ -64,7 +42,7 @@ _Static_assert(DC__STATE_PASSED_OVER == (STATE_REMOVED | STATE_BLOCK_MASK), "and
 #define CHUNK_SIZE (1u << CHUNK_SHIFT)
 
 /* Always removed: what an array slot points to after its handler is removed. */
-static dc_handler tombstone = {.state = STATE_REMOVED};
+static dc_handler tombstone = {.state = DC__STATE_REMOVED};
 
 /* ---- per-event structures readers see ------------------------------------------------ */
 
@@ -103,19 +81,15 @@ struct dc_table {
 #define COLD __attribute__((noinline, cold))
 #define NOINLINE __attribute__((noinline))
 #define ALWAYS_INLINE __attribute__((always_inline))
-#define LIKELY(x) __builtin_expect(!!(x), 1)
 #define UNREACHABLE() __builtin_unreachable()
-/* Makes `pointer` opaque to the optimizer, so it stays one register rather
- * than being recomputed from what it was derived from. */
-#define KEEP_IN_REGISTER(pointer) __asm__("" : "+r"(pointer))
 #else
-#define KEEP_IN_REGISTER(pointer) ((void)0)
 #define UNREACHABLE() ((void)0)
 #define COLD
 #define NOINLINE
 #define ALWAYS_INLINE
-#define LIKELY(x) (x)
 #endif
+#define LIKELY(x) DC__LIKELY(x)
+#define KEEP_IN_REGISTER(pointer) DC__KEEP_IN_REGISTER(pointer)
 
 /* ---- small helpers ---------------------------------------------------------------------- */
 
@@ -142,7 +116,7 @@ static dc_handler *find_handler(const dc_table *table, dc_handler_id id) {
     if (generation == 0 || slot >= table->slot_count) return NULL;
     dc_handler *handler = handler_at(table, slot);
     if (handler->generation != generation ||
-        (atomic_load_explicit(&handler->state, memory_order_relaxed) & STATE_REMOVED))
+        (atomic_load_explicit(&handler->state, memory_order_relaxed) & DC__STATE_REMOVED))
         return NULL;
     return handler;
 }
@@ -406,7 +380,7 @@ static handler_array *rebuilt_array(const handler_array *old, dc_handler *first,
     uint32_t old_count = old != NULL ? atomic_load_explicit(&old->count, memory_order_relaxed) : 0;
     for (uint32_t i = 0; i < old_count; i++) {
         dc_handler *handler = atomic_load_explicit(&old->items[i], memory_order_relaxed);
-        if (!(atomic_load_explicit(&handler->state, memory_order_relaxed) & STATE_REMOVED))
+        if (!(atomic_load_explicit(&handler->state, memory_order_relaxed) & DC__STATE_REMOVED))
             atomic_init(&array->items[count++], handler);
     }
     atomic_init(&array->count, count);
@@ -421,11 +395,11 @@ static void publish_array(dc_table *table, event_record *record, handler_array *
 }
 
 static uint32_t shape_flags(uint32_t state) {
-    return state & (STATE_TARGET | STATE_STRICT | STATE_VARIADIC | STATE_MARSHAL | STATE_SWIFT);
+    return state & (DC__STATE_TARGET | DC__STATE_STRICT | DC__STATE_VARIADIC | DC__STATE_MARSHAL | DC__STATE_SWIFT);
 }
 
 /* Parameter 0 holds the bound target, if any; event arguments follow it. */
-static size_t first_argument_parameter(uint32_t state) { return (state & STATE_TARGET) ? 1 : 0; }
+static size_t first_argument_parameter(uint32_t state) { return (state & DC__STATE_TARGET) ? 1 : 0; }
 
 static shape_set *copy_shapes(const shape_set *old, uint32_t extra) {
     uint32_t count = old != NULL ? old->count : 0;
@@ -442,26 +416,6 @@ static handler_shape *find_shape(shape_set *set, const dc_signature *signature, 
     return NULL;
 }
 
-/* The lean execute (execute_lean()) takes an event whose handlers all have
- * one shape, returning void, in one of two ways. Plain handlers it calls
- * directly, through a pointer cast to void (*)(uint64_t x parameters), when
- * the signature has at most LEAN_MAX_PARAMETERS parameters, all word images:
- * LEAN_CALL() of the parameter count, whether a target is bound as parameter
- * 0, and the kind of fence (fixed before any table exists). Marshals it calls
- * with the arguments as they are, whatever their types (a marshal receives
- * dc_values, not registers): LEAN_MARSHAL_CALL() of whether it is variadic
- * and the kind of fence; Swift marshals LEAN_SWIFT_CALL() of whether they
- * take the values (their signature has parameters) and the kind of fence.
- * The shape set says which in lean_call; 0 when the lean execute leaves the
- * event to the general one. */
-#define LEAN_MAX_PARAMETERS 3
-#define LEAN_CALL(parameters, target, asymmetric) \
-    (1u + 2u * (parameters) + ((target) ? 1u : 0u) + ((asymmetric) ? 8u : 0u))
-#define LEAN_MARSHAL_CALL(variadic, asymmetric) (17u + ((variadic) ? 2u : 0u) + ((asymmetric) ? 1u : 0u))
-#define LEAN_SWIFT_CALL(values, asymmetric) (21u + ((values) ? 2u : 0u) + ((asymmetric) ? 1u : 0u))
-_Static_assert(LEAN_SWIFT_CALL(false, true) == DC__LEAN_SWIFT_NOTHING_ASYMMETRIC,
-               "the inline execute knows the lean call of Swift closures taking nothing");
-
 static uint32_t lean_call_of(const shape_set *set) {
     if (set->count != 1) return 0;
     const handler_shape *shape = &set->shapes[0];
@@ -469,12 +423,13 @@ static uint32_t lean_call_of(const shape_set *set) {
     if (signature->return_type != DC_TYPE_VOID) return 0;
     /* A variadic marshal may still return a value (the lean execute hands
      * the rest to the general one when it does). */
-    if (shape->state_flags & STATE_SWIFT)
-        return LEAN_SWIFT_CALL(signature->parameter_count > 0, dc__asymmetric_fences);
-    if (shape->state_flags & STATE_MARSHAL)
-        return LEAN_MARSHAL_CALL(shape->state_flags & STATE_VARIADIC, dc__asymmetric_fences);
-    if (!signature->word_images || signature->parameter_count > LEAN_MAX_PARAMETERS) return 0;
-    return LEAN_CALL((uint32_t)signature->parameter_count, shape->state_flags & STATE_TARGET, dc__asymmetric_fences);
+    if (shape->state_flags & DC__STATE_SWIFT)
+        return DC__LEAN_SWIFT_CALL(signature->parameter_count > 0, dc__asymmetric_fences);
+    if (shape->state_flags & DC__STATE_MARSHAL)
+        return DC__LEAN_MARSHAL_CALL(shape->state_flags & DC__STATE_VARIADIC, dc__asymmetric_fences);
+    if (!signature->word_images || signature->parameter_count > DC__LEAN_MAX_PARAMETERS) return 0;
+    return DC__LEAN_CALL((uint32_t)signature->parameter_count, shape->state_flags & DC__STATE_TARGET,
+                         dc__asymmetric_fences);
 }
 
 /* Fills in the summary of a set about to be published. */
@@ -483,11 +438,11 @@ static void summarize_shapes(shape_set *set) {
     set->most_takes = 0;
     for (uint32_t s = 0; s < set->count; s++) {
         const handler_shape *shape = &set->shapes[s];
-        if (shape->state_flags & STATE_VARIADIC) continue; /* takes the arguments as given: constrains nothing */
+        if (shape->state_flags & DC__STATE_VARIADIC) continue; /* takes the arguments as given: constrains nothing */
         uint32_t takes = shape->takes; /* at most DC_MAX_PARAMETERS, below 64 */
         /* A strict shape fits only its own count; an execute's strict flag
          * makes every shape here strict. */
-        if (shape->state_flags & STATE_STRICT) counts &= (uint64_t)1 << takes;
+        if (shape->state_flags & DC__STATE_STRICT) counts &= (uint64_t)1 << takes;
         strict_counts &= (uint64_t)1 << takes;
         const dc_type *parameter_types = shape->signature->parameter_types + first_argument_parameter(shape->state_flags);
         for (uint32_t i = 0; i < takes; i++) {
@@ -501,7 +456,7 @@ static void summarize_shapes(shape_set *set) {
     set->counts = counts;
     set->strict_counts = strict_counts;
     /* Images are for plain handlers: a marshal takes the arguments as values. */
-    bool sole = set->count == 1 && !(set->shapes[0].state_flags & (STATE_VARIADIC | STATE_MARSHAL)) &&
+    bool sole = set->count == 1 && !(set->shapes[0].state_flags & (DC__STATE_VARIADIC | DC__STATE_MARSHAL)) &&
                 set->shapes[0].signature->word_images;
     set->sole_signature = sole ? set->shapes[0].signature : NULL;
     set->sole_flags = sole ? set->shapes[0].state_flags : 0;
@@ -524,7 +479,7 @@ static void add_shape(dc_table *table, event_record *record, dc_signature *signa
         free(spare);
         return;
     }
-    size_t first = (flags & STATE_TARGET) ? 1 : 0;
+    size_t first = (flags & DC__STATE_TARGET) ? 1 : 0;
     size_t takes = signature->parameter_count - first;
     spare->shapes[spare->count++] = (handler_shape){signature, flags, 1, (uint32_t)takes};
     summarize_shapes(spare);
@@ -558,7 +513,7 @@ static dc_handler *find_duplicate(dc_table *table, dc_event_id event, dc_functio
         dc_handler *handler = handler_at(table, link - 1);
         uint32_t state = atomic_load_explicit(&handler->state, memory_order_relaxed);
         if (handler->event == event && handler->function == function && handler->target == target &&
-            !(state & (STATE_REMOVED | STATE_FIRED)))
+            !(state & (DC__STATE_REMOVED | DC__STATE_FIRED)))
             return handler;
         link = handler->next;
     }
@@ -692,13 +647,14 @@ static dc_status add_locked(dc_table *table, event_record *record, dc_signature 
         return DC_EXISTS;
     }
 
-    uint32_t state = (marshal ? STATE_MARSHAL : target != NULL ? STATE_TARGET : 0) |
-                     ((flags & DC_HANDLER_SWIFT_CALL) ? STATE_SWIFT : 0) |
-                     (variadic ? STATE_VARIADIC : (flags & DC_HANDLER_STRICT) ? STATE_STRICT : 0) |
-                     ((flags & DC_HANDLER_ONCE) ? STATE_ONCE : 0) |
-                     ((flags & DC_HANDLER_OWNS_TARGET) && target != NULL ? STATE_OWNS_TARGET : 0) |
-                     (options != NULL && options->queue != NULL ? STATE_QUEUED : 0) | (indexed ? 0 : STATE_UNINDEXED) |
-                     (marshal || signature->stub == NULL || signature->return_type != DC_TYPE_VOID ? STATE_GENERAL : 0);
+    bool general = marshal || signature->stub == NULL || signature->return_type != DC_TYPE_VOID;
+    uint32_t state = (marshal ? DC__STATE_MARSHAL : target != NULL ? DC__STATE_TARGET : 0) |
+                     ((flags & DC_HANDLER_SWIFT_CALL) ? DC__STATE_SWIFT : 0) |
+                     (variadic ? DC__STATE_VARIADIC : (flags & DC_HANDLER_STRICT) ? DC__STATE_STRICT : 0) |
+                     ((flags & DC_HANDLER_ONCE) ? DC__STATE_ONCE : 0) |
+                     ((flags & DC_HANDLER_OWNS_TARGET) && target != NULL ? DC__STATE_OWNS_TARGET : 0) |
+                     (options != NULL && options->queue != NULL ? DC__STATE_QUEUED : 0) |
+                     (indexed ? 0 : DC__STATE_UNINDEXED) | (general ? DC__STATE_GENERAL : 0);
     bool wants_extras = options != NULL && (options->queue != NULL || options->destroy != NULL);
 
     /* Everything that can fail is allocated before the table changes. */
@@ -846,7 +802,8 @@ static void sweep_event(dc_table *table, event_record *record) {
     uint32_t count = atomic_load_explicit(&array->count, memory_order_relaxed);
     for (uint32_t i = 0; i < count; i++) {
         dc_handler *handler = atomic_load_explicit(&array->items[i], memory_order_relaxed);
-        if (handler != &tombstone && (atomic_load_explicit(&handler->state, memory_order_relaxed) & STATE_REMOVED)) {
+        if (handler != &tombstone &&
+            (atomic_load_explicit(&handler->state, memory_order_relaxed) & DC__STATE_REMOVED)) {
             atomic_store_explicit(&array->items[i], &tombstone, memory_order_release);
             record->tombstones++;
         }
@@ -862,8 +819,8 @@ static void sweep_event(dc_table *table, event_record *record) {
  * caller does once per event after unlinking all it removes. Caller holds
  * the lock. */
 static void unlink_handler(dc_table *table, dc_handler *handler, removal_list *list) {
-    uint32_t state = atomic_fetch_or_explicit(&handler->state, STATE_REMOVED, memory_order_seq_cst);
-    if (!(state & STATE_UNINDEXED)) {
+    uint32_t state = atomic_fetch_or_explicit(&handler->state, DC__STATE_REMOVED, memory_order_seq_cst);
+    if (!(state & DC__STATE_UNINDEXED)) {
         dedupe_unlink(table, handler, slot_of(table, handler));
         table->indexed_count--;
     }
@@ -893,7 +850,7 @@ static void finish_removal(dc_table *table, removal_list *list) {
         handler_extras *extras = handler->extras;
         if (extras != NULL && extras->queue != NULL) dc__queue_purge(extras->queue, handler);
         if (extras != NULL && extras->destroy != NULL) extras->destroy(extras->destroy_data);
-        if ((atomic_load_explicit(&handler->state, memory_order_relaxed) & STATE_OWNS_TARGET) &&
+        if ((atomic_load_explicit(&handler->state, memory_order_relaxed) & DC__STATE_OWNS_TARGET) &&
             table->callbacks.release != NULL)
             table->callbacks.release(handler->target);
         handler = handler->next != 0 ? handler_at(table, handler->next - 1) : NULL;
@@ -935,7 +892,8 @@ static size_t remove_where(dc_table *table, bool (*matches)(const dc_handler *, 
     pthread_mutex_lock(&table->lock);
     for (uint32_t slot = 0; slot < table->slot_count; slot++) {
         dc_handler *handler = handler_at(table, slot);
-        if (handler->signature != NULL && !(atomic_load_explicit(&handler->state, memory_order_relaxed) & STATE_REMOVED) &&
+        if (handler->signature != NULL &&
+            !(atomic_load_explicit(&handler->state, memory_order_relaxed) & DC__STATE_REMOVED) &&
             matches(handler, context))
             unlink_handler(table, handler, &list);
     }
@@ -996,7 +954,7 @@ DC_API dc_status dc_table_remove_all(dc_table *table, size_t *removed) {
 void dc__table_remove_handler(dc_table *table, dc_handler *handler) {
     removal_list list = {NULL, 0};
     pthread_mutex_lock(&table->lock);
-    if (!(atomic_load_explicit(&handler->state, memory_order_relaxed) & STATE_REMOVED)) {
+    if (!(atomic_load_explicit(&handler->state, memory_order_relaxed) & DC__STATE_REMOVED)) {
         unlink_handler(table, handler, &list);
         sweep_event(table, record_by_id(table, handler->event));
     }
@@ -1013,14 +971,15 @@ static dc_status change_block_count(dc_table *table, dc_handler_id id, int delta
         return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_%s: the table must not be NULL", delta > 0 ? "block" : "unblock");
     pthread_mutex_lock(&table->lock);
     dc_handler *handler = find_handler(table, id);
-    uint32_t blocks = handler != NULL ? atomic_load_explicit(&handler->state, memory_order_relaxed) & STATE_BLOCK_MASK : 0;
+    uint32_t blocks =
+        handler != NULL ? atomic_load_explicit(&handler->state, memory_order_relaxed) & DC__STATE_BLOCK_MASK : 0;
     dc_status status = DC_OK;
     if (handler == NULL)
         status = dc__fail(DC_ERR_NOT_FOUND, "table %s has no handler with id %llu", display_name(table),
                           (unsigned long long)id);
-    else if (delta > 0 && blocks == STATE_BLOCK_MASK)
+    else if (delta > 0 && blocks == DC__STATE_BLOCK_MASK)
         status = dc__fail(DC_ERR_STATE, "handler %llu is blocked %u times already, the most a block count holds",
-                          (unsigned long long)id, STATE_BLOCK_MASK);
+                          (unsigned long long)id, DC__STATE_BLOCK_MASK);
     else if (delta < 0 && blocks == 0)
         status = dc__fail(DC_ERR_STATE, "handler %llu is not blocked", (unsigned long long)id);
     else if (delta > 0)
@@ -1132,7 +1091,7 @@ static dc_handler_id example_handler(const dc_table *table, const handler_array 
     for (uint32_t i = 0; i < count; i++) {
         dc_handler *handler = atomic_load_explicit(&array->items[i], memory_order_relaxed);
         uint32_t state = atomic_load_explicit(&handler->state, memory_order_relaxed);
-        if (!(state & STATE_REMOVED) && handler->signature == shape->signature &&
+        if (!(state & DC__STATE_REMOVED) && handler->signature == shape->signature &&
             shape_flags(state) == shape->state_flags)
             return ((uint64_t)handler->generation << 32) | slot_of(table, handler);
     }
@@ -1140,8 +1099,8 @@ static dc_handler_id example_handler(const dc_table *table, const handler_array 
 }
 
 static bool is_strict(const execution *run, const handler_shape *shape) {
-    if (shape->state_flags & STATE_VARIADIC) return false;
-    return (shape->state_flags & STATE_STRICT) || (run->options->flags & DC_EXECUTE_STRICT);
+    if (shape->state_flags & DC__STATE_VARIADIC) return false;
+    return (shape->state_flags & DC__STATE_STRICT) || (run->options->flags & DC_EXECUTE_STRICT);
 }
 
 /* Checks the arguments against one handler shape, with messages: arity when
@@ -1261,12 +1220,11 @@ static void handler_arguments(const dc_handler *handler, uint32_t state, const d
         out[p] = parameter_value(arguments, count, p - first, signature->parameter_types[p]);
 }
 
-
 /* Calls a marshal handler with `count` values; returns what it returned
  * (dc_void() for void). Only a variadic marshal chooses its result's type. */
 static dc_value call_marshal(const dc_handler *handler, uint32_t state, const dc_value *values, size_t count) {
 #if SWIFT_CALLS
-    if (state & STATE_SWIFT) { /* its signature returns void */
+    if (state & DC__STATE_SWIFT) { /* its signature returns void */
         dc__call_swift(handler, values, handler->signature->parameter_count > 0);
         return dc_void();
     }
@@ -1278,14 +1236,14 @@ static dc_value call_marshal(const dc_handler *handler, uint32_t state, const dc
     /* A marshal may say it returned nothing (DC_TYPE_VOID); otherwise only a
      * variadic one chooses the type. */
     if (result.type == DC_TYPE_VOID) return result;
-    if (!(state & STATE_VARIADIC) || (unsigned)result.type >= DC_TYPE_COUNT)
-        result.type = (state & STATE_VARIADIC) ? DC_TYPE_VOID : handler->signature->return_type;
+    if (!(state & DC__STATE_VARIADIC) || (unsigned)result.type >= DC_TYPE_COUNT)
+        result.type = (state & DC__STATE_VARIADIC) ? DC_TYPE_VOID : handler->signature->return_type;
     return result;
 }
 
 /* Calls `handler` with its parameter values; returns its return value. */
 static dc_value call_with_values(const dc_handler *handler, uint32_t state, dc_value *values, size_t count) {
-    if (state & STATE_MARSHAL) return call_marshal(handler, state, values, count);
+    if (state & DC__STATE_MARSHAL) return call_marshal(handler, state, values, count);
     const dc_signature *signature = handler->signature;
     dc_raw_return raw_result, *raw = &raw_result;
     raw->integer = 0;
@@ -1324,7 +1282,6 @@ COLD static void accumulate(execution *run, dc_value value, bool *stop) {
     }
     result->return_count++;
 }
-
 
 /* Calls a marshal with the arguments converted to its parameter types. */
 COLD static dc_value call_marshal_converting(const execution *run, const dc_handler *handler, uint32_t state) {
@@ -1373,37 +1330,34 @@ ALWAYS_INLINE static inline void fill_images(call_images *images, const dc_signa
     fill_images_from(images, signature, first, first, arguments, count);
 }
 
-/* States that leave the fast path: not callable now, or needing more than a call. */
-#define STATE_SLOW (STATE_REMOVED | STATE_BLOCK_MASK | STATE_ONCE | STATE_QUEUED)
-
 /* Runs one handler the general way: once-handlers, queued ones, libffi.
  * Called between dc__read_calling and dc__read_called. */
 COLD static void run_handler_slowly(execution *run, dc_thread_record *reader, dc_handler *handler, uint32_t state,
                                bool *stop) {
-    if (state & (STATE_REMOVED | STATE_BLOCK_MASK)) return;
-    if (state & STATE_ONCE) {
-        uint32_t before = atomic_fetch_or_explicit(&handler->state, STATE_FIRED, memory_order_acq_rel);
-        if (before & (STATE_FIRED | STATE_REMOVED)) return;
+    if (state & (DC__STATE_REMOVED | DC__STATE_BLOCK_MASK)) return;
+    if (state & DC__STATE_ONCE) {
+        uint32_t before = atomic_fetch_or_explicit(&handler->state, DC__STATE_FIRED, memory_order_acq_rel);
+        if (before & (DC__STATE_FIRED | DC__STATE_REMOVED)) return;
     }
 
     dc_value converted[DC_MAX_PARAMETERS];
     dc_value *values = converted;
     size_t count = handler->signature->parameter_count;
-    if (state & STATE_VARIADIC) {
+    if (state & DC__STATE_VARIADIC) {
         values = (dc_value *)run->arguments;
         count = run->count;
     } else {
         handler_arguments(handler, state, run->arguments, run->count, converted);
     }
 
-    if ((state & STATE_QUEUED) && !dc_queue_is_owner(handler->extras->queue)) {
+    if ((state & DC__STATE_QUEUED) && !dc_queue_is_owner(handler->extras->queue)) {
         dc_status posted = dc__queue_post(handler->extras->queue, run->table, handler, values, count,
                                           first_argument_parameter(state), &run->table->callbacks);
         if (posted == DC_OK) {
             run->result.queued++;
         } else {
             run->result.dropped++;
-            if (state & STATE_ONCE) {
+            if (state & DC__STATE_ONCE) {
                 dc__read_called(reader);
                 dc__table_remove_handler(run->table, handler);
             }
@@ -1415,7 +1369,7 @@ COLD static void run_handler_slowly(execution *run, dc_thread_record *reader, dc
     dc__read_called(reader);
     run->result.handled++;
     if (returned.type != DC_TYPE_VOID) accumulate(run, returned, stop);
-    if (state & STATE_ONCE) dc__table_remove_handler(run->table, handler);
+    if (state & DC__STATE_ONCE) dc__table_remove_handler(run->table, handler);
 }
 
 /* Runs one handler that is more than a void stub call: a marshal, one that
@@ -1426,14 +1380,14 @@ NOINLINE static bool run_handler_generally(execution *run, dc_thread_record *rea
                                            uint32_t state, call_images *images) {
     bool stop = false;
     const dc_signature *signature = handler->signature;
-    if ((state & STATE_SLOW) || (!(state & STATE_MARSHAL) && signature->stub == NULL)) {
+    if ((state & DC__STATE_SLOW) || (!(state & DC__STATE_MARSHAL) && signature->stub == NULL)) {
         run_handler_slowly(run, reader, handler, state, &stop);
         return stop;
     }
     dc_value returned;
-    if (state & STATE_MARSHAL) {
+    if (state & DC__STATE_MARSHAL) {
         /* The arguments go as they are when they are exactly the parameters. */
-        if (state & STATE_VARIADIC)
+        if (state & DC__STATE_VARIADIC)
             returned = call_marshal(handler, state, run->arguments, run->count);
         else if (LIKELY(arguments_are_parameters(run, signature)))
             returned = call_marshal(handler, state, run->arguments, signature->parameter_count);
@@ -1442,7 +1396,7 @@ NOINLINE static bool run_handler_generally(execution *run, dc_thread_record *rea
     } else {
         if (signature != images->signature || shape_flags(state) != images->flags)
             fill_images(images, signature, shape_flags(state), run->arguments, run->count, run->exact);
-        if (state & STATE_TARGET) images->integers[0] = (uint64_t)(uintptr_t)handler->target;
+        if (state & DC__STATE_TARGET) images->integers[0] = (uint64_t)(uintptr_t)handler->target;
         dc_raw_return raw;
         dc__stub_call(signature->return_class, signature->stub, handler->function, images->integers,
                       images->floats, &raw);
@@ -1452,7 +1406,6 @@ NOINLINE static bool run_handler_generally(execution *run, dc_thread_record *rea
     if (returned.type != DC_TYPE_VOID) accumulate(run, returned, &stop);
     return stop;
 }
-
 
 /* Calls the snapshot's handlers in order until one stops the emission. The
  * loop itself only makes void stub calls, the common handler; the rest goes
@@ -1466,7 +1419,7 @@ ALWAYS_INLINE static inline void run_handlers_fencing(execution *run, dc_thread_
     for (; item != end; item++) {
         dc_handler *handler = atomic_load_explicit(item, memory_order_acquire);
         uint32_t state = dc__announce_call(frame, handler, asymmetric_fences);
-        if (LIKELY(!(state & (STATE_SLOW | STATE_GENERAL)))) {
+        if (LIKELY(!(state & (DC__STATE_SLOW | DC__STATE_GENERAL)))) {
             /* With a sole shape, every handler still callable has it (see
              * run_handlers), and its images are there. */
             dc_stub stub = sole_stub;
@@ -1476,7 +1429,7 @@ ALWAYS_INLINE static inline void run_handlers_fencing(execution *run, dc_thread_
                     fill_images(images, signature, shape_flags(state), run->arguments, run->count, run->exact);
                 stub = signature->stub;
             }
-            if (state & STATE_TARGET) images->integers[0] = (uint64_t)(uintptr_t)handler->target;
+            if (state & DC__STATE_TARGET) images->integers[0] = (uint64_t)(uintptr_t)handler->target;
             ((dc_stub_returning_void)stub)(handler->function, images->integers, images->floats);
             handled++;
             if (frame->stopped) break;
@@ -1622,25 +1575,8 @@ NOINLINE static dc_status execute_generally(dc_table *table, dc_event_id event_i
  * (once, queued) hands the rest of the snapshot to the general loop
  * (dc__finish_generally()). Events of marshals of one void shape take the same
  * steps, calling each marshal as run_handler_generally() does
- * (lean_execute_as()).
+ * (dc__lean_execute_as(), in dispatch_core_inline.h).
  */
-
-/* The direct calls through a cast pointer are the calls stubs.c makes (see
- * there why they are exact), so clang's UBSan function check stays off for them. */
-#if defined(__clang__) && defined(__has_attribute)
-#if __has_attribute(no_sanitize)
-#define NO_SANITIZE_FUNCTION __attribute__((no_sanitize("function")))
-#endif
-#endif
-#ifndef NO_SANITIZE_FUNCTION
-#define NO_SANITIZE_FUNCTION
-#endif
-
-typedef void (*lean_function_0)(void);
-typedef void (*lean_function_1)(uint64_t);
-typedef void (*lean_function_2)(uint64_t, uint64_t);
-typedef void (*lean_function_3)(uint64_t, uint64_t, uint64_t);
-_Static_assert(LEAN_MAX_PARAMETERS == 3, "lean_execute_as calls up to three parameters");
 
 /*
  * A lean execute gives its entry point a dc_brief_result: the status and,
@@ -1700,139 +1636,40 @@ static inline bool lean_options(const dc_execute_options *options) {
             !(options->accumulator == DC_ACCUMULATE_ALL && options->results == NULL && options->results_capacity > 0));
 }
 
-
-/*
- * The lean execute for one lean_call, inside its read-side section with
- * `frame` set up: checks the types of the arguments the shape takes (as many
- * as it takes are there), then calls each handler. False, with nothing
- * called, when the types differ. Otherwise *outcome is the execute's (see
- * reported()) and the section is left.
- *
- * Plain handlers (LEAN_CALL()) are called directly through a cast pointer
- * with the arguments' words, the target first when one is bound. Marshals
- * (LEAN_MARSHAL_CALL()) are called as run_handler_generally() calls them: one
- * that is not variadic gets the arguments as they are (they are checked to be
- * exactly its parameters, and there are at least as many) with its parameter
- * count, a variadic one all of them; *result arrives as call_marshal() makes
- * it, typed void and zeroed. What a marshal that is not variadic leaves there
- * is dropped, as call_marshal() drops it; a value a variadic one returns goes
- * to the general loop with the rest of the snapshot (dc__finish_generally()).
- * Swift marshals (`swift`, LEAN_SWIFT_CALL()) are called as call_marshal()
- * calls them: with the arguments as they are when `parameters` is not 0 (the
- * signature has parameters), else with their context alone.
- */
-NO_SANITIZE_FUNCTION ALWAYS_INLINE static inline bool
-lean_execute_as(bool marshal, bool swift, unsigned parameters, bool target, bool variadic, bool asymmetric_fences,
-                const handler_array *array, uint32_t handler_count, const shape_set *shapes,
-                const dc_value *arguments, size_t count, const dc_execute_options *options, dc_execute_frame *frame,
-                dc_result *result, bool brief, dc_brief_result *outcome) {
-    /* A marshal's shape takes every parameter of its signature (no target is
-     * bound to a marshal), so most_takes is its parameter count, known to be
-     * 0 for a Swift marshal without values. */
-    size_t takes = !marshal                    ? parameters - (target ? 1 : 0)
-                   : variadic || (swift && parameters == 0) ? 0
-                                                            : shapes->most_takes;
-    for (size_t i = 0; i < takes; i++)
-        if (arguments[i].type != (dc_type)shapes->types[i]) return false;
-    size_t marshal_count = variadic ? count : takes;
-    uint64_t words[LEAN_MAX_PARAMETERS] = {0, 0, 0};
-    if (!marshal)
-        for (size_t i = 0; i < takes; i++) words[i + (target ? 1 : 0)] = arguments[i].u64;
-    uint64_t word0 = words[0], word1 = words[1], word2 = words[2];
-    /* Every handler still callable has the sole shape; the test of its state
-     * keeps that a fact checked rather than assumed. */
-    const uint32_t tested = STATE_SLOW | (marshal ? STATE_MARSHAL | STATE_SWIFT : STATE_GENERAL);
-    const uint32_t callable = marshal ? STATE_MARSHAL | (swift ? STATE_SWIFT : 0) : 0;
-
-    /* The handlers that will have run when the loop gets to the end: fewer
-     * by each one passed over, removed or blocked. */
-    size_t handled_at_end = handler_count;
-    const dc__handler_slot *item = array->items, *end = item + handler_count;
-    do {
-        /* Redefined on every handler, so clang keeps the frame in a
-         * callee-saved register rather than moving it in and out of a
-         * caller-saved one around each call; gcc keeps it there anyway, and
-         * its loops grow by two instructions with this. */
-#if defined(__clang__)
-        KEEP_IN_REGISTER(frame);
-#endif
-        dc_handler *handler = atomic_load_explicit(item, memory_order_acquire);
-        uint32_t state = dc__announce_call(frame, handler, asymmetric_fences);
-        if (!LIKELY((state & tested) == callable)) {
-            if (state & (STATE_REMOVED | STATE_BLOCK_MASK)) {
-                handled_at_end--;
-                continue;
-            }
-            *outcome = dc__finish_generally(frame, arguments, count, options, item, end,
-                                        handled_at_end - (size_t)(end - item), NULL, result);
-            return true;
-        }
-        if (swift) {
-#if SWIFT_CALLS
-            dc__call_swift(handler, arguments, parameters != 0);
-#endif
-        } else if (marshal) {
-            dc_value returned;
-            returned.u64 = 0;
-            returned.type = DC_TYPE_VOID; /* the signature's return type */
-            ((dc_marshal)handler->function)(handler->target, arguments, marshal_count, &returned);
-            if (variadic && !LIKELY(returned.type == DC_TYPE_VOID || (unsigned)returned.type >= DC_TYPE_COUNT)) {
-                *outcome = dc__finish_generally(frame, arguments, count, options, item + 1, end,
-                                            handled_at_end - (size_t)(end - item - 1), &returned, result);
-                return true;
-            }
-        } else {
-            uint64_t first = target ? (uint64_t)(uintptr_t)handler->target : word0;
-            switch (parameters) {
-            case 0: ((lean_function_0)handler->function)(); break;
-            case 1: ((lean_function_1)handler->function)(first); break;
-            case 2: ((lean_function_2)handler->function)(first, word1); break;
-            default: ((lean_function_3)handler->function)(first, word1, word2); break;
-            }
-        }
-        if (frame->stopped) {
-            *outcome = dc__leave_lean(frame, handled_at_end - (size_t)(end - item - 1), true, result, brief);
-            return true;
-        }
-    } while (++item != end);
-    *outcome = dc__leave_lean(frame, handled_at_end, false, result, brief);
-    return true;
-}
-
-#define LEAN_MARSHAL_EXECUTE_CASE(variadic, asymmetric)                                                           \
-    case LEAN_MARSHAL_CALL(variadic, asymmetric):                                                                 \
-        done = lean_execute_as(true, false, 0, false, variadic, asymmetric, array, handler_count, shapes,         \
-                               arguments, count, options, frame, result, brief, &outcome);                         \
+#define LEAN_MARSHAL_EXECUTE_CASE(variadic, asymmetric)                                                               \
+    case DC__LEAN_MARSHAL_CALL(variadic, asymmetric):                                                                 \
+        done = dc__lean_execute_as(true, false, 0, false, variadic, asymmetric, array, handler_count, shapes,         \
+                                   arguments, count, options, frame, result, brief, &outcome);                        \
         break;
 
 #if SWIFT_CALLS
-#define LEAN_SWIFT_EXECUTE_CASE(values, asymmetric)                                                               \
-    case LEAN_SWIFT_CALL(values, asymmetric):                                                                     \
-        done = lean_execute_as(true, true, (values) ? 1 : 0, false, false, asymmetric, array, handler_count,       \
-                               shapes, arguments, count, options, frame, result, brief, &outcome);                 \
+#define LEAN_SWIFT_EXECUTE_CASE(values, asymmetric)                                                                   \
+    case DC__LEAN_SWIFT_CALL(values, asymmetric):                                                                     \
+        done = dc__lean_execute_as(true, true, (values) ? 1 : 0, false, false, asymmetric, array, handler_count,      \
+                                   shapes, arguments, count, options, frame, result, brief, &outcome);                \
         break;
-#define LEAN_SWIFT_EXECUTE_CASES(asymmetric)                                                                      \
-    LEAN_SWIFT_EXECUTE_CASE(false, asymmetric)                                                                    \
+#define LEAN_SWIFT_EXECUTE_CASES(asymmetric)                                                                          \
+    LEAN_SWIFT_EXECUTE_CASE(false, asymmetric)                                                                        \
     LEAN_SWIFT_EXECUTE_CASE(true, asymmetric)
 #else
 #define LEAN_SWIFT_EXECUTE_CASES(asymmetric)
 #endif
 
-#define LEAN_EXECUTE_CASE(parameters, target, asymmetric)                                                         \
-    case LEAN_CALL(parameters, target, asymmetric):                                                               \
-        done = lean_execute_as(false, false, parameters, target, false, asymmetric, array, handler_count, shapes, \
-                               arguments, count, options, frame, result, brief, &outcome);                         \
+#define LEAN_EXECUTE_CASE(parameters, target, asymmetric)                                                             \
+    case DC__LEAN_CALL(parameters, target, asymmetric):                                                               \
+        done = dc__lean_execute_as(false, false, parameters, target, false, asymmetric, array, handler_count, shapes, \
+                                   arguments, count, options, frame, result, brief, &outcome);                        \
         break;
-#define LEAN_EXECUTE_CASES(asymmetric)                                                                            \
-    LEAN_EXECUTE_CASE(0, false, asymmetric)                                                                       \
-    LEAN_EXECUTE_CASE(1, false, asymmetric)                                                                       \
-    LEAN_EXECUTE_CASE(1, true, asymmetric)                                                                        \
-    LEAN_EXECUTE_CASE(2, false, asymmetric)                                                                       \
-    LEAN_EXECUTE_CASE(2, true, asymmetric)                                                                        \
-    LEAN_EXECUTE_CASE(3, false, asymmetric)                                                                       \
-    LEAN_EXECUTE_CASE(3, true, asymmetric)                                                                        \
-    LEAN_MARSHAL_EXECUTE_CASE(false, asymmetric)                                                                  \
-    LEAN_MARSHAL_EXECUTE_CASE(true, asymmetric)                                                                   \
+#define LEAN_EXECUTE_CASES(asymmetric)                                                                                \
+    LEAN_EXECUTE_CASE(0, false, asymmetric)                                                                           \
+    LEAN_EXECUTE_CASE(1, false, asymmetric)                                                                           \
+    LEAN_EXECUTE_CASE(1, true, asymmetric)                                                                            \
+    LEAN_EXECUTE_CASE(2, false, asymmetric)                                                                           \
+    LEAN_EXECUTE_CASE(2, true, asymmetric)                                                                            \
+    LEAN_EXECUTE_CASE(3, false, asymmetric)                                                                           \
+    LEAN_EXECUTE_CASE(3, true, asymmetric)                                                                            \
+    LEAN_MARSHAL_EXECUTE_CASE(false, asymmetric)                                                                      \
+    LEAN_MARSHAL_EXECUTE_CASE(true, asymmetric)                                                                       \
     LEAN_SWIFT_EXECUTE_CASES(asymmetric)
 
 NOINLINE static dc_brief_result execute_generally_briefly(dc_table *table, dc_event_id event_id,
@@ -1997,7 +1834,7 @@ DC_API dc_status dc_table_stop_emission(dc_table *table) {
 /* ---- queued deliveries (called by queue.c) ---------------------------------------------------------- */
 
 bool dc__handler_deliverable(const dc_handler *handler) {
-    return !(atomic_load_explicit(&handler->state, memory_order_acquire) & (STATE_REMOVED | STATE_BLOCK_MASK));
+    return !(atomic_load_explicit(&handler->state, memory_order_acquire) & (DC__STATE_REMOVED | DC__STATE_BLOCK_MASK));
 }
 
 bool dc__handler_deliver(dc_thread_record *reader, dc_table *table, dc_handler *handler, dc_value *values,
@@ -2008,10 +1845,10 @@ bool dc__handler_deliver(dc_thread_record *reader, dc_table *table, dc_handler *
     frame->stopped = false;
     dc__read_calling(reader, handler);
     uint32_t state = atomic_load_explicit(&handler->state, memory_order_acquire);
-    bool deliverable = !(state & (STATE_REMOVED | STATE_BLOCK_MASK));
+    bool deliverable = !(state & (DC__STATE_REMOVED | DC__STATE_BLOCK_MASK));
     if (deliverable) call_with_values(handler, state, values, count);
     dc__read_called(reader);
-    if ((state & STATE_ONCE) && !(state & STATE_REMOVED)) dc__table_remove_handler(table, handler);
+    if ((state & DC__STATE_ONCE) && !(state & DC__STATE_REMOVED)) dc__table_remove_handler(table, handler);
     frame->table = NULL;
     if (table->head.destroy_pending) dc__finish_pending_destroy(table);
     return deliverable;

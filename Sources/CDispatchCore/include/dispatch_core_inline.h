@@ -5,9 +5,10 @@
  * Not part of the C API: it is not installed, and everything here changes
  * with the library. The C core includes it through internal.h; the Swift
  * layer, built from the same sources, sees it through the module, so that
- * dc__execute_record_brief_inline() (the end of this file) is compiled into
- * the Swift code that calls it: a typed execute of closures that take
- * nothing then makes no call into the library.
+ * dc__execute_record_brief_inline() (the end of this file) and the lean loop
+ * it shares with table.c (dc__lean_execute_as()) are compiled into the Swift
+ * code that calls it: a typed execute of closures that take nothing then
+ * makes no call into the library.
  */
 #ifndef DISPATCH_CORE_INLINE_H
 #define DISPATCH_CORE_INLINE_H
@@ -18,8 +19,14 @@
 
 #if defined(__GNUC__)
 #define DC__ALWAYS_INLINE static inline __attribute__((always_inline))
+#define DC__LIKELY(x) __builtin_expect(!!(x), 1)
+/* Makes `pointer` opaque to the optimizer, so it stays one register rather
+ * than being recomputed from what it was derived from. */
+#define DC__KEEP_IN_REGISTER(pointer) __asm__("" : "+r"(pointer))
 #else
 #define DC__ALWAYS_INLINE static inline
+#define DC__LIKELY(x) (x)
+#define DC__KEEP_IN_REGISTER(pointer) ((void)0)
 #endif
 
 struct dc_table;
@@ -105,6 +112,24 @@ static inline void dc__read_leave(dc_thread_record *record, dc_execute_frame *fr
 /* ---- handlers and the per-event structures readers see (table.c) ----------------- */
 
 struct dc__handler_extras;
+
+/* dc__handler.state: a block count in the low bits, flags above. */
+#define DC__STATE_BLOCK_MASK 0xFFFFu
+#define DC__STATE_SWIFT (1u << 20)       /* a marshal that is a Swift-convention function (DC_HANDLER_SWIFT_CALL) */
+#define DC__STATE_UNINDEXED (1u << 21)   /* not in the dedupe index (DC_HANDLER_ALLOW_DUPLICATE) */
+#define DC__STATE_GENERAL (1u << 22)     /* more than a void stub call: a marshal, libffi, or a return value */
+#define DC__STATE_OWNS_TARGET (1u << 23) /* release the target through the table's callbacks */
+#define DC__STATE_VARIADIC (1u << 24)    /* a marshal that takes every argument as given */
+#define DC__STATE_MARSHAL (1u << 25)  /* function is a dc_marshal; target is its data */
+#define DC__STATE_TARGET (1u << 26)  /* a target is bound as parameter 0 */
+#define DC__STATE_STRICT (1u << 27)
+#define DC__STATE_ONCE (1u << 28)
+#define DC__STATE_QUEUED (1u << 29)
+#define DC__STATE_FIRED (1u << 30)   /* a once-handler has been claimed by an execute */
+#define DC__STATE_REMOVED (1u << 31)
+
+/* States that leave the fast path: not callable now, or needing more than a call. */
+#define DC__STATE_SLOW (DC__STATE_REMOVED | DC__STATE_BLOCK_MASK | DC__STATE_ONCE | DC__STATE_QUEUED)
 
 /* 48 bytes; the fields an execute reads come first. */
 typedef struct dc__handler {
@@ -238,7 +263,7 @@ dc_brief_result dc__finish_generally(dc_execute_frame *frame, const dc_value *ar
                                      const dc__handler_slot *end, size_t handled, const dc_value *returned,
                                      dc_result *result);
 
-/* ---- Swift-convention handlers and the inline execute ---------------------------- */
+/* ---- Swift-convention handlers ------------------------------------------------------ */
 
 /*
  * DC_HANDLER_SWIFT_CALL marshals: a Swift closure's function, called with its
@@ -266,19 +291,144 @@ DC__ALWAYS_INLINE void dc__call_swift(const dc__handler *handler, const dc_value
 #define DC__SWIFT_CALLS 0
 #endif
 
-/* dc__shape_set.lean_call of an event whose handlers all are Swift-convention
- * marshals taking nothing, where readers' fences are asymmetric (table.c's
- * LEAN_SWIFT_CALL(false, true), checked there). */
-#define DC__LEAN_SWIFT_NOTHING_ASYMMETRIC 22u
+/* ---- the lean execute (table.c's execute_lean()) ------------------------------ */
 
-/* Handler states (table.c's STATE_* bits, checked there). A handler such an
- * event's lean execute calls has exactly DC__STATE_SWIFT_CALL among the bits
- * of DC__STATE_SWIFT_TESTED: a Swift marshal not removed, blocked, once or
- * queued. One with any of DC__STATE_PASSED_OVER (removed or blocked) is passed
- * over; any other needs the general execute. */
-#define DC__STATE_SWIFT_TESTED 0xB210FFFFu
-#define DC__STATE_SWIFT_CALL 0x02100000u
-#define DC__STATE_PASSED_OVER 0x8000FFFFu
+/* The lean execute (table.c's execute_lean()) takes an event whose handlers
+ * all have one shape, returning void, in one of two ways. Plain handlers it
+ * calls directly, through a pointer cast to void (*)(uint64_t x parameters),
+ * when the signature has at most DC__LEAN_MAX_PARAMETERS parameters, all word
+ * images: DC__LEAN_CALL() of the parameter count, whether a target is bound
+ * as parameter 0, and the kind of fence (fixed before any table exists).
+ * Marshals it calls with the arguments as they are, whatever their types (a
+ * marshal receives dc_values, not registers): DC__LEAN_MARSHAL_CALL() of
+ * whether it is variadic and the kind of fence; Swift marshals
+ * DC__LEAN_SWIFT_CALL() of whether they take the values (their signature has
+ * parameters) and the kind of fence. The shape set says which in lean_call;
+ * 0 when the lean execute leaves the event to the general one. */
+#define DC__LEAN_MAX_PARAMETERS 3
+#define DC__LEAN_CALL(parameters, target, asymmetric) \
+    (1u + 2u * (parameters) + ((target) ? 1u : 0u) + ((asymmetric) ? 8u : 0u))
+#define DC__LEAN_MARSHAL_CALL(variadic, asymmetric) (17u + ((variadic) ? 2u : 0u) + ((asymmetric) ? 1u : 0u))
+#define DC__LEAN_SWIFT_CALL(values, asymmetric) (21u + ((values) ? 2u : 0u) + ((asymmetric) ? 1u : 0u))
+
+/* The direct calls through a cast pointer are the calls stubs.c makes (see
+ * there why they are exact), so clang's UBSan function check stays off for them. */
+#if defined(__clang__) && defined(__has_attribute)
+#if __has_attribute(no_sanitize)
+#define DC__NO_SANITIZE_FUNCTION __attribute__((no_sanitize("function")))
+#endif
+#endif
+#ifndef DC__NO_SANITIZE_FUNCTION
+#define DC__NO_SANITIZE_FUNCTION
+#endif
+
+typedef void (*dc__lean_function_0)(void);
+typedef void (*dc__lean_function_1)(uint64_t);
+typedef void (*dc__lean_function_2)(uint64_t, uint64_t);
+typedef void (*dc__lean_function_3)(uint64_t, uint64_t, uint64_t);
+_Static_assert(DC__LEAN_MAX_PARAMETERS == 3, "dc__lean_execute_as calls up to three parameters");
+
+/*
+ * The lean execute for one lean_call, inside its read-side section with
+ * `frame` set up: checks the types of the arguments the shape takes (as many
+ * as it takes are there), then calls each handler. False, with nothing
+ * called, when the types differ. Otherwise *outcome is the execute's (see
+ * reported()) and the section is left.
+ *
+ * Plain handlers (DC__LEAN_CALL()) are called directly through a cast
+ * pointer with the arguments' words, the target first when one is bound.
+ * Marshals (DC__LEAN_MARSHAL_CALL()) are called as table.c's
+ * run_handler_generally() calls them: one that is not variadic gets the
+ * arguments as they are (they are checked to be exactly its parameters, and
+ * there are at least as many) with its parameter count, a variadic one all
+ * of them; *result arrives as call_marshal() makes it, typed void and zeroed.
+ * What a marshal that is not variadic leaves there is dropped, as
+ * call_marshal() drops it; a value a variadic one returns goes to the general
+ * loop with the rest of the snapshot (dc__finish_generally()). Swift marshals
+ * (`swift`, DC__LEAN_SWIFT_CALL()) are called as call_marshal() calls them:
+ * with the arguments as they are when `parameters` is not 0 (the signature
+ * has parameters), else with their context alone. Also the Swift layer's
+ * inline execute's loop (dc__execute_record_brief_inline()).
+ */
+DC__NO_SANITIZE_FUNCTION DC__ALWAYS_INLINE bool
+dc__lean_execute_as(bool marshal, bool swift, unsigned parameters, bool target, bool variadic, bool asymmetric_fences,
+                const dc__handler_array *array, uint32_t handler_count, const dc__shape_set *shapes,
+                const dc_value *arguments, size_t count, const dc_execute_options *options, dc_execute_frame *frame,
+                dc_result *result, bool brief, dc_brief_result *outcome) {
+    /* A marshal's shape takes every parameter of its signature (no target is
+     * bound to a marshal), so most_takes is its parameter count, known to be
+     * 0 for a Swift marshal without values. */
+    size_t takes = !marshal                    ? parameters - (target ? 1 : 0)
+                   : variadic || (swift && parameters == 0) ? 0
+                                                            : shapes->most_takes;
+    for (size_t i = 0; i < takes; i++)
+        if (arguments[i].type != (dc_type)shapes->types[i]) return false;
+    size_t marshal_count = variadic ? count : takes;
+    uint64_t words[DC__LEAN_MAX_PARAMETERS] = {0, 0, 0};
+    if (!marshal)
+        for (size_t i = 0; i < takes; i++) words[i + (target ? 1 : 0)] = arguments[i].u64;
+    uint64_t word0 = words[0], word1 = words[1], word2 = words[2];
+    /* Every handler still callable has the sole shape; the test of its state
+     * keeps that a fact checked rather than assumed. */
+    const uint32_t tested = DC__STATE_SLOW | (marshal ? DC__STATE_MARSHAL | DC__STATE_SWIFT : DC__STATE_GENERAL);
+    const uint32_t callable = marshal ? DC__STATE_MARSHAL | (swift ? DC__STATE_SWIFT : 0) : 0;
+
+    /* The handlers that will have run when the loop gets to the end: fewer
+     * by each one passed over, removed or blocked. */
+    size_t handled_at_end = handler_count;
+    const dc__handler_slot *item = array->items, *end = item + handler_count;
+    do {
+        /* Redefined on every handler, so clang keeps the frame in a
+         * callee-saved register rather than moving it in and out of a
+         * caller-saved one around each call; gcc keeps it there anyway, and
+         * its loops grow by two instructions with this. */
+#if defined(__clang__)
+        DC__KEEP_IN_REGISTER(frame);
+#endif
+        dc__handler *handler = atomic_load_explicit(item, memory_order_acquire);
+        uint32_t state = dc__announce_call(frame, handler, asymmetric_fences);
+        if (!DC__LIKELY((state & tested) == callable)) {
+            if (state & (DC__STATE_REMOVED | DC__STATE_BLOCK_MASK)) {
+                handled_at_end--;
+                continue;
+            }
+            *outcome = dc__finish_generally(frame, arguments, count, options, item, end,
+                                        handled_at_end - (size_t)(end - item), NULL, result);
+            return true;
+        }
+        if (swift) {
+#if DC__SWIFT_CALLS
+            dc__call_swift(handler, arguments, parameters != 0);
+#endif
+        } else if (marshal) {
+            dc_value returned;
+            returned.u64 = 0;
+            returned.type = DC_TYPE_VOID; /* the signature's return type */
+            ((dc_marshal)handler->function)(handler->target, arguments, marshal_count, &returned);
+            if (variadic && !DC__LIKELY(returned.type == DC_TYPE_VOID || (unsigned)returned.type >= DC_TYPE_COUNT)) {
+                *outcome = dc__finish_generally(frame, arguments, count, options, item + 1, end,
+                                            handled_at_end - (size_t)(end - item - 1), &returned, result);
+                return true;
+            }
+        } else {
+            uint64_t first = target ? (uint64_t)(uintptr_t)handler->target : word0;
+            switch (parameters) {
+            case 0: ((dc__lean_function_0)handler->function)(); break;
+            case 1: ((dc__lean_function_1)handler->function)(first); break;
+            case 2: ((dc__lean_function_2)handler->function)(first, word1); break;
+            default: ((dc__lean_function_3)handler->function)(first, word1, word2); break;
+            }
+        }
+        if (frame->stopped) {
+            *outcome = dc__leave_lean(frame, handled_at_end - (size_t)(end - item - 1), true, result, brief);
+            return true;
+        }
+    } while (++item != end);
+    *outcome = dc__leave_lean(frame, handled_at_end, false, result, brief);
+    return true;
+}
+
+/* ---- the Swift layer's inline execute ---------------------------------------------- */
 
 /* The record of `event` in `table`: what the Swift layer keeps with a key,
  * as records live as long as their table. NULL for an unknown event, or when
@@ -294,9 +444,10 @@ dc_brief_result dc__execute_record_brief(struct dc_table *table, const dc__event
  * dc__execute_record_brief(table, record, NULL, 0, context, result) for the
  * Swift layer's typed executes without arguments. Inlined into the Swift
  * caller, it runs the commonest of them, an event whose handlers are all
- * Swift closures taking nothing, without a call into the library: the lean
- * execute of table.c (lean_execute_as()) for that one case, with asymmetric
- * fences (membarrier(2) is there: without it, every call pays a full fence).
+ * Swift closures taking nothing, without a call into the library: the start
+ * of table.c's execute_lean() and dc__lean_execute_as() for that one case,
+ * with asymmetric fences (membarrier(2) is there: without it, every call pays
+ * a full fence).
  * Every other event, and a thread without a record or nested too deep, goes
  * to dc__execute_record_brief() after leaving the section; a handler that is
  * more than a plain call (once, queued) hands the rest of the snapshot to
@@ -311,7 +462,7 @@ DC__ALWAYS_INLINE dc_brief_result dc__execute_record_brief_inline(struct dc_tabl
 #if DC__SWIFT_CALLS
     dc_thread_record *reader = dc__current_record;
     unsigned depth = reader != NULL ? reader->depth + 1 : DC_MAX_EXECUTE_DEPTH + 1;
-    if (__builtin_expect(depth <= DC_MAX_EXECUTE_DEPTH, 1)) {
+    if (DC__LIKELY(depth <= DC_MAX_EXECUTE_DEPTH)) {
         dc__read_enter(reader, depth);
         dc__handler_array *array = atomic_load_explicit(&record->handlers, memory_order_acquire);
         uint32_t handler_count = array != NULL ? atomic_load_explicit(&array->count, memory_order_acquire) : 0;
@@ -319,31 +470,15 @@ DC__ALWAYS_INLINE dc_brief_result dc__execute_record_brief_inline(struct dc_tabl
          * sole shape takes nothing, so an execute without arguments fits it. */
         uint32_t lean_call =
             handler_count > 0 ? atomic_load_explicit(&record->shapes, memory_order_acquire)->lean_call : 0;
-        if (__builtin_expect(lean_call == DC__LEAN_SWIFT_NOTHING_ASYMMETRIC, 1)) {
+        if (DC__LIKELY(lean_call == DC__LEAN_SWIFT_CALL(false, true))) {
             dc_execute_frame *frame = &reader->frames[depth - 1];
             frame->table = table;
             frame->context = context;
             frame->stopped = false;
-            size_t handled_at_end = handler_count;
-            const dc__handler_slot *item = array->items, *end = item + handler_count;
-            do {
-                /* Keeps the frame in a callee-saved register across the calls. */
-                __asm__("" : "+r"(frame));
-                dc__handler *handler = atomic_load_explicit(item, memory_order_acquire);
-                uint32_t state = dc__announce_call(frame, handler, true);
-                if (!__builtin_expect((state & DC__STATE_SWIFT_TESTED) == DC__STATE_SWIFT_CALL, 1)) {
-                    if (state & DC__STATE_PASSED_OVER) {
-                        handled_at_end--;
-                        continue;
-                    }
-                    return dc__finish_generally(frame, NULL, 0, NULL, item, end,
-                                                handled_at_end - (size_t)(end - item), NULL, result);
-                }
-                dc__call_swift(handler, NULL, false);
-                if (frame->stopped)
-                    return dc__leave_lean(frame, handled_at_end - (size_t)(end - item - 1), true, result, true);
-            } while (++item != end);
-            return dc__leave_lean(frame, handled_at_end, false, result, true);
+            dc_brief_result outcome;
+            dc__lean_execute_as(true, true, 0, false, false, true, array, handler_count, NULL, NULL, 0, NULL, frame,
+                                result, true, &outcome);
+            return outcome;
         }
         dc__read_leave(reader, &reader->frames[depth - 1], depth);
     }
