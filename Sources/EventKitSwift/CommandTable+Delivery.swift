@@ -78,12 +78,7 @@ extension CommandTable {
         deliveredSubscription(
             event, to: delivery.target, options: options, signature: nil
         ) { hop in
-            let body = hop?.wrapping(handler) ?? handler
-            let box = ValuesHandlerBox(cTable: cTable) { values in
-                body(values)
-                return .void
-            }
-            return MarshalHandler(box: box, trampoline: ValuesHandlerBox.trampoline)
+            valuesHandler(hop?.wrapping(handler) ?? handler)
         }
     }
 
@@ -155,12 +150,18 @@ extension CommandTable {
                 let handoff = Handoff(values)
                 MainActor.assumeIsolated { handler(handoff.value) }
             }
-            let box = ValuesHandlerBox(cTable: cTable) { values in
-                body(values)
-                return .void
-            }
-            return MarshalHandler(box: box, trampoline: ValuesHandlerBox.trampoline)
+            return valuesHandler(body)
         }
+    }
+
+    /// A handler that gives `body` every argument as given: a variadic
+    /// marshal, which Swift's convention cannot be.
+    private func valuesHandler(_ body: @escaping @Sendable ([Value]) -> Void) -> MarshalHandler {
+        let box = ValuesHandlerBox(cTable: cTable) { values in
+            body(values)
+            return .void
+        }
+        return MarshalHandler(box: box, trampoline: ValuesHandlerBox.trampoline)
     }
 
     /// Registers the handler `makeHandler` builds for `target`: given a hop

@@ -79,15 +79,9 @@ struct MarshalHandler {
         if let data { Unmanaged<AnyObject>.fromOpaque(data).release() }
     }
 
-    /// Whether the C core calls Swift's convention here: it does where clang
-    /// has it, on x86-64 and AArch64, and SwiftPM builds the core with clang.
-    static var swiftCalls: Bool {
-        #if arch(x86_64) || arch(arm64)
-        true
-        #else
-        false
-        #endif
-    }
+    /// Whether the C core calls Swift's convention here: the core's own
+    /// answer (clang on x86-64 or AArch64; SwiftPM builds it with clang).
+    static var swiftCalls: Bool { DC__SWIFT_CALLS != 0 }
 }
 
 // MARK: - A closure's function and context
