@@ -193,11 +193,52 @@ static inline void dc__read_called(dc_thread_record *record) {
 /* The writer's side of the fence pairing with dc__light_fence(). */
 void dc__heavy_fence(void);
 
-/* After dc__heavy_fence(): waits until no other thread is calling `handler`. */
-void dc__wait_for_calls(const void *handler);
+/* Work a thread owes: see dc_thread_record.deferred. */
+typedef struct dc__deferred {
+    struct dc__deferred *next;
+    /* Does the work, or says it must wait: false keeps it for a later leave.
+     * `outside`: the thread is outside every read-side section and every
+     * removal. */
+    bool (*run)(struct dc__deferred *work, bool outside);
+} dc__deferred;
+
+/* Pushes `work` on `record`'s owed work; any thread may. */
+void dc__defer(dc_thread_record *record, dc__deferred *work);
+
+/* Work the calling thread owes once it is outside every section and every
+ * removal (dc__inside() says whether it is inside now). */
+void dc__defer_outside(dc__deferred *work);
+bool dc__inside(void);
+
+/* Brackets a removal's steps that call out (destroy notifies, releases):
+ * what they owe outside waits for its end. */
+void dc__finishing_begin(void);
+void dc__finishing_end(void);
+
+/* How a remover finishes a handler (dc__wait_for_calls()). */
+typedef void (*dc__finish_function)(void *context, void *handler);
+
+/*
+ * After dc__heavy_fence(): waits until no other thread is calling `handler`,
+ * with one exception that keeps waits from closing a cycle. A thread inside
+ * a read-side section (running a handler, or finishing one) does not wait
+ * for a thread that is itself waiting here inside a section: its calls of
+ * `handler` may still be running when this returns. Such calls are the
+ * handler's last (it is marked removed or blocked), and `finish` (NULL for a
+ * block) is handed over: it is called once, by whichever thread sees the
+ * last of them over, possibly this one before returning. True when every
+ * call was waited for and the caller finishes; false when `finish` was
+ * handed over.
+ *
+ * No cycle of waits closes: a thread outside every section has no call
+ * running, so no thread waits for it; and a thread inside one waits only for
+ * threads that are not waiting themselves. (dc__synchronize() runs outside
+ * every section only.)
+ */
+bool dc__wait_for_calls(void *handler, dc__finish_function finish, void *context);
 
 /* Waits until every thread other than the caller that was inside a read-side
- * section when it was called has left it. */
+ * section when it was called has left it. Call outside every section. */
 void dc__synchronize(void);
 
 /* Something unlinked, to be freed by `release(object, context)` when no reader
@@ -210,15 +251,22 @@ typedef struct dc_retired {
     void (*release)(void *object, void *context);
 } dc_retired;
 
-/* Tags `retired` (allocated by the caller) and pushes it on `*list`. Call after
- * the object was unlinked. */
-void dc__retire(dc_retired **list, dc_retired *retired, void *object, void *context,
+/* Retired things, oldest first. */
+typedef struct dc_retired_list {
+    dc_retired *oldest;
+    dc_retired *newest;
+    size_t count;
+} dc_retired_list;
+
+/* Tags `retired` (allocated by the caller) and appends it to `list`. Call
+ * after the object was unlinked. */
+void dc__retire(dc_retired_list *list, dc_retired *retired, void *object, void *context,
                 void (*release)(void *object, void *context));
 
-/* Frees what on `*list` no reader can hold any more; with `everything`, frees
- * all of it (the owner knows no reader exists). Caller serializes access to
- * `list`. */
-void dc__reclaim(dc_retired **list, bool everything);
+/* Frees what on `list` no reader can hold any more, in O(what it frees);
+ * with `everything`, frees all of it (the owner knows no reader exists).
+ * Caller serializes access to `list`. */
+void dc__reclaim(dc_retired_list *list, bool everything);
 
 /* ---- tables and queues (table.c, queue.c) ----------------------------------------- */
 

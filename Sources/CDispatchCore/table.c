@@ -60,7 +60,7 @@ typedef struct name_index {
 } name_index;
 
 struct dc_table {
-    dc__table_head head; /* events and destroy_pending */
+    _Atomic(event_list *) events;
     _Atomic(name_index *) names;
     dc_object_callbacks callbacks;
     char *name;
@@ -73,7 +73,9 @@ struct dc_table {
     uint32_t *buckets;   /* dedupe index over (event, function, target): slot + 1 */
     uint32_t bucket_mask;
     uint32_t indexed_count; /* handlers in the dedupe index */
-    dc_retired *retired;
+    dc_retired_list retired;
+    _Atomic bool destroy_called;
+    dc__deferred destroy_work; /* the free owed once a destroy called inside a section is outside */
 };
 
 /* Error and rare paths stay out of the execute loop's way. */
@@ -93,21 +95,15 @@ struct dc_table {
 
 /* ---- small helpers ---------------------------------------------------------------------- */
 
+/* The handler in `slot`. Caller holds the lock: growing moves the chunk list. */
 static dc_handler *handler_at(const dc_table *table, uint32_t slot) {
     return &table->chunks[slot >> CHUNK_SHIFT][slot & (CHUNK_SIZE - 1)];
 }
 
-static uint32_t slot_of(const dc_table *table, const dc_handler *handler) {
-    for (uint32_t chunk = 0; chunk < table->chunk_count; chunk++) {
-        const dc_handler *first = table->chunks[chunk];
-        if (handler >= first && handler < first + CHUNK_SIZE)
-            return (chunk << CHUNK_SHIFT) | (uint32_t)(handler - first);
-    }
-    return UINT32_MAX;
-}
-
-static dc_handler_id id_of(const dc_table *table, const dc_handler *handler) {
-    return ((uint64_t)handler->generation << 32) | slot_of(table, handler);
+/* Reads only what does not change while a reader or the lock holds the
+ * handler: its generation and slot change when a reclaimed slot is reused. */
+static dc_handler_id id_of(const dc_handler *handler) {
+    return ((uint64_t)handler->generation << 32) | handler->slot;
 }
 
 /* The live handler an id names, or NULL. Caller holds the lock. */
@@ -171,7 +167,7 @@ static const char *display_name(const dc_table *table) { return table->name[0] ?
 /* ---- lookup (readers) ---------------------------------------------------------------- */
 
 ALWAYS_INLINE static inline event_record *record_by_id(const dc_table *table, dc_event_id id) {
-    event_list *events = atomic_load_explicit(&table->head.events, memory_order_acquire);
+    event_list *events = atomic_load_explicit(&table->events, memory_order_acquire);
     /* id - 1 wraps for 0, so one comparison says "no such event". */
     return id - 1 < atomic_load_explicit(&events->count, memory_order_acquire) ? events->records[id - 1] : NULL;
 }
@@ -230,7 +226,7 @@ DC_API dc_status dc_table_create(const char *name, const dc_object_callbacks *ca
         return dc__fail(DC_ERR_NO_MEMORY, "dc_table_create: out of memory");
     }
     pthread_mutex_init(&table->lock, NULL);
-    atomic_init(&table->head.events, events);
+    atomic_init(&table->events, events);
     atomic_init(&table->names, names);
     table->name = copy;
     table->buckets = buckets;
@@ -265,9 +261,8 @@ static void release_handler_slot(void *object, void *context) {
     handler->function = NULL;
     handler->target = NULL;
     if (handler->generation == UINT32_MAX) return; /* its ids are used up: never reused */
-    uint32_t slot = slot_of(table, handler);
     handler->next = table->free_slots;
-    table->free_slots = slot + 1;
+    table->free_slots = handler->slot + 1;
 }
 
 /* Retires `object`; when no memory is left for the bookkeeping the object is
@@ -289,7 +284,7 @@ static dc_status intern_locked(dc_table *table, const char *name, event_record *
         return DC_OK;
     }
 
-    event_list *events = atomic_load_explicit(&table->head.events, memory_order_relaxed);
+    event_list *events = atomic_load_explicit(&table->events, memory_order_relaxed);
     name_index *names = atomic_load_explicit(&table->names, memory_order_relaxed);
     uint32_t count = atomic_load_explicit(&events->count, memory_order_relaxed);
     if (count == UINT32_MAX - 1)
@@ -311,7 +306,7 @@ static dc_status intern_locked(dc_table *table, const char *name, event_record *
     if (grown_events != NULL) {
         memcpy(grown_events->records, events->records, count * sizeof events->records[0]);
         atomic_init(&grown_events->count, count);
-        atomic_store_explicit(&table->head.events, grown_events, memory_order_release);
+        atomic_store_explicit(&table->events, grown_events, memory_order_release);
         retire(table, events, free_object);
         events = grown_events;
     }
@@ -387,7 +382,10 @@ static handler_array *rebuilt_array(const handler_array *old, dc_handler *first,
     return array;
 }
 
+/* Publishes `array`, which holds live handlers only, and records where each is. */
 static void publish_array(dc_table *table, event_record *record, handler_array *array) {
+    uint32_t count = atomic_load_explicit(&array->count, memory_order_relaxed);
+    for (uint32_t i = 0; i < count; i++) atomic_load_explicit(&array->items[i], memory_order_relaxed)->position = i;
     handler_array *old = atomic_load_explicit(&record->handlers, memory_order_relaxed);
     atomic_store_explicit(&record->handlers, array, memory_order_release);
     record->tombstones = 0;
@@ -526,10 +524,10 @@ static void dedupe_insert(dc_table *table, dc_handler *handler, uint32_t slot) {
     *bucket = slot + 1;
 }
 
-static void dedupe_unlink(dc_table *table, dc_handler *handler, uint32_t slot) {
+static void dedupe_unlink(dc_table *table, dc_handler *handler) {
     for (uint32_t *link = bucket_for(table, handler->event, handler->function, handler->target); *link != 0;
          link = &handler_at(table, *link - 1)->next) {
-        if (*link == slot + 1) {
+        if (*link == handler->slot + 1) {
             *link = handler->next;
             return;
         }
@@ -643,7 +641,7 @@ static dc_status add_locked(dc_table *table, event_record *record, dc_signature 
     bool indexed = !(flags & DC_HANDLER_ALLOW_DUPLICATE);
     dc_handler *duplicate = indexed ? find_duplicate(table, record->id, function, target) : NULL;
     if (duplicate != NULL) {
-        if (out != NULL) *out = id_of(table, duplicate);
+        if (out != NULL) *out = id_of(duplicate);
         return DC_EXISTS;
     }
 
@@ -679,6 +677,7 @@ static dc_status add_locked(dc_table *table, event_record *record, dc_signature 
     handler->target = target;
     handler->event = record->id;
     handler->generation++;
+    handler->slot = slot;
     handler->extras = extras;
     if (extras != NULL) {
         extras->queue = options->queue;
@@ -702,6 +701,7 @@ static dc_status add_locked(dc_table *table, event_record *record, dc_signature 
         atomic_init(&new_array->count, live + 1);
         publish_array(table, record, new_array);
     } else {
+        handler->position = count;
         atomic_store_explicit(&array->items[count], handler, memory_order_relaxed);
         atomic_store_explicit(&array->count, count + 1, memory_order_release);
     }
@@ -735,7 +735,9 @@ static dc_status add_checked(dc_table *table, const char *event, dc_event_id eve
     if (status != DC_OK) return status;
     pthread_mutex_lock(&table->lock);
     event_record *record = NULL;
-    if (event != NULL) {
+    if (atomic_load_explicit(&table->destroy_called, memory_order_relaxed)) {
+        status = dc__fail(DC_ERR_STATE, "table %s is being destroyed: no handler can be added", display_name(table));
+    } else if (event != NULL) {
         /* The target is checked before a new event is interned: a refused add
          * changes nothing. */
         if (!marshal) status = check_target(table, event, signature, target);
@@ -782,125 +784,141 @@ DC_API dc_status dc_table_add_marshal_id(dc_table *table, dc_event_id event, dc_
 
 /*
  * Removal happens in three steps so that no lock is held while waiting for
- * other threads or calling destroy notifies:
- *   1. under the lock: mark removed, unlink from the dedupe index, replace the
- *      array slot with the tombstone, and chain the handler on a local list;
- *   2. without it: wait for calls already running elsewhere, drop queued
- *      deliveries, call the destroy notify;
- *   3. under the lock: retire the handler's slot and reclaim.
+ * other threads or calling out:
+ *   1. under the lock (unlink_handler): mark removed, unlink from the dedupe
+ *      index and the shape set, put the tombstone in its array entry;
+ *   2. without it (finish_removal): drop queued deliveries, wait for calls
+ *      already running elsewhere, or hand the handler's finishing over to
+ *      the threads running them (dc__wait_for_calls());
+ *   3. once no call runs (finish_handlers): under the lock retire the slot,
+ *      then without it call the destroy notify and release an owned target.
+ * Every step is O(1) per handler. Handlers go in batches, so that removing
+ * many needs no memory: a batch is one lock hold of step 1.
  */
-typedef struct removal_list {
-    dc_handler *first;
+enum { REMOVAL_BATCH = 64 };
+
+typedef struct removal_batch {
     size_t count;
-} removal_list;
+    dc_handler *handlers[REMOVAL_BATCH];
+} removal_batch;
 
-/* Replaces the removed handlers in an event's array with the tombstone (the
- * array must not point at them once they are retired), then compacts when
- * tombstones outnumber live handlers; failing to compact is harmless. */
-static void sweep_event(dc_table *table, event_record *record) {
-    handler_array *array = atomic_load_explicit(&record->handlers, memory_order_relaxed);
-    uint32_t count = atomic_load_explicit(&array->count, memory_order_relaxed);
-    for (uint32_t i = 0; i < count; i++) {
-        dc_handler *handler = atomic_load_explicit(&array->items[i], memory_order_relaxed);
-        if (handler != &tombstone &&
-            (atomic_load_explicit(&handler->state, memory_order_relaxed) & DC__STATE_REMOVED)) {
-            atomic_store_explicit(&array->items[i], &tombstone, memory_order_release);
-            record->tombstones++;
-        }
-    }
-    record->needs_sweep = false;
-    if (record->tombstones > 8 && record->tombstones > record->live) {
-        handler_array *compact = rebuilt_array(array, NULL, record->live);
-        if (compact != NULL) publish_array(table, record, compact);
-    }
-}
-
-/* Step 1 for one handler, except the sweep of its event's array, which the
- * caller does once per event after unlinking all it removes. Caller holds
- * the lock. */
-static void unlink_handler(dc_table *table, dc_handler *handler, removal_list *list) {
+/* Step 1 for one handler. Caller holds the lock. */
+static void unlink_handler(dc_table *table, dc_handler *handler, removal_batch *batch) {
     uint32_t state = atomic_fetch_or_explicit(&handler->state, DC__STATE_REMOVED, memory_order_seq_cst);
     if (!(state & DC__STATE_UNINDEXED)) {
-        dedupe_unlink(table, handler, slot_of(table, handler));
+        dedupe_unlink(table, handler);
         table->indexed_count--;
     }
     event_record *record = record_by_id(table, handler->event);
     remove_shape(table, record, handler->signature, shape_flags(state));
     record->live--;
-    record->needs_sweep = true;
-    handler->next = list->first != NULL ? slot_of(table, list->first) + 1 : 0;
-    list->first = handler;
-    list->count++;
-}
-
-/* Sweeps every event that unlink_handler touched. Caller holds the lock. */
-static void sweep_events(dc_table *table) {
-    event_list *events = atomic_load_explicit(&table->head.events, memory_order_relaxed);
-    uint32_t count = atomic_load_explicit(&events->count, memory_order_relaxed);
-    for (uint32_t i = 0; i < count; i++)
-        if (events->records[i]->needs_sweep) sweep_event(table, events->records[i]);
-}
-
-/* Steps 2 and 3. Takes the lock itself; the caller must not hold it. */
-static void finish_removal(dc_table *table, removal_list *list) {
-    if (list->count == 0) return;
-    dc__heavy_fence();
-    for (dc_handler *handler = list->first; handler != NULL;) {
-        dc__wait_for_calls(handler);
-        handler_extras *extras = handler->extras;
-        if (extras != NULL && extras->queue != NULL) dc__queue_purge(extras->queue, handler);
-        if (extras != NULL && extras->destroy != NULL) extras->destroy(extras->destroy_data);
-        if ((atomic_load_explicit(&handler->state, memory_order_relaxed) & DC__STATE_OWNS_TARGET) &&
-            table->callbacks.release != NULL)
-            table->callbacks.release(handler->target);
-        handler = handler->next != 0 ? handler_at(table, handler->next - 1) : NULL;
+    /* The array must not point at the handler once its slot is retired (a
+     * reused slot would run in this event); a reader holding an older array
+     * holds the slot too, as it entered before the slot's retirement. */
+    handler_array *array = atomic_load_explicit(&record->handlers, memory_order_relaxed);
+    atomic_store_explicit(&array->items[handler->position], &tombstone, memory_order_release);
+    record->tombstones++;
+    /* Compacting when tombstones outnumber live handlers costs O(1) per
+     * removal; failing to compact is harmless. */
+    if (record->tombstones > 8 && record->tombstones > record->live) {
+        handler_array *compact = rebuilt_array(array, NULL, record->live);
+        if (compact != NULL) publish_array(table, record, compact);
     }
+    batch->handlers[batch->count++] = handler;
+}
+
+/* Step 3 for handlers no call of which runs any more. Takes the lock itself;
+ * what it calls out to may destroy the table (dc_table_destroy() waits for
+ * the removal's end, but the finishing of a handed-over handler happens
+ * anywhere), so it reads nothing of the table after unlocking. */
+static void finish_handlers(dc_table *table, dc_handler *const *handlers, size_t count) {
+    struct callout {
+        void (*destroy)(void *destroy_data);
+        void *destroy_data;
+        void *owned_target;
+    } callouts[REMOVAL_BATCH];
+    void (*release)(void *object) = table->callbacks.release;
     pthread_mutex_lock(&table->lock);
-    for (dc_handler *handler = list->first; handler != NULL;) {
-        dc_handler *next = handler->next != 0 ? handler_at(table, handler->next - 1) : NULL;
-        if (handler->extras != NULL && handler->extras->queue != NULL) {
-            dc__queue_release(handler->extras->queue);
-            handler->extras->queue = NULL;
+    for (size_t i = 0; i < count; i++) {
+        dc_handler *handler = handlers[i];
+        handler_extras *extras = handler->extras;
+        bool owns = atomic_load_explicit(&handler->state, memory_order_relaxed) & DC__STATE_OWNS_TARGET;
+        callouts[i] = (struct callout){extras != NULL ? extras->destroy : NULL,
+                                       extras != NULL ? extras->destroy_data : NULL, owns ? handler->target : NULL};
+        if (extras != NULL && extras->queue != NULL) {
+            dc__queue_release(extras->queue);
+            extras->queue = NULL;
         }
         retire(table, handler, release_handler_slot);
-        handler = next;
     }
     dc__reclaim(&table->retired, false);
     pthread_mutex_unlock(&table->lock);
+    for (size_t i = 0; i < count; i++) {
+        if (callouts[i].destroy != NULL) callouts[i].destroy(callouts[i].destroy_data);
+        if (callouts[i].owned_target != NULL && release != NULL) release(callouts[i].owned_target);
+    }
+}
+
+/* Step 3 for a handler handed over by dc__wait_for_calls(). */
+static void finish_handed_over(void *table, void *handler) {
+    dc_handler *const handlers[1] = {handler};
+    finish_handlers(table, handlers, 1);
+}
+
+/* Steps 2 and 3 for a batch. The caller must not hold the lock. */
+static void finish_removal(dc_table *table, removal_batch *batch) {
+    if (batch->count == 0) return;
+    dc__heavy_fence();
+    size_t waited = 0;
+    for (size_t i = 0; i < batch->count; i++) {
+        dc_handler *handler = batch->handlers[i];
+        /* Set when it was added; it stays until the slot is reclaimed. */
+        handler_extras *extras = handler->extras;
+        if (extras != NULL && extras->queue != NULL) dc__queue_purge(extras->queue, handler);
+        if (dc__wait_for_calls(handler, finish_handed_over, table)) batch->handlers[waited++] = handler;
+    }
+    finish_handlers(table, batch->handlers, waited);
 }
 
 DC_API dc_status dc_table_remove(dc_table *table, dc_handler_id id) {
     if (table == NULL) return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_remove: the table must not be NULL");
-    removal_list list = {NULL, 0};
+    removal_batch batch = {0};
     pthread_mutex_lock(&table->lock);
     dc_handler *handler = find_handler(table, id);
-    if (handler != NULL) {
-        unlink_handler(table, handler, &list);
-        sweep_event(table, record_by_id(table, handler->event));
-    }
+    if (handler != NULL) unlink_handler(table, handler, &batch);
     pthread_mutex_unlock(&table->lock);
     if (handler == NULL)
         return dc__fail(DC_ERR_NOT_FOUND, "table %s has no handler with id %llu", display_name(table),
                         (unsigned long long)id);
-    finish_removal(table, &list);
+    dc__finishing_begin();
+    finish_removal(table, &batch);
+    dc__finishing_end();
     return DC_OK;
 }
 
-/* Removes every live handler for which `matches` holds. */
+/* Removes every live handler for which `matches` holds, a batch at a time;
+ * what the batches' destroy notifies add on the way may go too. */
 static size_t remove_where(dc_table *table, bool (*matches)(const dc_handler *, const void *), const void *context) {
-    removal_list list = {NULL, 0};
-    pthread_mutex_lock(&table->lock);
-    for (uint32_t slot = 0; slot < table->slot_count; slot++) {
-        dc_handler *handler = handler_at(table, slot);
-        if (handler->signature != NULL &&
-            !(atomic_load_explicit(&handler->state, memory_order_relaxed) & DC__STATE_REMOVED) &&
-            matches(handler, context))
-            unlink_handler(table, handler, &list);
+    size_t removed = 0;
+    dc__finishing_begin();
+    for (uint32_t slot = 0;;) {
+        removal_batch batch = {0};
+        pthread_mutex_lock(&table->lock);
+        for (; slot < table->slot_count && batch.count < REMOVAL_BATCH; slot++) {
+            dc_handler *handler = handler_at(table, slot);
+            if (handler->signature != NULL &&
+                !(atomic_load_explicit(&handler->state, memory_order_relaxed) & DC__STATE_REMOVED) &&
+                matches(handler, context))
+                unlink_handler(table, handler, &batch);
+        }
+        bool more = slot < table->slot_count;
+        pthread_mutex_unlock(&table->lock);
+        removed += batch.count;
+        finish_removal(table, &batch);
+        if (!more) break;
     }
-    sweep_events(table);
-    pthread_mutex_unlock(&table->lock);
-    finish_removal(table, &list);
-    return list.count;
+    dc__finishing_end();
+    return removed;
 }
 
 static bool has_target(const dc_handler *handler, const void *target) { return handler->target == target; }
@@ -952,14 +970,14 @@ DC_API dc_status dc_table_remove_all(dc_table *table, size_t *removed) {
 
 /* Removes a once-handler after its run (or its dropped delivery). */
 void dc__table_remove_handler(dc_table *table, dc_handler *handler) {
-    removal_list list = {NULL, 0};
+    removal_batch batch = {0};
     pthread_mutex_lock(&table->lock);
-    if (!(atomic_load_explicit(&handler->state, memory_order_relaxed) & DC__STATE_REMOVED)) {
-        unlink_handler(table, handler, &list);
-        sweep_event(table, record_by_id(table, handler->event));
-    }
+    if (!(atomic_load_explicit(&handler->state, memory_order_relaxed) & DC__STATE_REMOVED))
+        unlink_handler(table, handler, &batch);
     pthread_mutex_unlock(&table->lock);
-    finish_removal(table, &list);
+    dc__finishing_begin();
+    finish_removal(table, &batch);
+    dc__finishing_end();
 }
 
 /* ---- blocking --------------------------------------------------------------------------------------- */
@@ -995,9 +1013,10 @@ DC_API dc_status dc_table_block(dc_table *table, dc_handler_id id) {
     dc_handler *handler;
     dc_status status = change_block_count(table, id, +1, &handler);
     if (status != DC_OK) return status;
-    /* Calls that passed their state check before the block wait to return. */
+    /* Calls that passed their state check before the block wait to return
+     * (but for dc__wait_for_calls()'s exception). */
     dc__heavy_fence();
-    dc__wait_for_calls(handler);
+    dc__wait_for_calls(handler, NULL, NULL);
     return DC_OK;
 }
 
@@ -1050,7 +1069,7 @@ DC_API dc_status dc_table_events(const dc_table *table, const char **names, size
                         "dc_table_events: table, count, and names when capacity > 0, must not be NULL");
     dc_table *mutable_table = (dc_table *)table;
     pthread_mutex_lock(&mutable_table->lock);
-    event_list *events = atomic_load_explicit(&table->head.events, memory_order_relaxed);
+    event_list *events = atomic_load_explicit(&table->events, memory_order_relaxed);
     uint32_t event_count = atomic_load_explicit(&events->count, memory_order_relaxed);
     size_t found = 0;
     for (uint32_t i = 0; i < event_count; i++) {
@@ -1085,15 +1104,15 @@ typedef struct call_images {
     double floats[DC_STUB_MAX_FLOATS];
 } call_images;
 
-/* The id of a live handler of `shape` in the snapshot, for messages only. */
-static dc_handler_id example_handler(const dc_table *table, const handler_array *array, uint32_t count,
-                                     const handler_shape *shape) {
+/* The id of a live handler of `shape` in the snapshot, for messages only.
+ * Inside the read-side section, like everything it reads. */
+static dc_handler_id example_handler(const handler_array *array, uint32_t count, const handler_shape *shape) {
     for (uint32_t i = 0; i < count; i++) {
         dc_handler *handler = atomic_load_explicit(&array->items[i], memory_order_relaxed);
         uint32_t state = atomic_load_explicit(&handler->state, memory_order_relaxed);
         if (!(state & DC__STATE_REMOVED) && handler->signature == shape->signature &&
             shape_flags(state) == shape->state_flags)
-            return ((uint64_t)handler->generation << 32) | slot_of(table, handler);
+            return id_of(handler);
     }
     return 0;
 }
@@ -1113,7 +1132,7 @@ COLD static dc_status check_shape(const execution *run, const handler_shape *sha
         return dc__fail(DC_ERR_ARITY,
                         "table %s, event \"%s\", handler %llu: takes %u arguments (signature \"%s\"%s), %zu given",
                         display_name(run->table), run->record->name,
-                        (unsigned long long)example_handler(run->table, array, count, shape), shape->takes,
+                        (unsigned long long)example_handler(array, count, shape), shape->takes,
                         signature->encoding, first ? " after its target" : "", run->count);
     size_t used = shape->takes < run->count ? shape->takes : run->count;
     for (size_t i = 0; i < used; i++) {
@@ -1125,7 +1144,7 @@ COLD static dc_status check_shape(const execution *run, const handler_shape *sha
             snprintf(reason, sizeof reason, "%s", dc_last_error_message());
             return dc__fail(DC_ERR_TYPE, "table %s, event \"%s\", handler %llu, argument %zu: %s",
                             display_name(run->table), run->record->name,
-                            (unsigned long long)example_handler(run->table, array, count, shape), i, reason);
+                            (unsigned long long)example_handler(array, count, shape), i, reason);
         }
     }
     return DC_OK;
@@ -1489,21 +1508,20 @@ COLD static dc_status fail_lookup(const dc_table *table, dc_event_id event_id, c
 }
 
 /* Leaves an execute begun by execute_generally() or execute_lean(): closes
- * the frame and the read-side section, then finishes a destroy called from a
- * handler and hands out the result. */
+ * the frame and the read-side section (which runs work the thread owes, such
+ * as a destroy called from a handler), then hands out the result. */
 ALWAYS_INLINE static inline dc_status leave_execute(execution *run, dc_thread_record *reader, unsigned depth,
                                                     dc_execute_frame *frame, const char *event_name,
                                                     dc_status status, dc_result *result) {
     run->result.stopped = frame->stopped;
     frame->table = NULL;
-    dc__read_end_keeping(reader, depth);
-
-    dc_table *table = run->table;
+    /* The message names the table and the event: made inside the section,
+     * as the table may be gone once it is left. */
     if (status == DC_OK && (run->options->flags & DC_EXECUTE_REQUIRE_HANDLER) && run->result.handled == 0 &&
         run->result.queued == 0)
-        status = dc__fail(DC_ERR_NO_HANDLER, "table %s, event \"%s\": no handler ran", display_name(table),
+        status = dc__fail(DC_ERR_NO_HANDLER, "table %s, event \"%s\": no handler ran", display_name(run->table),
                           run->record != NULL ? run->record->name : event_name);
-    if (table->head.destroy_pending) dc__finish_pending_destroy(table);
+    dc__read_end_keeping(reader, depth);
     if (status == DC_OK && result != NULL) {
         if (!run->result.has_return_value) run->result.return_value = dc_void();
         *result = run->result;
@@ -1850,26 +1868,21 @@ bool dc__handler_deliver(dc_thread_record *reader, dc_table *table, dc_handler *
     dc__read_called(reader);
     if ((state & DC__STATE_ONCE) && !(state & DC__STATE_REMOVED)) dc__table_remove_handler(table, handler);
     frame->table = NULL;
-    if (table->head.destroy_pending) dc__finish_pending_destroy(table);
     return deliverable;
 }
 
 /* ---- destroying -------------------------------------------------------------------------------------------- */
 
-static bool running_on_this_thread(const dc_table *table) {
-    dc_thread_record *reader = dc__current_record;
-    for (unsigned depth = reader != NULL ? reader->depth : 0; depth > 0; depth--)
-        if (reader->frames[depth - 1].table == table) return true;
-    return false;
-}
-
+/* Frees the table. Outside every read-side section and removal: executes,
+ * drains and removals still in the table on other threads are inside one. */
 static void destroy_now(dc_table *table) {
     remove_where(table, any_handler, NULL);
-    /* Wait out executes and drains still inside the table on other threads;
-     * none can start now, so afterwards everything retired can go. */
+    /* Wait out the executes and drains still inside the table on other
+     * threads, and with them the finishing of handlers handed to them; none
+     * can start now, so afterwards everything retired can go. */
     dc__synchronize();
     dc__reclaim(&table->retired, true);
-    event_list *events = atomic_load_explicit(&table->head.events, memory_order_relaxed);
+    event_list *events = atomic_load_explicit(&table->events, memory_order_relaxed);
     uint32_t count = atomic_load_explicit(&events->count, memory_order_relaxed);
     for (uint32_t i = 0; i < count; i++) {
         event_record *record = events->records[i];
@@ -1887,19 +1900,27 @@ static void destroy_now(dc_table *table) {
     free(table);
 }
 
-COLD void dc__finish_pending_destroy(dc_table *table) {
-    if (!running_on_this_thread(table)) destroy_now(table);
+static bool run_destroy(dc__deferred *work, bool outside) {
+    if (!outside) return false;
+    destroy_now((dc_table *)((char *)work - offsetof(dc_table, destroy_work)));
+    return true;
 }
 
+/*
+ * Called inside an execute or drain (of any table), or from a destroy
+ * notify, the table cannot be freed at once: this thread may be inside it,
+ * and waiting there for the other threads to leave it could close a cycle of
+ * waits. Its handlers go now; the thread frees it once outside. The first
+ * call decides: a later one (from a handler still running on another
+ * thread, or a destroy notify) finds the table going and does nothing.
+ */
 DC_API void dc_table_destroy(dc_table *table) {
     if (table == NULL) return;
-    if (running_on_this_thread(table)) {
-        /* Called from one of its handlers: stop its handlers now, free it when
-         * the outermost execute of it on this thread returns. */
-        if (!table->head.destroy_pending) {
-            table->head.destroy_pending = true;
-            remove_where(table, any_handler, NULL);
-        }
+    if (atomic_exchange_explicit(&table->destroy_called, true, memory_order_acq_rel)) return;
+    if (dc__inside()) {
+        remove_where(table, any_handler, NULL);
+        table->destroy_work.run = run_destroy;
+        dc__defer_outside(&table->destroy_work);
         return;
     }
     destroy_now(table);

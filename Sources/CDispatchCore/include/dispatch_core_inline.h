@@ -58,15 +58,28 @@ typedef struct dc_execute_frame {
     bool stopped;           /* dc_table_stop_emission was called for this frame */
 } dc_execute_frame;
 
+struct dc__deferred;
+
 typedef struct dc_thread_record {
     /* Written by every execute: records start on a cache line of their own
      * and fill whole lines, so two threads' executes never share one. */
     _Alignas(64) _Atomic uint64_t epoch; /* 0 outside any section, else the epoch seen on entry */
     /* Touched only by the owning thread, but for frames[d].calling. */
     unsigned depth;
+    /* Removals in progress on this thread (reclaim.c's dc__finishing_begin()). */
+    unsigned finishing;
+    /* Work this thread owes when it leaves a section (reclaim.c): its own
+     * pending table destroys, and removed handlers whose last calls run
+     * here, handed over by the threads that removed them. Read at every
+     * leave; other threads push onto it. */
+    _Atomic(struct dc__deferred *) deferred;
     dc_execute_frame frames[DC_MAX_EXECUTE_DEPTH + 1];
     /* Registry. */
     _Atomic bool in_use;
+    /* Waiting in a remove or block made inside a section (reclaim.c's
+     * dc__wait_for_calls()): another such wait does not wait for this
+     * thread's calls. */
+    _Atomic bool waiting;
     struct dc_thread_record *next;
 } dc_thread_record;
 
@@ -102,11 +115,30 @@ static inline void dc__read_enter(dc_thread_record *record, unsigned depth) {
     }
 }
 
-/* Leaves the section at `depth`, whose frame the caller has at hand. */
-static inline void dc__read_leave(dc_thread_record *record, dc_execute_frame *frame, unsigned depth) {
+/* Leaves the section at `depth` the way dc__read_leave() does, with owed
+ * work (reclaim.c). */
+void dc__read_leave_deferring(dc_thread_record *record, unsigned depth);
+
+/* Leaves the section at `depth`, whose frame the caller has at hand, with
+ * dc__light_fence_of(asymmetric_fences). The fence orders the store that
+ * ends the frame's last call before the load of the owed work: a remover
+ * that saw the call still running and handed its handler to this thread
+ * pushed it before its heavy fence, so either the remover sees the call
+ * over or this leave sees the work (reclaim.c's dc__wait_for_calls()). */
+static inline void dc__read_leave_fencing(dc_thread_record *record, dc_execute_frame *frame, unsigned depth,
+                                          bool asymmetric_fences) {
     atomic_store_explicit(&frame->calling, NULL, memory_order_release);
+    dc__light_fence_of(asymmetric_fences);
+    if (atomic_load_explicit(&record->deferred, memory_order_relaxed) != NULL) {
+        dc__read_leave_deferring(record, depth);
+        return;
+    }
     record->depth = depth - 1;
     if (depth == 1) atomic_store_explicit(&record->epoch, 0, memory_order_release);
+}
+
+static inline void dc__read_leave(dc_thread_record *record, dc_execute_frame *frame, unsigned depth) {
+    dc__read_leave_fencing(record, frame, depth, dc__asymmetric_fences);
 }
 
 /* ---- handlers and the per-event structures readers see (table.c) ----------------- */
@@ -131,7 +163,7 @@ struct dc__handler_extras;
 /* States that leave the fast path: not callable now, or needing more than a call. */
 #define DC__STATE_SLOW (DC__STATE_REMOVED | DC__STATE_BLOCK_MASK | DC__STATE_ONCE | DC__STATE_QUEUED)
 
-/* 48 bytes; the fields an execute reads come first. */
+/* 56 bytes; the fields an execute reads come first. */
 typedef struct dc__handler {
     dc_function function;
     dc_signature *signature;
@@ -140,7 +172,9 @@ typedef struct dc__handler {
     dc_event_id event;
     struct dc__handler_extras *extras; /* NULL unless a queue or destroy notify was given */
     uint32_t generation;               /* the upper half of the handler's id */
-    uint32_t next;                     /* dedupe chain / removal list / free list: slot + 1, 0 ends */
+    uint32_t slot;                     /* where the table keeps it: the lower half */
+    uint32_t position;                 /* its index in its event's current handler array (writer side) */
+    uint32_t next;                     /* dedupe chain / free list: slot + 1, 0 ends */
 } dc__handler;
 
 /* An entry of a handler array. */
@@ -205,8 +239,7 @@ typedef struct dc__event_record {
     uint64_t hash;
     dc_event_id id;
     uint32_t live;       /* registered handlers (writer side) */
-    uint32_t tombstones; /* removed handlers still in the array (writer side) */
-    bool needs_sweep;    /* removed handlers still in the array, not yet tombstones */
+    uint32_t tombstones; /* entries of removed handlers in the array (writer side) */
     size_t name_length;
     char name[];
 } dc__event_record;
@@ -217,12 +250,6 @@ typedef struct dc__event_list {
     _Atomic uint32_t count;
     dc__event_record *records[];
 } dc__event_list;
-
-/* What an execute reads of a table: the head of struct dc_table. */
-typedef struct dc__table_head {
-    _Atomic(dc__event_list *) events;
-    bool destroy_pending; /* dc_table_destroy called from one of its handlers */
-} dc__table_head;
 
 /* Announces `handler` as the one this thread is about to call, so that a
  * remove or block on another thread waits for the call, then re-reads its
@@ -237,20 +264,14 @@ DC__ALWAYS_INLINE uint32_t dc__announce_call(dc_execute_frame *frame, const dc__
     return atomic_load_explicit(&handler->state, memory_order_acquire);
 }
 
-/* Frees a table whose destroy was called from one of its handlers, once its
- * outermost execute is over (table.c). */
-void dc__finish_pending_destroy(struct dc_table *table);
-
 /* Leaves a lean execute's frame and read-side section, `handled` handlers
  * having run. Reloads what it needs rather than keeping it through the
  * handlers' calls. A brief execute writes *result only when stopped. */
 DC__ALWAYS_INLINE dc_brief_result dc__leave_lean(dc_execute_frame *frame, size_t handled, bool stopped,
-                                                 dc_result *result, bool brief) {
-    struct dc_table *table = frame->table;
+                                                 dc_result *result, bool brief, bool asymmetric_fences) {
     frame->table = NULL;
     dc_thread_record *reader = dc__current_record;
-    dc__read_leave(reader, frame, reader->depth);
-    if (((const dc__table_head *)table)->destroy_pending) dc__finish_pending_destroy(table);
+    dc__read_leave_fencing(reader, frame, reader->depth, asymmetric_fences);
     if ((!brief || stopped) && result != NULL)
         *result = (dc_result){.handled = handled, .stopped = stopped, .return_value = dc_void()};
     return (dc_brief_result){DC_OK, stopped, handled};
@@ -420,11 +441,12 @@ dc__lean_execute_as(bool marshal, bool swift, unsigned parameters, bool target, 
             }
         }
         if (frame->stopped) {
-            *outcome = dc__leave_lean(frame, handled_at_end - (size_t)(end - item - 1), true, result, brief);
+            *outcome = dc__leave_lean(frame, handled_at_end - (size_t)(end - item - 1), true, result, brief,
+                                      asymmetric_fences);
             return true;
         }
     } while (++item != end);
-    *outcome = dc__leave_lean(frame, handled_at_end, false, result, brief);
+    *outcome = dc__leave_lean(frame, handled_at_end, false, result, brief, asymmetric_fences);
     return true;
 }
 
