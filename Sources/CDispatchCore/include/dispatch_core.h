@@ -413,13 +413,24 @@ DC_API dc_status dc_call(dc_signature *signature, dc_function function,
  * held while a handler runs.
  *
  * Re-entrancy: a handler may execute, add, remove, block and unblock on its own
- * table. A handler added during an execute runs from the next execute on. A
- * handler removed or blocked is not called once the remove or block has
- * returned, by any thread, not even later in an execute already running; a
- * remove or block made on another thread waits for calls of that handler
- * already running to return (so do not remove a handler while holding a lock
- * the handler itself takes). A once-handler runs at most once, even when
- * executes race or nest.
+ * table, and destroy it. A handler added during an execute runs from the next
+ * execute on. A handler removed or blocked is not called once the remove or
+ * block has returned, by any thread, not even later in an execute already
+ * running. A once-handler runs at most once, even when executes race or nest.
+ *
+ * Waiting: a remove or block also waits for the calls of that handler already
+ * running on other threads to return, with one exception, which keeps
+ * handlers that block themselves or remove each other on several threads
+ * from waiting for each other forever. A remove or block made inside a
+ * handler (or a queued delivery, or a destroy notify run there) does not wait
+ * for a call running on a thread that is itself waiting in a remove or block
+ * made inside a handler. Such a call may still be running when the remove or
+ * block returns; it is the handler's last, and the handler's destroy notify
+ * (and the release of an owned target) runs once it has returned, on the
+ * thread that made it, before that thread's execute of it returns. Made
+ * outside every handler, a remove or block waits for every running call.
+ * A waiting remove or block is also why a handler must not be removed while
+ * holding a lock the handler itself takes.
  */
 typedef struct dc_table dc_table;
 
@@ -455,8 +466,13 @@ DC_API dc_status dc_table_create(const char *name, const dc_object_callbacks *ca
  * Removes every handler (calling each destroy notify once, and dropping their
  * queued deliveries) and frees the table. NULL does nothing. Executes and
  * drains already running on other threads are waited for; none may start once
- * destroy is called. Called from one of the table's own handlers, it removes
- * the handlers at once and frees the table when the outermost execute returns.
+ * destroy is called, and adds fail with DC_ERR_STATE.
+ * Called inside a handler or a queued delivery (of any table) or from a
+ * destroy notify, it removes the handlers at once and frees the table once
+ * the calling thread's outermost execute, drain or remove returns (where
+ * waiting for the other threads cannot close a cycle). Calling it again for a
+ * table already being destroyed, from a handler or destroy notify still
+ * running, does nothing.
  */
 DC_API void dc_table_destroy(dc_table *table);
 
@@ -518,7 +534,11 @@ typedef struct dc_handler_options {
     dc_queue *queue;
     /* Called exactly once with destroy_data when the handler goes away: removed
      * in any way (including a once-handler after its run) or its table
-     * destroyed. Runs on the thread that removed it, with no table lock held. */
+     * destroyed, once no call of it runs on another thread. Runs on the thread
+     * that removed it, with no table lock held, before the remove returns;
+     * when the remove did not wait for a call (see "Waiting" above), once
+     * that call has returned, on whichever of the two threads sees it over
+     * first. It may use the table, destroy it included. */
     void (*destroy)(void *destroy_data);
     void *destroy_data;
 } dc_handler_options;
@@ -544,7 +564,8 @@ typedef struct dc_handler_options {
  * DC_ERR_INVALID_ARGUMENT (unknown flags, or DC_HANDLER_SWIFT_CALL, which is
  * for marshals); DC_ERR_TYPE (a target is given but the signature's
  * parameter 0 is not pointer-like, or it has no parameters);
- * DC_ERR_NO_MEMORY. The table is unchanged on every error.
+ * DC_ERR_STATE (the table is being destroyed); DC_ERR_NO_MEMORY. The table
+ * is unchanged on every error.
  */
 DC_API dc_status dc_table_add(dc_table *table, const char *event, dc_signature *signature,
                               dc_function function, void *target,
@@ -596,10 +617,10 @@ DC_API dc_status dc_table_add_marshal_id(dc_table *table, dc_event_id event, dc_
                                          const dc_handler_options *options, dc_handler_id *out);
 
 /*
- * Removes one handler. Once this returns the handler is not called again (see
- * re-entrancy above), its queued deliveries are dropped and its destroy notify
- * has run. Errors: DC_ERR_NULL_ARGUMENT; DC_ERR_NOT_FOUND (0, never issued,
- * or already removed).
+ * Removes one handler in O(1). Once this returns the handler is not called
+ * again (see re-entrancy above), its queued deliveries are dropped and its
+ * destroy notify has run (but see "Waiting" above). Errors:
+ * DC_ERR_NULL_ARGUMENT; DC_ERR_NOT_FOUND (0, never issued, or already removed).
  * Replaces: g_signal_handler_disconnect.
  */
 DC_API dc_status dc_table_remove(dc_table *table, dc_handler_id handler);
@@ -621,9 +642,9 @@ DC_API dc_status dc_table_remove_event_id(dc_table *table, dc_event_id event, si
 DC_API dc_status dc_table_remove_all(dc_table *table, size_t *removed);
 
 /*
- * Blocks a handler: counted, as in GLib, so it runs again only after as many
- * unblocks. Once dc_table_block returns the handler is not called (see
- * re-entrancy above); while blocked its queued deliveries are dropped when they
+ * Blocks a handler in O(1): counted, as in GLib, so it runs again only after
+ * as many unblocks. Once dc_table_block returns the handler is not called (see
+ * re-entrancy and "Waiting" above); while blocked its queued deliveries are dropped when they
  * come due. Errors: DC_ERR_NULL_ARGUMENT; DC_ERR_NOT_FOUND;
  * DC_ERR_STATE (unblock of a handler that is not blocked).
  * Replaces: g_signal_handler_block / g_signal_handler_unblock.
