@@ -78,6 +78,35 @@ struct dc_table {
     dc__deferred destroy_work; /* the free owed once a destroy called inside a section is outside */
 };
 
+/*
+ * What is read without the lock, and what makes it safe. Everything else
+ * (chunks and slots, the dedupe index, free list, retired list, counts such
+ * as live and tombstones, a handler's `next` and `position`) is read and
+ * written under the lock only.
+ *
+ * Inside a read-side section (executes, drains, dc__event_record_of()):
+ *  - `events`, `names` and the arrays and shape sets of event records: each
+ *    published by a release store; a replaced one is retired, so it is not
+ *    freed while a section that may hold it is open (reclaim.c);
+ *  - an event record's id, hash and name: set before it is published, never
+ *    changed; records live as long as the table;
+ *  - a handler reached through an array: function, signature, target,
+ *    extras, generation and slot are set before it is published and change
+ *    only when its slot is reused, after reclamation; its state is atomic;
+ *  - the table's name and callbacks: set by dc_table_create, never changed.
+ * The table itself lives while a section of any thread may read it: a
+ * destroy waits for every open section (dc__synchronize()), and its own
+ * thread's wait for the outside. No execute reads the table after leaving
+ * its section.
+ *
+ * Outside any section:
+ *  - a removed handler's extras, by its remover between step 1 and step 3
+ *    (see "removing"): its slot is retired only in step 3;
+ *  - a handler's address, by a remove or block waiting for its calls: used
+ *    as a key, never dereferenced;
+ *  - `destroy_called`: atomic; the name and callbacks, as above.
+ */
+
 /* Error and rare paths stay out of the execute loop's way. */
 #if defined(__GNUC__)
 #define COLD __attribute__((noinline, cold))
