@@ -6,14 +6,18 @@
 #   make bench                the C benchmarks (Benchmarks/c) in one table: dynamic calls (stub and
 #                             libffi paths vs direct calls and raw ffi_call), events with 1 and 10
 #                             handlers beside GLib g_signal_emit and libsigc++, registering and
-#                             memory beside both, the table at 1M handlers and on two threads; times
-#                             and callgrind instruction counts (Scripts/bench-report.py). Installs
-#                             GLib, libsigc++, valgrind and python3 when missing (as root).
-#                             (BENCH_ARGS=--quick for a short run, --strict to fail on a missed target)
+#                             memory beside both, the table at 1M handlers (one execute over all,
+#                             removing them one by one in three orders, blocking and unblocking)
+#                             and on two threads; times and callgrind instruction counts
+#                             (Scripts/bench-report.py). Installs GLib, libsigc++, valgrind and
+#                             python3 when missing (as root). (BENCH_ARGS=--quick for a short run,
+#                             --strict to fail on a missed target, --remove-count N for the removal
+#                             tables' size)
 #   make bench-all            make bench and make bench-swift in one run and one table
 #   make bench-check          instruction counts of the hot paths against the committed ceilings in
 #                             Benchmarks/instructions-{gcc,clang}.txt (by CC): catches a regression
-#                             without timing; the Swift executes' counts come from Benchmarks/Count
+#                             without timing; the Swift executes' counts come from Benchmarks/Count.
+#                             A guarded case with no ceiling in the file yet is listed, not counted
 #   make bench-record         rewrite that file from this build's counts
 #   make bench-swift          the Swift benchmarks (Benchmarks/, its own package on ordo-one/benchmark):
 #                             CommandTable beside closures, a [String: [() -> Void]], NotificationCenter

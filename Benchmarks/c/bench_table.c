@@ -18,6 +18,13 @@
  *                                            (target <= 3 ns)
  *   two threads executing one event         throughput relative to one thread
  *                                            (target >= 1.7x)
+ *   remove 1M handlers of one event         dc_table_remove of each by id, in
+ *                                            registration, reverse and a seeded
+ *                                            random order, ns per handler
+ *                                            (target <= 200 ns each order)
+ *   block + unblock those 1M                dc_table_block of each, then
+ *                                            dc_table_unblock, random order, ns
+ *                                            per handler (information)
  *
  * Executes pass a NULL result, as a caller that does not look at it would.
  * Every timed figure is the best of its samples, one sample per round (three
@@ -26,12 +33,19 @@
  * (about 40 ms; 10 ms with --quick). A figure is reported only when every
  * handler was called every time. Register and destroy figures use fresh
  * tables of 10000 (and 1000) handlers; the memory and 1M-handler figures one
- * table built once.
+ * table built once. The removal figures (bench_removal.h) each take a fresh
+ * table of 1M handlers per sample (100000 with --quick), in the first three
+ * rounds only (one with --quick): with four tables of 1M handlers to
+ * register, a round of them takes longer than all the rest of a round.
  *
- *   bench_table [--quick] [--runs N] [--iterations N] [--strict]
+ *   bench_table [--quick] [--runs N] [--iterations N] [--remove-count N] [--strict] [--tsv]
+ *   bench_table --count table.remove.ORDER N    remove N handlers in ORDER
+ *                                               (registration_order, reverse_order,
+ *                                               random_order) inside bench_counted()
  *
- * --iterations fixes the executes per sample instead of calibrating; --strict
- * exits 1 when a target is missed (by default the run only reports).
+ * --iterations fixes the executes per sample instead of calibrating;
+ * --remove-count the handlers of the removal tables; --strict exits 1 when a
+ * target is missed (by default the run only reports).
  */
 #include <malloc.h>
 #include <pthread.h>
@@ -42,6 +56,7 @@
 
 #include "bench_callees.h"
 #include "bench_handlers.h"
+#include "bench_removal.h"
 #include "bench_support.h"
 #include "dispatch_core.h"
 
@@ -52,11 +67,14 @@
 #define TARGET_BYTES_PER_HANDLER 64.0
 #define TARGET_NS_PER_HANDLER_AT_1M 3.0
 #define TARGET_TWO_THREAD_SPEEDUP 1.7
+#define TARGET_REMOVE_NS 200.0
 
 enum {
     REGISTER_COUNT = 10000,
     SMALL_REGISTER_COUNT = 1000, /* destroy cost at two sizes shows how it scales */
     MILLION = 1000000,
+    QUICK_REMOVAL_COUNT = 100000,
+    REMOVAL_RUNS = 3,
     BUILD_CHUNK = 16384,
     THREAD_COUNT = 2,
     /* Two threads need two idle cores at once, which a shared machine offers
@@ -72,7 +90,9 @@ typedef struct settings {
     unsigned runs;
     double sample_ms;
     uint64_t fixed_iterations; /* 0: calibrate */
-    double build_budget_s;     /* registering the 1M handlers stops after this */
+    double budget_s;           /* registering the 1M handlers, or a removal pass, stops after this */
+    uint64_t removal_count;    /* handlers in each removal table */
+    unsigned removal_runs;     /* rounds that take removal samples */
     bool strict;
     bool tsv;
 } settings;
@@ -398,9 +418,47 @@ static const char *verdict(bool ok) {
     return ok ? "ok" : "MISSED";
 }
 
+/* The rounds that took removal samples. */
+static unsigned removal_rounds(const settings *s) {
+    return s->runs < s->removal_runs ? s->runs : s->removal_runs;
+}
+
+static void print_removal_row(const settings *s, const char *label, const removal_sample *best,
+                              bool has_target) {
+    if (best->ns_per_handler < 0) {
+        printf("  %-40s %9s unfinished after %.0f s (%.0f%% done)", label, "-", s->budget_s,
+               100 * best->done);
+    } else {
+        printf("  %-40s %9.2f ns per handler", label, best->ns_per_handler);
+    }
+    if (has_target) {
+        bool ok = best->ns_per_handler >= 0 && best->ns_per_handler <= TARGET_REMOVE_NS;
+        printf("%s target <= %.0f ns   %s\n", best->ns_per_handler < 0 ? "  " : "        ",
+               TARGET_REMOVE_NS, verdict(ok));
+    } else {
+        printf(" (information)\n");
+    }
+}
+
+static void print_removal(const settings *s, const removal_bench *r) {
+    static const char *const labels[REMOVAL_ORDER_COUNT] = {
+        "  removing each, in registration order", "  removing each, in reverse order",
+        "  removing each, in a random order"};
+    if (r->count == MILLION) {
+        printf("\n  1M handlers on one event, one at a time (best of %u)\n", removal_rounds(s));
+    } else {
+        printf("\n  %llu handlers on one event, one at a time (best of %u)\n",
+               (unsigned long long)r->count, removal_rounds(s));
+    }
+    for (int order = 0; order < REMOVAL_ORDER_COUNT; order++) {
+        print_removal_row(s, labels[order], &r->best_remove[order], true);
+    }
+    print_removal_row(s, "  block + unblock each, random order", &r->best_block_unblock, false);
+}
+
 static void print_table(const settings *s, const call_bench *calls, const million *m,
-                        const parallel_bench *parallel, double best_register,
-                        double best_small_destroy, double best_destroy) {
+                        const removal_bench *removal, const parallel_bench *parallel,
+                        double best_register, double best_small_destroy, double best_destroy) {
     const double *best = calls->best;
     double direct = best[CALL_DIRECT_1];
     printf("bench_table: best of %u runs; ns per execute unless noted\n\n", s->runs);
@@ -430,7 +488,7 @@ static void print_table(const settings *s, const call_bench *calls, const millio
         snprintf(million_label, sizeof million_label, "1M handlers on one event");
     } else {
         snprintf(million_label, sizeof million_label, "%llu handlers (registering took > %.0f s)",
-                 (unsigned long long)m->count, s->build_budget_s);
+                 (unsigned long long)m->count, s->budget_s);
     }
     printf("\n  %s\n", million_label);
     if (m->bytes_per_handler >= 0) {
@@ -445,6 +503,7 @@ static void print_table(const settings *s, const call_bench *calls, const millio
            m->best_ns_per_handler / direct, TARGET_NS_PER_HANDLER_AT_1M,
            verdict(m->best_ns_per_handler <= TARGET_NS_PER_HANDLER_AT_1M && m->count == MILLION));
     printf("  %-40s %9.2f ns per add (information)\n", "  registering them", m->ns_per_add);
+    print_removal(s, removal);
 
     const uint64_t *per_thread = parallel->iterations;
     double speedup = parallel_speedup(parallel, PARALLEL_EXECUTE);
@@ -461,8 +520,9 @@ static void print_table(const settings *s, const call_bench *calls, const millio
     printf("\ntargets: %d met, %d missed\n", met, missed);
 }
 
-static void print_tsv(const call_bench *calls, const million *m, const parallel_bench *parallel,
-                      double best_register, double best_small_destroy, double best_destroy) {
+static void print_tsv(const call_bench *calls, const million *m, const removal_bench *removal,
+                      const parallel_bench *parallel, double best_register,
+                      double best_small_destroy, double best_destroy) {
     static const char *const names[CALL_VARIANT_COUNT] = {
         "table.direct.1", "table.direct.10", "table.id.1", "table.id.10", "table.key.1"};
     for (int v = 0; v < CALL_VARIANT_COUNT; v++) bench_tsv(names[v], calls->best[v]);
@@ -471,27 +531,71 @@ static void print_tsv(const call_bench *calls, const million *m, const parallel_
     bench_tsv("table.destroy.10000", best_destroy);
     if (m->bytes_per_handler >= 0) bench_tsv("table.memory_1m", m->bytes_per_handler);
     if (m->count == MILLION) bench_tsv("table.per_handler_1m", m->best_ns_per_handler);
+    /* The removal figures with their handler count and target, which the report
+     * takes from here; an unfinished pass has no figure. */
+    bench_tsv("table.remove.handlers", (double)removal->count);
+    bench_tsv("table.remove.target_ns", TARGET_REMOVE_NS);
+    char name[64];
+    for (int order = 0; order < REMOVAL_ORDER_COUNT; order++) {
+        if (removal->best_remove[order].ns_per_handler < 0) continue;
+        snprintf(name, sizeof name, "table.remove.%s", removal_order_names[order]);
+        bench_tsv(name, removal->best_remove[order].ns_per_handler);
+    }
+    if (removal->best_block_unblock.ns_per_handler >= 0) {
+        snprintf(name, sizeof name, "table.block_unblock.%s",
+                 removal_order_names[REMOVAL_RANDOM_ORDER]);
+        bench_tsv(name, removal->best_block_unblock.ns_per_handler);
+    }
     bench_tsv("table.threads_speedup", parallel_speedup(parallel, PARALLEL_EXECUTE));
     bench_tsv("table.threads_speedup_direct", parallel_speedup(parallel, PARALLEL_DIRECT));
 }
 
+static void usage(void) {
+    fprintf(stderr, "usage: bench_table [--quick] [--runs N] [--iterations N] [--remove-count N] "
+                    "[--strict] [--tsv]\n"
+                    "       bench_table --count table.remove.ORDER N\n");
+    exit(2);
+}
+
+/* The order of a --count case's name, table.remove.<order>. */
+static removal_order counted_removal_order(const char *name) {
+    static const char prefix[] = "table.remove.";
+    for (int order = 0; order < REMOVAL_ORDER_COUNT; order++) {
+        if (strncmp(name, prefix, sizeof prefix - 1) == 0 &&
+            strcmp(name + sizeof prefix - 1, removal_order_names[order]) == 0) {
+            return (removal_order)order;
+        }
+    }
+    fprintf(stderr, "bench_table: no case named %s\n", name);
+    exit(2);
+}
+
 int main(int argc, char **argv) {
-    settings s = {.runs = 11, .sample_ms = 40, .build_budget_s = 20};
+    settings s = {.runs = 11, .sample_ms = 40, .budget_s = 20, .removal_count = MILLION,
+                  .removal_runs = REMOVAL_RUNS};
+    bool removal_count_given = false;
+    const char *count_case = NULL;
+    uint64_t count_iterations = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--quick") == 0) {
-            s.runs = 3, s.sample_ms = 10, s.build_budget_s = 5;
+            s.runs = 3, s.sample_ms = 10, s.budget_s = 5, s.removal_runs = 1;
+            if (!removal_count_given) s.removal_count = QUICK_REMOVAL_COUNT;
         } else if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc) {
             s.runs = (unsigned)bench_parse_count("bench_table", argv[++i]);
         } else if (strcmp(argv[i], "--iterations") == 0 && i + 1 < argc) {
             s.fixed_iterations = bench_parse_count("bench_table", argv[++i]);
+        } else if (strcmp(argv[i], "--remove-count") == 0 && i + 1 < argc) {
+            s.removal_count = bench_parse_count("bench_table", argv[++i]);
+            removal_count_given = true;
         } else if (strcmp(argv[i], "--strict") == 0) {
             s.strict = true;
         } else if (strcmp(argv[i], "--tsv") == 0) {
             s.tsv = true;
+        } else if (strcmp(argv[i], "--count") == 0 && i + 2 < argc) {
+            count_case = argv[++i];
+            count_iterations = bench_parse_count("bench_table", argv[++i]);
         } else {
-            fprintf(stderr,
-                    "usage: bench_table [--quick] [--runs N] [--iterations N] [--strict] [--tsv]\n");
-            return 2;
+            usage();
         }
     }
 
@@ -499,9 +603,20 @@ int main(int argc, char **argv) {
     dc_status status = dc_signature_create("v^v", &signature);
     if (status != DC_OK) die("dc_signature_create", status);
 
+    removal_bench removal;
+    if (count_case != NULL) {
+        removal_order order = counted_removal_order(count_case);
+        removal_prepare(&removal, signature, count_iterations, s.budget_s);
+        removal_count_remove(&removal, order);
+        removal_release(&removal);
+        dc_signature_release(signature);
+        return 0;
+    }
+
     /* The million first, while the heap is quiet, so its growth is its own. */
     million m = {0};
-    build_million(&m, signature, s.build_budget_s);
+    build_million(&m, signature, s.budget_s);
+    removal_prepare(&removal, signature, s.removal_count, s.budget_s);
 
     call_bench calls = {0};
     prepare_calls(&calls, signature);
@@ -533,6 +648,15 @@ int main(int argc, char **argv) {
         bench_keep_best(&best_small_destroy,
                   time_register(signature, SMALL_REGISTER_COUNT).ns_per_destroyed_handler);
         bench_keep_best(&m.best_ns_per_handler, time_million_execute(&m));
+        /* A pass that ran out of time once is not tried again. */
+        for (int order = 0; order < REMOVAL_ORDER_COUNT && run < s.removal_runs; order++) {
+            removal_sample *best = &removal.best_remove[order];
+            if (run > 0 && best->ns_per_handler < 0) continue;
+            removal_keep_best(best, removal_time_remove(&removal, (removal_order)order));
+        }
+        if (run < s.removal_runs && (run == 0 || removal.best_block_unblock.ns_per_handler >= 0)) {
+            removal_keep_best(&removal.best_block_unblock, removal_time_block_unblock(&removal));
+        }
         for (int repeat = 0; repeat < PARALLEL_SAMPLES_PER_ROUND; repeat++) {
             for (int mode = 0; mode < PARALLEL_MODE_COUNT; mode++) {
                 uint64_t n = parallel.iterations[mode];
@@ -545,9 +669,10 @@ int main(int argc, char **argv) {
     }
 
     if (s.tsv) {
-        print_tsv(&calls, &m, &parallel, best_register, best_small_destroy, best_destroy);
+        print_tsv(&calls, &m, &removal, &parallel, best_register, best_small_destroy, best_destroy);
     } else {
-        print_table(&s, &calls, &m, &parallel, best_register, best_small_destroy, best_destroy);
+        print_table(&s, &calls, &m, &removal, &parallel, best_register, best_small_destroy,
+                    best_destroy);
     }
 
     /* The million-handler table is left to the process's exit (still reachable
@@ -557,6 +682,7 @@ int main(int argc, char **argv) {
     kept_until_exit = m.table;
     dc_table_destroy(calls.table);
     dc_table_destroy(parallel.table);
+    removal_release(&removal);
     dc_signature_release(signature);
     return s.strict && missed > 0 ? 1 : 0;
 }
