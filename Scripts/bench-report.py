@@ -419,6 +419,12 @@ def swift_sections(table, swift):
         table.row([f"  {label}", number(value), "", ratio(value, get("registerDictionary")),
                    ratio(value, get("registerNotificationCenter")),
                    ratio(value, get("registerOpenCombine"))])
+    cancel_handlers = get("cancelSubscriptions.handlers")
+    if cancel_handlers:
+        table.header(f"Swift, cancel {handlers_label(cancel_handlers)} subscriptions of one "
+                     "event, ns", ["ns"])
+        table.row(["  Subscription.cancel(), one by one in order",
+                   number(get("cancelSubscriptions"))])
     table.header("Swift, heap bytes kept per handler (10000)", ["bytes", "", "x dict",
                                                                "x NotifC", "x Combine"])
     for case, label in SWIFT_MEMORY:
@@ -458,6 +464,12 @@ def swift_targets(swift):
     ]:
         if get(case) and get(baseline):
             rows.append((label, get(case) / get(baseline), "<=", limit, "x"))
+    # BenchSummary gives the cancel case's target and count with its figure.
+    cancel_limit = get("cancelSubscriptions.target_ns")
+    if cancel_limit:
+        rows.append((f"Swift cancel, {handlers_label(get('cancelSubscriptions.handlers'))} "
+                     f"subscriptions, each <= {cancel_limit:.0f} ns", get("cancelSubscriptions"),
+                     "<=", cancel_limit, " ns"))
     notification, typed = get("notificationCenter1"), get("executeTyped1")
     string = get("executeString1")
     if notification and typed:

@@ -10,6 +10,9 @@
 //                                   CommandTable by string and by typed key
 //   register + cancel one handler   the dictionary, NotificationCenter,
 //                                   OpenCombine and CommandTable
+//   cancel one by one               CommandTable: every Subscription of
+//                                   cancelSubscriptionCount handlers on one
+//                                   event cancelled in turn
 //   calling a run-time C function   a direct call, a raw ffi_call,
 //                                   Invocation.invoke() on both call paths
 //   memory per handler              malloc counters (MallocInterposer) while
@@ -113,6 +116,19 @@ func timed(_ id: CaseID, _ body: @escaping (Benchmark) throws -> Void) {
     let benchmarkCase = benchmarkCase(id)
     precondition(benchmarkCase.operationsPerIteration == timedConfiguration().scalingFactor.rawValue)
     Benchmark(benchmarkCase.name, configuration: timedConfiguration(), closure: body)
+}
+
+/// One iteration registers `cancelSubscriptionCount` handlers, then measures
+/// cancelling them all: a handful of such iterations make the figure.
+func cancelConfiguration() -> Benchmark.Configuration {
+    Benchmark.Configuration(
+        metrics: [.wallClock, .instructions, .mallocCountTotal],
+        timeUnits: .milliseconds,
+        warmupIterations: 1,
+        scalingFactor: .one,
+        maxDuration: .seconds(10),
+        maxIterations: 5
+    )
 }
 
 func memory(_ id: CaseID, _ body: @escaping (Benchmark) throws -> Void) {
@@ -310,6 +326,28 @@ let benchmarks: @Sendable () -> Void = {
             }
             withExtendedLifetime(keptSubscription) {}
             precondition(table.handlerCount(for: sixteenCharacterKey) == 1)
+        }
+    }
+
+    // MARK: Cancel one by one
+
+    // cancelSubscriptionCount handlers on one event of a fresh table, each
+    // with its Subscription kept, registered before startMeasurement; then
+    // each Subscription's cancel() in registration order. Every on() is its
+    // own handler, so the handlers share one closure.
+    do {
+        let handler = makeHandler(Counter())
+        let count = cancelSubscriptionCount
+        Benchmark(benchmarkCase(.cancelSubscriptions).name, configuration: cancelConfiguration()) { benchmark in
+            let table = CommandTable(name: "cancel")
+            var subscriptions: [EventKitSwift.Subscription] = []
+            subscriptions.reserveCapacity(count)
+            for _ in 0..<count { subscriptions.append(table.on(sixteenCharacterKey, handler)) }
+            precondition(table.handlerCount(for: sixteenCharacterKey) == count)
+            benchmark.startMeasurement()
+            for subscription in subscriptions { subscription.cancel() }
+            benchmark.stopMeasurement()
+            precondition(table.handlerCount(for: sixteenCharacterKey) == 0)
         }
     }
 

@@ -120,6 +120,9 @@ if run.files.isEmpty {
 func time(_ id: CaseID) -> Figures? { run.figures(benchmarkCase(id), "wallClock") }
 func perOperation(_ id: CaseID, _ metric: String) -> Figures? { run.figures(benchmarkCase(id), metric) }
 
+/// The cancel case's target, ns per cancel; --tsv passes it on with the count.
+let cancelTargetNanoseconds = 500.0
+
 if arguments.contains("--tsv") {
     for benchmarkCase in benchmarkCases {
         let metric = benchmarkCase.isMemory ? "memoryLeakedBytes" : "wallClock"
@@ -127,6 +130,9 @@ if arguments.contains("--tsv") {
             print("swift.\(benchmarkCase.id.rawValue)\t" + String(format: "%.4f", figures.median))
         }
     }
+    let cancel = CaseID.cancelSubscriptions.rawValue
+    print("swift.\(cancel).handlers\t\(cancelSubscriptionCount)")
+    print("swift.\(cancel).target_ns\t" + String(format: "%.4f", cancelTargetNanoseconds))
     exit(0)
 }
 
@@ -136,7 +142,9 @@ let showInstructions = benchmarkCases.contains { perOperation($0.id, "instructio
 print("EventKitSwift benchmarks, one run (ordo-one/benchmark 1.38.1 with its malloc interposer, release build)")
 print(machineDescription())
 print("Timed figures: ns per operation, the median over every iteration of 1,000 operations, and the")
-print("fastest iteration (min). Ratios divide medians measured in this run: below 1x is faster.")
+print("fastest iteration (min); an iteration of the cancel case cancels "
+    + "\(countLabel(cancelSubscriptionCount)) subscriptions.")
+print("Ratios divide medians measured in this run: below 1x is faster.")
 print("Every handler adds 1 to a counter; each iteration checks that all of them ran.")
 
 /// The timed groups; each names the two baselines its ratio columns use.
@@ -145,6 +153,7 @@ let timedGroups: [(Group, (String, CaseID?), (String, CaseID?))] = [
     (.dispatchTen, ("vs dict", .dictionary10), ("vs array", .closureArray10)),
     (.dispatchArguments, ("vs dict", .dictionaryArguments), ("vs array", .closureArrayArguments)),
     (.registration, ("vs dict", .registerDictionary), ("", nil)),
+    (.cancellation, ("", nil), ("", nil)),
     (.invocation, ("vs direct", .directCall), ("vs ffi_call", .rawFFICall)),
 ]
 
@@ -267,6 +276,9 @@ target("execute(EventKey), 1 closure / dictionary", "<= 0.2x", relative(.execute
        unit: "x", atMost: 10.0 / 50)
 target("execute(EventKey), 10 closures / array of 10", "<= 0.62x", relative(.executeTyped10, .closureArray10),
        unit: "x", atMost: 50.0 / 80)
+target("cancel one of \(countLabel(cancelSubscriptionCount)) subscriptions, one by one",
+       "<= \(number(cancelTargetNanoseconds, decimals: 0)) ns", time(.cancelSubscriptions)?.median, unit: " ns",
+       atMost: cancelTargetNanoseconds)
 target("memory per Swift handler, on(String)", "<= 128 B", memory(.memoryCommandTable, "memoryLeakedBytes"),
        unit: " B", atMost: 128)
 target("memory per Swift handler, on(EventKey)", "<= 128 B", memory(.memoryCommandTableTyped, "memoryLeakedBytes"),

@@ -6,7 +6,9 @@
 /// iteration, so the per-iteration overhead of the harness (two clock reads
 /// and the counters) is spread over many operations; figures are divided back
 /// to one operation. Memory cases register `operationsPerIteration` handlers
-/// in one iteration and are divided back to one handler.
+/// in one iteration and are divided back to one handler; the cancel case
+/// cancels `operationsPerIteration` subscriptions and is divided back to one
+/// cancel.
 
 /// Where a case sits in the table, and what its ratios are taken against.
 public enum Group: String, CaseIterable, Sendable {
@@ -14,6 +16,7 @@ public enum Group: String, CaseIterable, Sendable {
     case dispatchTen = "Dispatch to 10 handlers (ns per event)"
     case dispatchArguments = "Dispatch of (Int, Double) to 1 handler (ns per event)"
     case registration = "Register + cancel one handler (ns per pair)"
+    case cancellation = "Cancel subscriptions one by one (ns per cancel)"
     case invocation = "Calling a C function known at run time (ns per call)"
     case memory = "Memory per registered handler (10,000 handlers on one event)"
 }
@@ -23,6 +26,7 @@ public enum CaseID: String, CaseIterable, Sendable {
     case closureArray10, dictionary10, notificationCenter10, openCombine10, executeString10, executeTyped10
     case closureArrayArguments, dictionaryArguments, executeStringArguments, executeTypedArguments
     case registerDictionary, registerNotificationCenter, registerOpenCombine, registerCommandTable
+    case cancelSubscriptions
     case directCall, rawFFICall, invocationStub, invocationLibffi
     case memoryDictionary, memoryNotificationCenter, memoryOpenCombine, memoryCommandTable, memoryCommandTableTyped
 }
@@ -48,6 +52,14 @@ public let memoryHandlerCount = 10_000
 
 /// Operations in one iteration of a timed case (ordo-one's `.kilo`).
 public let timedOperationsPerIteration = 1_000
+
+/// Subscriptions on one event that one iteration of the cancel case cancels.
+public let cancelSubscriptionCount = 1_000_000
+
+/// "1M" for a million, else the count itself.
+public func countLabel(_ count: Int) -> String {
+    count % 1_000_000 == 0 ? "\(count / 1_000_000)M" : "\(count)"
+}
 
 public let benchmarkCases: [BenchmarkCase] = {
     func timed(_ id: CaseID, _ group: Group, _ name: String, _ label: String) -> BenchmarkCase {
@@ -86,6 +98,11 @@ public let benchmarkCases: [BenchmarkCase] = {
         timed(.registerNotificationCenter, .registration, "register: NotificationCenter", "NotificationCenter addObserver + removeObserver"),
         timed(.registerOpenCombine, .registration, "register: OpenCombine", "OpenCombine sink + cancel"),
         timed(.registerCommandTable, .registration, "register: CommandTable", "CommandTable.on + Subscription.cancel"),
+
+        BenchmarkCase(id: .cancelSubscriptions, name: "cancel: CommandTable one by one",
+                      label: "Subscription.cancel() of \(countLabel(cancelSubscriptionCount)) "
+                          + "on one event, in order",
+                      group: .cancellation, operationsPerIteration: cancelSubscriptionCount),
 
         timed(.directCall, .invocation, "call: direct", "direct call through a @convention(c) pointer"),
         timed(.rawFFICall, .invocation, "call: raw ffi_call", "raw ffi_call, cif prepared once"),
