@@ -322,7 +322,11 @@ bool dc__wait_for_calls(void *handler, dc__finish_function finish, void *context
     dc_thread_record *first = atomic_load_explicit(&records, memory_order_acquire);
     handover *h = NULL;
     for (dc_thread_record *r = first; r != NULL; r = r->next) {
-        if (r == self || wait_for_record(r, handler, may_skip)) continue;
+        /* A record not in use belongs to no thread: nothing of it runs, and
+         * the thread that adopts it next cannot call a removed handler. */
+        if (r == self || !atomic_load_explicit(&r->in_use, memory_order_acquire) ||
+            wait_for_record(r, handler, may_skip))
+            continue;
         if (finish == NULL) continue; /* a block: nothing to finish */
         if (h == NULL) {
             size_t capacity = record_count(first);

@@ -44,6 +44,34 @@ typedef dc__handler dc_handler;
 /* Always removed: what an array slot points to after its handler is removed. */
 static dc_handler tombstone = {.state = DC__STATE_REMOVED};
 
+/* The duplicate index over (event, function, target): open addressing with
+ * linear probing. An entry is a slot + 1 (0: empty, DEDUPE_REMOVED: a
+ * handler was removed from it) and 8 bits of its hash, which spare most
+ * probes a look at another handler. An indexed handler knows its entry
+ * (dc__handler.next), so removing it writes the entry and reads nothing:
+ * with a million handlers every read here is a cache miss. At most half
+ * the entries are in use, removed ones included. */
+typedef struct dedupe_index {
+    uint32_t *slots;
+    uint8_t *tags;
+    uint32_t mask;
+    uint32_t indexed; /* entries holding a handler */
+    uint32_t removed; /* entries marked DEDUPE_REMOVED */
+} dedupe_index;
+
+#define DEDUPE_REMOVED UINT32_MAX
+#define DEDUPE_INITIAL_ENTRIES 16u
+
+/* An empty index of `entries` (a power of two) entries; false when out of memory. */
+static bool new_dedupe_index(dedupe_index *index, uint32_t entries) {
+    index->slots = calloc(entries, sizeof *index->slots + sizeof *index->tags);
+    if (index->slots == NULL) return false;
+    index->tags = (uint8_t *)(index->slots + entries);
+    index->mask = entries - 1;
+    index->indexed = index->removed = 0;
+    return true;
+}
+
 /* ---- per-event structures readers see ------------------------------------------------ */
 
 typedef dc__handler_array handler_array;
@@ -70,9 +98,7 @@ struct dc_table {
     uint32_t chunk_count;
     uint32_t slot_count; /* slots ever handed out */
     uint32_t free_slots; /* free list head: slot + 1 */
-    uint32_t *buckets;   /* dedupe index over (event, function, target): slot + 1 */
-    uint32_t bucket_mask;
-    uint32_t indexed_count; /* handlers in the dedupe index */
+    dedupe_index dedupe;
     dc_retired_list retired;
     _Atomic bool destroy_called;
     dc__deferred destroy_work; /* the free owed once a destroy called inside a section is outside */
@@ -249,17 +275,17 @@ DC_API dc_status dc_table_create(const char *name, const dc_object_callbacks *ca
     event_list *events = new_event_list(8);
     name_index *names = new_name_index(16);
     char *copy = strdup(name != NULL ? name : "");
-    uint32_t *buckets = calloc(16, sizeof *buckets);
-    if (table == NULL || events == NULL || names == NULL || copy == NULL || buckets == NULL) {
-        free(table), free(events), free(names), free(copy), free(buckets);
+    dedupe_index dedupe = {0};
+    bool indexed = table != NULL && new_dedupe_index(&dedupe, DEDUPE_INITIAL_ENTRIES);
+    if (table == NULL || events == NULL || names == NULL || copy == NULL || !indexed) {
+        free(table), free(events), free(names), free(copy), free(dedupe.slots);
         return dc__fail(DC_ERR_NO_MEMORY, "dc_table_create: out of memory");
     }
     pthread_mutex_init(&table->lock, NULL);
     atomic_init(&table->events, events);
     atomic_init(&table->names, names);
     table->name = copy;
-    table->buckets = buckets;
-    table->bucket_mask = 15;
+    table->dedupe = dedupe;
     if (callbacks != NULL) table->callbacks = *callbacks;
     *out = table;
     return DC_OK;
@@ -531,58 +557,69 @@ static void remove_shape(dc_table *table, event_record *record, const dc_signatu
 
 /* ---- dedupe index ------------------------------------------------------------------------------ */
 
-static uint32_t *bucket_for(dc_table *table, dc_event_id event, dc_function function, const void *target) {
-    return &table->buckets[dedupe_hash(event, function, target) & table->bucket_mask];
+/* Starts the probe of (event, function, target) at its home entry. */
+static uint32_t dedupe_home(const dedupe_index *index, dc_event_id event, dc_function function, const void *target,
+                            uint8_t *tag) {
+    uint32_t hash = dedupe_hash(event, function, target);
+    *tag = (uint8_t)(hash >> 24);
+    return hash & index->mask;
 }
 
 static dc_handler *find_duplicate(dc_table *table, dc_event_id event, dc_function function, const void *target) {
-    for (uint32_t link = *bucket_for(table, event, function, target); link != 0;) {
-        dc_handler *handler = handler_at(table, link - 1);
+    const dedupe_index *index = &table->dedupe;
+    uint8_t tag;
+    for (uint32_t i = dedupe_home(index, event, function, target, &tag); index->slots[i] != 0;
+         i = (i + 1) & index->mask) {
+        if (index->slots[i] == DEDUPE_REMOVED || index->tags[i] != tag) continue;
+        dc_handler *handler = handler_at(table, index->slots[i] - 1);
         uint32_t state = atomic_load_explicit(&handler->state, memory_order_relaxed);
         if (handler->event == event && handler->function == function && handler->target == target &&
             !(state & (DC__STATE_REMOVED | DC__STATE_FIRED)))
             return handler;
-        link = handler->next;
     }
     return NULL;
 }
 
-static void dedupe_insert(dc_table *table, dc_handler *handler, uint32_t slot) {
-    uint32_t *bucket = bucket_for(table, handler->event, handler->function, handler->target);
-    handler->next = *bucket;
-    *bucket = slot + 1;
+static void dedupe_insert(dedupe_index *index, dc_handler *handler) {
+    uint8_t tag;
+    uint32_t i = dedupe_home(index, handler->event, handler->function, handler->target, &tag);
+    while (index->slots[i] != 0 && index->slots[i] != DEDUPE_REMOVED) i = (i + 1) & index->mask;
+    if (index->slots[i] == DEDUPE_REMOVED) index->removed--;
+    index->slots[i] = handler->slot + 1;
+    index->tags[i] = tag;
+    handler->next = i;
+    index->indexed++;
 }
 
-static void dedupe_unlink(dc_table *table, dc_handler *handler) {
-    for (uint32_t *link = bucket_for(table, handler->event, handler->function, handler->target); *link != 0;
-         link = &handler_at(table, *link - 1)->next) {
-        if (*link == handler->slot + 1) {
-            *link = handler->next;
-            return;
-        }
-    }
+static void dedupe_unlink(dedupe_index *index, dc_handler *handler) {
+    index->slots[handler->next] = DEDUPE_REMOVED;
+    index->removed++;
+    index->indexed--;
 }
 
-/* Doubles the dedupe index when it holds as many handlers as buckets; keeps
- * the old one when memory is short (chains only get longer). */
-static void grow_dedupe(dc_table *table) {
-    if (table->indexed_count <= table->bucket_mask) return;
-    uint32_t buckets = (table->bucket_mask + 1) * 2;
-    uint32_t *grown = calloc(buckets, sizeof *grown);
-    if (grown == NULL) return;
-    uint32_t *old = table->buckets;
-    uint32_t old_count = table->bucket_mask + 1;
-    table->buckets = grown;
-    table->bucket_mask = buckets - 1;
-    for (uint32_t b = 0; b < old_count; b++) {
-        for (uint32_t link = old[b]; link != 0;) {
-            dc_handler *handler = handler_at(table, link - 1);
-            uint32_t next = handler->next;
-            dedupe_insert(table, handler, link - 1);
-            link = next;
-        }
+/* The index one more handler needs when the current one would be over half
+ * full: twice the entries when the handlers take more than a quarter, the
+ * same number without the removed entries otherwise. Its `slots` is NULL
+ * when no new one is needed; false when one is and there is no memory. */
+static bool dedupe_spare(const dedupe_index *index, dedupe_index *spare) {
+    spare->slots = NULL;
+    uint64_t entries = (uint64_t)index->mask + 1;
+    if (((uint64_t)index->indexed + index->removed + 1) * 2 <= entries) return true;
+    if (((uint64_t)index->indexed + 1) * 4 > entries) entries *= 2;
+    return entries <= ((uint64_t)1 << 31) && new_dedupe_index(spare, (uint32_t)entries);
+}
+
+/* Puts every indexed handler in `spare`, which becomes the index: one pass
+ * over the slots in order. */
+static void dedupe_rebuild(dc_table *table, dedupe_index *spare) {
+    for (uint32_t slot = 0; slot < table->slot_count; slot++) {
+        dc_handler *handler = handler_at(table, slot);
+        uint32_t state = atomic_load_explicit(&handler->state, memory_order_relaxed);
+        if (handler->signature != NULL && !(state & (DC__STATE_REMOVED | DC__STATE_UNINDEXED)))
+            dedupe_insert(spare, handler);
     }
-    free(old);
+    free(table->dedupe.slots);
+    table->dedupe = *spare;
 }
 
 /* ---- registering -------------------------------------------------------------------------------- */
@@ -691,10 +728,12 @@ static dc_status add_locked(dc_table *table, event_record *record, dc_signature 
     handler_array *new_array = needs_new_array ? rebuilt_array(array, NULL, record->live + 1) : NULL;
     shape_set *spare_shapes = copy_shapes(atomic_load_explicit(&record->shapes, memory_order_relaxed), 1);
     handler_extras *extras = wants_extras ? malloc(sizeof *extras) : NULL;
+    dedupe_index spare_index = {0};
+    bool index_ready = !indexed || dedupe_spare(&table->dedupe, &spare_index);
     uint32_t slot = take_slot(table);
     if ((needs_new_array && new_array == NULL) || spare_shapes == NULL || (wants_extras && extras == NULL) ||
-        slot == UINT32_MAX) {
-        free(new_array), free(spare_shapes), free(extras);
+        !index_ready || slot == UINT32_MAX) {
+        free(new_array), free(spare_shapes), free(extras), free(spare_index.slots);
         if (slot != UINT32_MAX) give_back_slot(table, slot);
         return dc__fail(DC_ERR_NO_MEMORY, "table %s: no memory to add a handler for \"%s\"", display_name(table),
                         record->name);
@@ -737,9 +776,8 @@ static dc_status add_locked(dc_table *table, event_record *record, dc_signature 
 
     record->live++;
     if (indexed) {
-        table->indexed_count++;
-        dedupe_insert(table, handler, slot);
-        grow_dedupe(table);
+        if (spare_index.slots != NULL) dedupe_rebuild(table, &spare_index);
+        dedupe_insert(&table->dedupe, handler);
     }
     if (out != NULL) *out = ((uint64_t)handler->generation << 32) | slot;
     return DC_OK;
@@ -834,10 +872,7 @@ typedef struct removal_batch {
 /* Step 1 for one handler. Caller holds the lock. */
 static void unlink_handler(dc_table *table, dc_handler *handler, removal_batch *batch) {
     uint32_t state = atomic_fetch_or_explicit(&handler->state, DC__STATE_REMOVED, memory_order_seq_cst);
-    if (!(state & DC__STATE_UNINDEXED)) {
-        dedupe_unlink(table, handler);
-        table->indexed_count--;
-    }
+    if (!(state & DC__STATE_UNINDEXED)) dedupe_unlink(&table->dedupe, handler);
     event_record *record = record_by_id(table, handler->event);
     remove_shape(table, record, handler->signature, shape_flags(state));
     record->live--;
@@ -1923,7 +1958,7 @@ static void destroy_now(dc_table *table) {
     free(atomic_load_explicit(&table->names, memory_order_relaxed));
     for (uint32_t chunk = 0; chunk < table->chunk_count; chunk++) free(table->chunks[chunk]);
     free(table->chunks);
-    free(table->buckets);
+    free(table->dedupe.slots);
     free(table->name);
     pthread_mutex_destroy(&table->lock);
     free(table);

@@ -174,7 +174,7 @@ typedef struct dc__handler {
     uint32_t generation;               /* the upper half of the handler's id */
     uint32_t slot;                     /* where the table keeps it: the lower half */
     uint32_t position;                 /* its index in its event's current handler array (writer side) */
-    uint32_t next;                     /* dedupe chain / free list: slot + 1, 0 ends */
+    uint32_t next;                     /* its duplicate index entry; free: the next free slot + 1 */
 } dc__handler;
 
 /* An entry of a handler array. */
