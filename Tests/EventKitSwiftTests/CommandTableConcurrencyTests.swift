@@ -1,4 +1,5 @@
 import EventKitSwift
+import Foundation
 import Synchronization
 import Testing
 
@@ -14,6 +15,22 @@ private final class Flag: Sendable {
     private let raised = Atomic<Bool>(false)
     func raise() { raised.store(true, ordering: .releasing) }
     var isRaised: Bool { raised.load(ordering: .acquiring) }
+}
+
+/// A subscription a closure cancels, held once `on` has returned it.
+private final class SubscriptionSlot: Sendable {
+    private let subscription = Mutex<Subscription?>(nil)
+    func hold(_ held: Subscription) { subscription.withLock { $0 = held } }
+    func cancel() { subscription.withLock { $0 }?.cancel() }
+    var isCancelled: Bool { subscription.withLock { $0 }?.isCancelled == true }
+}
+
+/// What each of several threads reported, by index.
+private final class Reports: Sendable {
+    private let values: Mutex<[Int]>
+    init(count: Int) { values = Mutex(Array(repeating: -1, count: count)) }
+    func set(_ index: Int, _ value: Int) { values.withLock { $0[index] = value } }
+    var all: [Int] { values.withLock { $0 } }
 }
 
 @Suite("CommandTable concurrency")
@@ -144,6 +161,59 @@ struct CommandTableConcurrencyTests {
         #expect(try table.execute("tick").handled == 1)
         #expect(calls.value == callsAtEnd)
         withExtendedLifetime(keeper) {}
+    }
+
+    @Test("Two closures cancelling each other's subscription while both run, on two threads, both return and never run again")
+    func closuresCancellingEachOtherOnTwoThreads() async {
+        // Deadlocked threads would stay inside the C table for good, and every
+        // table destroyed afterwards in the process waits for the threads inside
+        // any table: the scenario runs in a process of its own, which records
+        // the deadlock and exits rather than hang the suite.
+        await #expect(processExitsWith: .success) {
+            let table = CommandTable(name: "mutual")
+            let events = ["left", "right"]
+            let partners = [SubscriptionSlot(), SubscriptionSlot()]
+            let calls = [Tally(), Tally()]
+            let cancelReturned = [Flag(), Flag()]
+            let arrivals = Tally()
+            for side in 0..<2 {
+                partners[side].hold(table.on(events[side]) {
+                    calls[side].increment()
+                    // Both closures are running before either cancels the other.
+                    arrivals.increment()
+                    let deadline = ContinuousClock.now + .seconds(10)
+                    while arrivals.value < 2 && ContinuousClock.now < deadline { sched_yield() }
+                    partners[1 - side].cancel()
+                    cancelReturned[side].raise()
+                })
+            }
+
+            let handled = Reports(count: 2) // -2: the execute threw
+            let returned = DispatchSemaphore(value: 0)
+            for side in 0..<2 {
+                Thread {
+                    handled.set(side, (try? table.execute(events[side]).handled) ?? -2)
+                    returned.signal()
+                }.start()
+            }
+            for _ in 0..<2 {
+                guard returned.wait(timeout: .now() + .seconds(10)) == .success else {
+                    Issue.record("the executes have not returned after 10 s: the closures' cancels deadlock")
+                    exit(1)
+                }
+            }
+
+            #expect(arrivals.value == 2)
+            #expect(cancelReturned.map(\.isRaised) == [true, true])
+            #expect(handled.all == [1, 1])
+            #expect(partners.map(\.isCancelled) == [true, true])
+            // Cancelled: executing their events again calls neither.
+            for event in events {
+                #expect((try? table.execute(event).handled) == 0)
+                #expect(table.handlerCount(for: event) == 0)
+            }
+            #expect(calls.map(\.value) == [1, 1])
+        }
     }
 
     @Test("A handler may execute its own table re-entrantly, from many tasks at once")
