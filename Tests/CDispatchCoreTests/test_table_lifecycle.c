@@ -428,8 +428,8 @@ static void destroy_from_handlers_on_two_threads_at_once_frees_the_table_once(vo
  * elsewhere: posting retains the object argument through the table's
  * callback, which holds the execute inside the table until a destroy on the
  * main thread has unlinked the handler. The post is then refused, nothing ran
- * or was queued, and the execute reports DC_ERR_NO_HANDLER — with a message
- * and the rest of its end built without the table, which the destroy frees as
+ * or was queued, and the execute reports DC_ERR_NO_HANDLER; it must build that
+ * message, and finish, without touching the table, which the destroy frees as
  * soon as the execute's read-side section is over. The table's long name
  * makes building a message from it slow, which widens that window.
  */
