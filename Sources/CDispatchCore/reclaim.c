@@ -59,10 +59,11 @@ void dc__reclaim_initialize(void) { pthread_once(&initialize_once, initialize); 
  * dc__heavy_fence() must be a system call. Read after a full fence, the
  * answer is exact for what the caller stored before it; read anywhere else it
  * is a guess (dc__reclaim uses it only to decide when to free). */
-static bool heavy_fence_is_costly(void) {
-    return dc__asymmetric_fences &&
-           atomic_load_explicit(&records_in_use, memory_order_relaxed) > (dc__current_record != NULL ? 1u : 0u);
+static bool others_may_read(void) {
+    return atomic_load_explicit(&records_in_use, memory_order_relaxed) > (dc__current_record != NULL ? 1u : 0u);
 }
+
+static bool heavy_fence_is_costly(void) { return dc__asymmetric_fences && others_may_read(); }
 
 /*
  * Readers pair their compiler-only fence with this one, which must therefore
@@ -205,7 +206,10 @@ bool dc__inside(void) {
 void dc__finishing_begin(void) { finishing++; }
 
 void dc__finishing_end(void) {
-    if (--finishing == 0) run_outside(dc__current_record);
+    if (--finishing != 0) return;
+    dc_thread_record *record = dc__current_record;
+    if (owed_outside != NULL || (record != NULL && atomic_load_explicit(&record->deferred, memory_order_relaxed) != NULL))
+        run_outside(record);
 }
 
 /* ---- waiting for calls in progress ---------------------------------------------- */
@@ -316,6 +320,9 @@ static bool wait_for_record(dc_thread_record *record, const void *handler, bool 
 }
 
 bool dc__wait_for_calls(void *handler, dc__finish_function finish, void *context) {
+    /* After the caller's heavy fence: no other thread has a record, so none
+     * is in a section, and one that enters now sees the handler's state. */
+    if (!others_may_read()) return true;
     dc_thread_record *self = dc__current_record;
     bool may_skip = self != NULL && self->depth > 0;
     if (may_skip) atomic_store_explicit(&self->waiting, true, memory_order_seq_cst);

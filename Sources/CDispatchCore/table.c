@@ -41,25 +41,19 @@ typedef dc__handler dc_handler;
 #define CHUNK_SHIFT 10
 #define CHUNK_SIZE (1u << CHUNK_SHIFT)
 
-/* Always removed: what an array slot points to after its handler is removed. */
-static dc_handler tombstone = {.state = DC__STATE_REMOVED};
-
 /* The duplicate index over (event, function, target): open addressing with
- * linear probing. An entry is a slot + 1 (0: empty, DEDUPE_REMOVED: a
- * handler was removed from it) and 8 bits of its hash, which spare most
- * probes a look at another handler. An indexed handler knows its entry
- * (dc__handler.next), so removing it writes the entry and reads nothing:
- * with a million handlers every read here is a cache miss. At most half
- * the entries are in use, removed ones included. */
+ * linear probing. An entry is a slot + 1 (0: empty) and 8 bits of its
+ * hash, which spare most probes a look at another handler. A removed
+ * handler's entry stays until the next rebuild (see "removing"); at most
+ * half the entries are in use, those included. */
 typedef struct dedupe_index {
     uint32_t *slots;
     uint8_t *tags;
     uint32_t mask;
-    uint32_t indexed; /* entries holding a handler */
-    uint32_t removed; /* entries marked DEDUPE_REMOVED */
+    uint32_t indexed; /* entries of live handlers */
+    uint32_t stale;   /* entries of removed handlers */
 } dedupe_index;
 
-#define DEDUPE_REMOVED UINT32_MAX
 #define DEDUPE_INITIAL_ENTRIES 16u
 
 /* An empty index of `entries` (a power of two) entries; false when out of memory. */
@@ -68,7 +62,7 @@ static bool new_dedupe_index(dedupe_index *index, uint32_t entries) {
     if (index->slots == NULL) return false;
     index->tags = (uint8_t *)(index->slots + entries);
     index->mask = entries - 1;
-    index->indexed = index->removed = 0;
+    index->indexed = index->stale = 0;
     return true;
 }
 
@@ -100,6 +94,7 @@ struct dc_table {
     uint32_t free_slots; /* free list head: slot + 1 */
     dedupe_index dedupe;
     dc_retired_list retired;
+    struct slot_batch *retiring; /* slots to retire at the end of this lock hold (reclaim()) */
     _Atomic bool destroy_called;
     dc__deferred destroy_work; /* the free owed once a destroy called inside a section is outside */
 };
@@ -107,7 +102,7 @@ struct dc_table {
 /*
  * What is read without the lock, and what makes it safe. Everything else
  * (chunks and slots, the dedupe index, free list, retired list, counts such
- * as live and tombstones, a handler's `next` and `position`) is read and
+ * as live and stale, a handler's `next`, its writer-side state bits) is read and
  * written under the lock only.
  *
  * Inside a read-side section (executes, drains, dc__event_record_of()):
@@ -146,6 +141,11 @@ struct dc_table {
 #define ALWAYS_INLINE
 #endif
 #define LIKELY(x) DC__LIKELY(x)
+#if defined(__GNUC__)
+#define PREFETCH(address) __builtin_prefetch(address)
+#else
+#define PREFETCH(address) ((void)0)
+#endif
 #define KEEP_IN_REGISTER(pointer) DC__KEEP_IN_REGISTER(pointer)
 
 /* ---- small helpers ---------------------------------------------------------------------- */
@@ -310,7 +310,7 @@ static void release_handler_slot(void *object, void *context) {
     dc_table *table = context;
     dc_handler *handler = object;
     dc_signature_release(handler->signature);
-    free(handler->extras);
+    if (handler->extras != NULL) free(handler->extras);
     handler->signature = NULL;
     handler->extras = NULL;
     handler->function = NULL;
@@ -325,6 +325,58 @@ static void release_handler_slot(void *object, void *context) {
 static void retire(dc_table *table, void *object, void (*release)(void *, void *)) {
     dc_retired *retired = malloc(sizeof *retired);
     if (retired != NULL) dc__retire(&table->retired, retired, object, table, release);
+}
+
+/* Handler slots retired together: a rebuild retires many at once, and one
+ * retirement each (an atomic increment of the epoch, a locked instruction)
+ * would keep their cache misses from overlapping. */
+typedef struct slot_batch {
+    uint32_t count;
+    uint32_t capacity;
+    dc_handler *handlers[];
+} slot_batch;
+
+static void release_slot_batch(void *object, void *context) {
+    slot_batch *batch = object;
+    for (uint32_t i = 0; i < batch->count; i++) {
+        if (i + 8 < batch->count) PREFETCH(batch->handlers[i + 8]);
+        release_handler_slot(batch->handlers[i], context);
+    }
+    free(batch);
+}
+
+/* Collects a slot to retire with the others of this lock hold
+ * (retire_collected_slots()). Caller holds the lock. */
+static void retire_slot(dc_table *table, dc_handler *handler) {
+    slot_batch *batch = table->retiring;
+    if (batch == NULL || batch->count == batch->capacity) {
+        uint32_t capacity = batch != NULL ? batch->capacity * 2 : 16;
+        slot_batch *grown = batch != NULL && capacity > batch->capacity
+                                ? realloc(batch, sizeof *batch + capacity * sizeof batch->handlers[0])
+                                : batch == NULL ? malloc(sizeof *batch + capacity * sizeof batch->handlers[0]) : NULL;
+        if (grown == NULL) {
+            retire(table, handler, release_handler_slot);
+            return;
+        }
+        if (batch == NULL) grown->count = 0;
+        grown->capacity = capacity;
+        table->retiring = batch = grown;
+    }
+    batch->handlers[batch->count++] = handler;
+}
+
+/* Retires the collected slots, then frees what no reader can hold. Caller
+ * holds the lock. */
+static void reclaim(dc_table *table) {
+    slot_batch *batch = table->retiring;
+    if (batch != NULL) {
+        dc_retired *retired = malloc(sizeof *retired);
+        if (retired != NULL) { /* otherwise collected until the next time */
+            dc__retire(&table->retired, retired, batch, table, release_slot_batch);
+            table->retiring = NULL;
+        }
+    }
+    dc__reclaim(&table->retired, false);
 }
 
 /* ---- interning ------------------------------------------------------------------------------- */
@@ -394,7 +446,7 @@ DC_API dc_status dc_table_intern(dc_table *table, const char *event, dc_event_id
     pthread_mutex_lock(&table->lock);
     event_record *record;
     dc_status status = intern_locked(table, event, &record);
-    if (status == DC_OK) dc__reclaim(&table->retired, false);
+    if (status == DC_OK) reclaim(table);
     pthread_mutex_unlock(&table->lock);
     if (status == DC_OK) *out = record->id;
     return status;
@@ -437,14 +489,31 @@ static handler_array *rebuilt_array(const handler_array *old, dc_handler *first,
     return array;
 }
 
-/* Publishes `array`, which holds live handlers only, and records where each is. */
+/* Adds one of the bits that say how far a removed handler's removal has
+ * come; true for the call that completes them: the handler is out of its
+ * event's array and the duplicate index, and its removal finished, so its
+ * slot can be retired. Only the finishing runs without the lock. */
+static bool mark_removed_handler(dc_handler *handler, uint32_t bit) {
+    const uint32_t done = DC__STATE_REMOVED | DC__STATE_UNLISTED | DC__STATE_UNINDEXED | DC__STATE_FINISHED;
+    uint32_t before = atomic_fetch_or_explicit(&handler->state, bit, memory_order_acq_rel);
+    return !(before & bit) && ((before | bit) & done) == done;
+}
+
+/* Publishes `array`, which holds live handlers only: the removed handlers
+ * of the one it replaces are out of it. */
 static void publish_array(dc_table *table, event_record *record, handler_array *array) {
-    uint32_t count = atomic_load_explicit(&array->count, memory_order_relaxed);
-    for (uint32_t i = 0; i < count; i++) atomic_load_explicit(&array->items[i], memory_order_relaxed)->position = i;
     handler_array *old = atomic_load_explicit(&record->handlers, memory_order_relaxed);
     atomic_store_explicit(&record->handlers, array, memory_order_release);
-    record->tombstones = 0;
-    if (old != NULL) retire(table, old, free_object);
+    record->stale = 0;
+    if (old == NULL) return;
+    uint32_t count = atomic_load_explicit(&old->count, memory_order_relaxed);
+    for (uint32_t i = 0; i < count; i++) {
+        dc_handler *handler = atomic_load_explicit(&old->items[i], memory_order_relaxed);
+        if (atomic_load_explicit(&handler->state, memory_order_relaxed) & DC__STATE_REMOVED) {
+            if (mark_removed_handler(handler, DC__STATE_UNLISTED)) retire_slot(table, handler);
+        }
+    }
+    retire(table, old, free_object);
 }
 
 static uint32_t shape_flags(uint32_t state) {
@@ -570,7 +639,7 @@ static dc_handler *find_duplicate(dc_table *table, dc_event_id event, dc_functio
     uint8_t tag;
     for (uint32_t i = dedupe_home(index, event, function, target, &tag); index->slots[i] != 0;
          i = (i + 1) & index->mask) {
-        if (index->slots[i] == DEDUPE_REMOVED || index->tags[i] != tag) continue;
+        if (index->tags[i] != tag) continue;
         dc_handler *handler = handler_at(table, index->slots[i] - 1);
         uint32_t state = atomic_load_explicit(&handler->state, memory_order_relaxed);
         if (handler->event == event && handler->function == function && handler->target == target &&
@@ -580,46 +649,68 @@ static dc_handler *find_duplicate(dc_table *table, dc_event_id event, dc_functio
     return NULL;
 }
 
-static void dedupe_insert(dedupe_index *index, dc_handler *handler) {
+static void dedupe_insert(dedupe_index *index, const dc_handler *handler) {
     uint8_t tag;
     uint32_t i = dedupe_home(index, handler->event, handler->function, handler->target, &tag);
-    while (index->slots[i] != 0 && index->slots[i] != DEDUPE_REMOVED) i = (i + 1) & index->mask;
-    if (index->slots[i] == DEDUPE_REMOVED) index->removed--;
+    while (index->slots[i] != 0) i = (i + 1) & index->mask;
     index->slots[i] = handler->slot + 1;
     index->tags[i] = tag;
-    handler->next = i;
     index->indexed++;
 }
 
-static void dedupe_unlink(dedupe_index *index, dc_handler *handler) {
-    index->slots[handler->next] = DEDUPE_REMOVED;
-    index->removed++;
-    index->indexed--;
+static bool dedupe_spare_new(const dedupe_index *index, uint32_t adding, dedupe_index *spare) {
+    uint64_t wanted = DEDUPE_INITIAL_ENTRIES;
+    while (wanted < ((uint64_t)index->indexed + adding) * 4) wanted *= 2;
+    return wanted <= ((uint64_t)1 << 31) && new_dedupe_index(spare, (uint32_t)wanted);
 }
 
-/* The index one more handler needs when the current one would be over half
- * full: twice the entries when the handlers take more than a quarter, the
- * same number without the removed entries otherwise. Its `slots` is NULL
- * when no new one is needed; false when one is and there is no memory. */
-static bool dedupe_spare(const dedupe_index *index, dedupe_index *spare) {
+/* The index the table needs with `adding` more handlers (0 or 1): NULL
+ * `slots` when the current one does; else a new one, sized so that its live
+ * handlers fill a quarter, when the current one would be over half full or
+ * holds three times as many removed handlers as live ones (dropping them
+ * costs a pass over the index, and putting the live ones back a third of an
+ * insertion per removal). False when there is no memory for it. */
+static inline bool dedupe_spare(const dedupe_index *index, uint32_t adding, dedupe_index *spare) {
     spare->slots = NULL;
-    uint64_t entries = (uint64_t)index->mask + 1;
-    if (((uint64_t)index->indexed + index->removed + 1) * 2 <= entries) return true;
-    if (((uint64_t)index->indexed + 1) * 4 > entries) entries *= 2;
-    return entries <= ((uint64_t)1 << 31) && new_dedupe_index(spare, (uint32_t)entries);
+    uint64_t used = (uint64_t)index->indexed + index->stale + adding;
+    if (used <= ((uint64_t)index->mask + 1) / 2 && (index->stale <= 64 || index->stale <= 3 * (uint64_t)index->indexed))
+        return true;
+    return dedupe_spare_new(index, adding, spare);
 }
 
-/* Puts every indexed handler in `spare`, which becomes the index: one pass
- * over the slots in order. */
-static void dedupe_rebuild(dc_table *table, dedupe_index *spare) {
-    for (uint32_t slot = 0; slot < table->slot_count; slot++) {
-        dc_handler *handler = handler_at(table, slot);
-        uint32_t state = atomic_load_explicit(&handler->state, memory_order_relaxed);
-        if (handler->signature != NULL && !(state & (DC__STATE_REMOVED | DC__STATE_UNINDEXED)))
-            dedupe_insert(spare, handler);
+
+/* One handler of the index during a rebuild: into `spare` when live, out
+ * when removed. */
+static void rebuild_entry(dc_table *table, dc_handler *handler, dedupe_index *spare) {
+    if (atomic_load_explicit(&handler->state, memory_order_relaxed) & DC__STATE_REMOVED) {
+        if (mark_removed_handler(handler, DC__STATE_UNINDEXED)) retire_slot(table, handler);
+    } else {
+        dedupe_insert(spare, handler);
     }
-    free(table->dedupe.slots);
-    table->dedupe = *spare;
+}
+
+/* Moves the live handlers to `spare`, which becomes the index; the removed
+ * ones are out. When the index holds most of the table's handlers, it visits
+ * them in the order of their slots, which follows memory; otherwise in the
+ * order of its entries, which costs what the index holds. */
+static void dedupe_rebuild(dc_table *table, dedupe_index *spare) {
+    dedupe_index *index = &table->dedupe;
+    if (((uint64_t)index->indexed + index->stale) * 2 >= table->slot_count) {
+        for (uint32_t slot = 0; slot < table->slot_count; slot++) {
+            dc_handler *handler = handler_at(table, slot);
+            if (handler->signature != NULL &&
+                !(atomic_load_explicit(&handler->state, memory_order_relaxed) & DC__STATE_UNINDEXED))
+                rebuild_entry(table, handler, spare);
+        }
+    } else {
+        for (uint32_t i = 0; i <= index->mask; i++) {
+            if (i + 16 <= index->mask && index->slots[i + 16] != 0)
+                PREFETCH(handler_at(table, index->slots[i + 16] - 1));
+            if (index->slots[i] != 0) rebuild_entry(table, handler_at(table, index->slots[i] - 1), spare);
+        }
+    }
+    free(index->slots);
+    *index = *spare;
 }
 
 /* ---- registering -------------------------------------------------------------------------------- */
@@ -729,7 +820,7 @@ static dc_status add_locked(dc_table *table, event_record *record, dc_signature 
     shape_set *spare_shapes = copy_shapes(atomic_load_explicit(&record->shapes, memory_order_relaxed), 1);
     handler_extras *extras = wants_extras ? malloc(sizeof *extras) : NULL;
     dedupe_index spare_index = {0};
-    bool index_ready = !indexed || dedupe_spare(&table->dedupe, &spare_index);
+    bool index_ready = !indexed || dedupe_spare(&table->dedupe, 1, &spare_index);
     uint32_t slot = take_slot(table);
     if ((needs_new_array && new_array == NULL) || spare_shapes == NULL || (wants_extras && extras == NULL) ||
         !index_ready || slot == UINT32_MAX) {
@@ -739,6 +830,8 @@ static dc_status add_locked(dc_table *table, event_record *record, dc_signature 
                         record->name);
     }
 
+    /* Before the new handler is in its slot: a rebuild visits slots. */
+    if (spare_index.slots != NULL) dedupe_rebuild(table, &spare_index);
     dc_handler *handler = handler_at(table, slot);
     handler->function = function;
     handler->signature = dc_signature_retain(signature);
@@ -769,16 +862,12 @@ static dc_status add_locked(dc_table *table, event_record *record, dc_signature 
         atomic_init(&new_array->count, live + 1);
         publish_array(table, record, new_array);
     } else {
-        handler->position = count;
         atomic_store_explicit(&array->items[count], handler, memory_order_relaxed);
         atomic_store_explicit(&array->count, count + 1, memory_order_release);
     }
 
     record->live++;
-    if (indexed) {
-        if (spare_index.slots != NULL) dedupe_rebuild(table, &spare_index);
-        dedupe_insert(&table->dedupe, handler);
-    }
+    if (indexed) dedupe_insert(&table->dedupe, handler);
     if (out != NULL) *out = ((uint64_t)handler->generation << 32) | slot;
     return DC_OK;
 }
@@ -815,7 +904,7 @@ static dc_status add_checked(dc_table *table, const char *event, dc_event_id eve
         status = check_target(table, record->name, signature, target);
     }
     if (status == DC_OK) status = add_locked(table, record, signature, function, target, marshal, variadic, options, out);
-    if (status == DC_OK) dc__reclaim(&table->retired, false);
+    if (status == DC_OK) reclaim(table);
     pthread_mutex_unlock(&table->lock);
     return status;
 }
@@ -852,15 +941,20 @@ DC_API dc_status dc_table_add_marshal_id(dc_table *table, dc_event_id event, dc_
 /*
  * Removal happens in three steps so that no lock is held while waiting for
  * other threads or calling out:
- *   1. under the lock (unlink_handler): mark removed, unlink from the dedupe
- *      index and the shape set, put the tombstone in its array entry;
+ *   1. under the lock (unlink_handler): mark removed, drop its shape;
  *   2. without it (finish_removal): drop queued deliveries, wait for calls
  *      already running elsewhere, or hand the handler's finishing over to
  *      the threads running them (dc__wait_for_calls());
- *   3. once no call runs (finish_handlers): under the lock retire the slot,
+ *   3. once no call runs (finish_handlers): under the lock mark it finished,
  *      then without it call the destroy notify and release an owned target.
- * Every step is O(1) per handler. Handlers go in batches, so that removing
- * many needs no memory: a batch is one lock hold of step 1.
+ * Executes pass over removed handlers, so a removed handler stays in its
+ * event's array and in the duplicate index until a rebuild of either drops
+ * the removed ones together, once they outnumber the live ones: O(1) per
+ * removal, and a removal reads and writes nothing but the handler and its
+ * event's record (with a million handlers, anything else is a cache miss).
+ * Its slot is retired once it is out of both and finished
+ * (mark_removed_handler()). Handlers go in batches, so that removing many needs
+ * no memory: a batch is one lock hold of step 1.
  */
 enum { REMOVAL_BATCH = 64 };
 
@@ -872,51 +966,58 @@ typedef struct removal_batch {
 /* Step 1 for one handler. Caller holds the lock. */
 static void unlink_handler(dc_table *table, dc_handler *handler, removal_batch *batch) {
     uint32_t state = atomic_fetch_or_explicit(&handler->state, DC__STATE_REMOVED, memory_order_seq_cst);
-    if (!(state & DC__STATE_UNINDEXED)) dedupe_unlink(&table->dedupe, handler);
     event_record *record = record_by_id(table, handler->event);
     remove_shape(table, record, handler->signature, shape_flags(state));
     record->live--;
-    /* The array must not point at the handler once its slot is retired (a
-     * reused slot would run in this event); a reader holding an older array
-     * holds the slot too, as it entered before the slot's retirement. */
-    handler_array *array = atomic_load_explicit(&record->handlers, memory_order_relaxed);
-    atomic_store_explicit(&array->items[handler->position], &tombstone, memory_order_release);
-    record->tombstones++;
-    /* Compacting when tombstones outnumber live handlers costs O(1) per
-     * removal; failing to compact is harmless. */
-    if (record->tombstones > 8 && record->tombstones > record->live) {
-        handler_array *compact = rebuilt_array(array, NULL, record->live);
+    if (++record->stale > 8 && record->stale > record->live) {
+        /* Failing to rebuild is harmless: the next removal tries again. */
+        handler_array *compact =
+            rebuilt_array(atomic_load_explicit(&record->handlers, memory_order_relaxed), NULL, record->live);
         if (compact != NULL) publish_array(table, record, compact);
+    }
+    if (!(state & DC__STATE_UNINDEXED)) {
+        dedupe_index *index = &table->dedupe, spare;
+        index->indexed--;
+        index->stale++;
+        if (dedupe_spare(index, 0, &spare) && spare.slots != NULL) dedupe_rebuild(table, &spare);
     }
     batch->handlers[batch->count++] = handler;
 }
 
-/* Step 3 for handlers no call of which runs any more. Takes the lock itself;
- * what it calls out to may destroy the table (dc_table_destroy() waits for
- * the removal's end, but the finishing of a handed-over handler happens
- * anywhere), so it reads nothing of the table after unlocking. */
+/* Step 3 for handlers no call of which runs any more. What it calls out to
+ * may destroy the table (dc_table_destroy() waits for the removal's end, but
+ * the finishing of a handed-over handler happens anywhere), so it reads
+ * nothing of the table after the callouts start. The lock is taken only to
+ * retire a slot this completes (mark_removed_handler()): no reader or writer
+ * touches what it reads before that. */
 static void finish_handlers(dc_table *table, dc_handler *const *handlers, size_t count) {
     struct callout {
         void (*destroy)(void *destroy_data);
         void *destroy_data;
         void *owned_target;
     } callouts[REMOVAL_BATCH];
+    dc_handler *completed[REMOVAL_BATCH];
+    size_t completed_count = 0;
     void (*release)(void *object) = table->callbacks.release;
-    pthread_mutex_lock(&table->lock);
     for (size_t i = 0; i < count; i++) {
         dc_handler *handler = handlers[i];
         handler_extras *extras = handler->extras;
-        bool owns = atomic_load_explicit(&handler->state, memory_order_relaxed) & DC__STATE_OWNS_TARGET;
+        uint32_t state = atomic_load_explicit(&handler->state, memory_order_relaxed);
         callouts[i] = (struct callout){extras != NULL ? extras->destroy : NULL,
-                                       extras != NULL ? extras->destroy_data : NULL, owns ? handler->target : NULL};
+                                       extras != NULL ? extras->destroy_data : NULL,
+                                       (state & DC__STATE_OWNS_TARGET) ? handler->target : NULL};
         if (extras != NULL && extras->queue != NULL) {
             dc__queue_release(extras->queue);
             extras->queue = NULL;
         }
-        retire(table, handler, release_handler_slot);
+        if (mark_removed_handler(handler, DC__STATE_FINISHED)) completed[completed_count++] = handler;
     }
-    dc__reclaim(&table->retired, false);
-    pthread_mutex_unlock(&table->lock);
+    if (completed_count > 0) {
+        pthread_mutex_lock(&table->lock);
+        for (size_t i = 0; i < completed_count; i++) retire_slot(table, completed[i]);
+        reclaim(table);
+        pthread_mutex_unlock(&table->lock);
+    }
     for (size_t i = 0; i < count; i++) {
         if (callouts[i].destroy != NULL) callouts[i].destroy(callouts[i].destroy_data);
         if (callouts[i].owned_target != NULL && release != NULL) release(callouts[i].owned_target);
@@ -946,10 +1047,14 @@ static void finish_removal(dc_table *table, removal_batch *batch) {
 
 DC_API dc_status dc_table_remove(dc_table *table, dc_handler_id id) {
     if (table == NULL) return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_remove: the table must not be NULL");
-    removal_batch batch = {0};
+    removal_batch batch;
+    batch.count = 0;
     pthread_mutex_lock(&table->lock);
     dc_handler *handler = find_handler(table, id);
-    if (handler != NULL) unlink_handler(table, handler, &batch);
+    if (handler != NULL) {
+        unlink_handler(table, handler, &batch);
+        reclaim(table);
+    }
     pthread_mutex_unlock(&table->lock);
     if (handler == NULL)
         return dc__fail(DC_ERR_NOT_FOUND, "table %s has no handler with id %llu", display_name(table),
@@ -966,7 +1071,8 @@ static size_t remove_where(dc_table *table, bool (*matches)(const dc_handler *, 
     size_t removed = 0;
     dc__finishing_begin();
     for (uint32_t slot = 0;;) {
-        removal_batch batch = {0};
+        removal_batch batch;
+    batch.count = 0;
         pthread_mutex_lock(&table->lock);
         for (; slot < table->slot_count && batch.count < REMOVAL_BATCH; slot++) {
             dc_handler *handler = handler_at(table, slot);
@@ -976,6 +1082,7 @@ static size_t remove_where(dc_table *table, bool (*matches)(const dc_handler *, 
                 unlink_handler(table, handler, &batch);
         }
         bool more = slot < table->slot_count;
+        reclaim(table);
         pthread_mutex_unlock(&table->lock);
         removed += batch.count;
         finish_removal(table, &batch);
@@ -1034,10 +1141,13 @@ DC_API dc_status dc_table_remove_all(dc_table *table, size_t *removed) {
 
 /* Removes a once-handler after its run (or its dropped delivery). */
 void dc__table_remove_handler(dc_table *table, dc_handler *handler) {
-    removal_batch batch = {0};
+    removal_batch batch;
+    batch.count = 0;
     pthread_mutex_lock(&table->lock);
-    if (!(atomic_load_explicit(&handler->state, memory_order_relaxed) & DC__STATE_REMOVED))
+    if (!(atomic_load_explicit(&handler->state, memory_order_relaxed) & DC__STATE_REMOVED)) {
         unlink_handler(table, handler, &batch);
+        reclaim(table);
+    }
     pthread_mutex_unlock(&table->lock);
     dc__finishing_begin();
     finish_removal(table, &batch);
@@ -1946,6 +2056,13 @@ static void destroy_now(dc_table *table) {
      * can start now, so afterwards everything retired can go. */
     dc__synchronize();
     dc__reclaim(&table->retired, true);
+    free(table->retiring); /* its handlers are released below */
+    /* Removed handlers not yet out of their array or the index were never
+     * retired. */
+    for (uint32_t slot = 0; slot < table->slot_count; slot++) {
+        dc_handler *handler = handler_at(table, slot);
+        if (handler->signature != NULL) release_handler_slot(handler, table);
+    }
     event_list *events = atomic_load_explicit(&table->events, memory_order_relaxed);
     uint32_t count = atomic_load_explicit(&events->count, memory_order_relaxed);
     for (uint32_t i = 0; i < count; i++) {

@@ -147,8 +147,12 @@ struct dc__handler_extras;
 
 /* dc__handler.state: a block count in the low bits, flags above. */
 #define DC__STATE_BLOCK_MASK 0xFFFFu
+/* Set on a removed handler, by writers: out of its event's array, and its
+ * removal finished (destroy notify called). */
+#define DC__STATE_UNLISTED (1u << 16)
+#define DC__STATE_FINISHED (1u << 17)
 #define DC__STATE_SWIFT (1u << 20)       /* a marshal that is a Swift-convention function (DC_HANDLER_SWIFT_CALL) */
-#define DC__STATE_UNINDEXED (1u << 21)   /* not in the dedupe index (DC_HANDLER_ALLOW_DUPLICATE) */
+#define DC__STATE_UNINDEXED (1u << 21)   /* not in the dedupe index (DC_HANDLER_ALLOW_DUPLICATE, or removed and out) */
 #define DC__STATE_GENERAL (1u << 22)     /* more than a void stub call: a marshal, libffi, or a return value */
 #define DC__STATE_OWNS_TARGET (1u << 23) /* release the target through the table's callbacks */
 #define DC__STATE_VARIADIC (1u << 24)    /* a marshal that takes every argument as given */
@@ -163,7 +167,7 @@ struct dc__handler_extras;
 /* States that leave the fast path: not callable now, or needing more than a call. */
 #define DC__STATE_SLOW (DC__STATE_REMOVED | DC__STATE_BLOCK_MASK | DC__STATE_ONCE | DC__STATE_QUEUED)
 
-/* 56 bytes; the fields an execute reads come first. */
+/* 56 bytes (4 spare); the fields an execute reads come first. */
 typedef struct dc__handler {
     dc_function function;
     dc_signature *signature;
@@ -173,8 +177,7 @@ typedef struct dc__handler {
     struct dc__handler_extras *extras; /* NULL unless a queue or destroy notify was given */
     uint32_t generation;               /* the upper half of the handler's id */
     uint32_t slot;                     /* where the table keeps it: the lower half */
-    uint32_t position;                 /* its index in its event's current handler array (writer side) */
-    uint32_t next;                     /* its duplicate index entry; free: the next free slot + 1 */
+    uint32_t next;                     /* free: the next free slot + 1, 0 ends */
 } dc__handler;
 
 /* An entry of a handler array. */
@@ -239,7 +242,7 @@ typedef struct dc__event_record {
     uint64_t hash;
     dc_event_id id;
     uint32_t live;       /* registered handlers (writer side) */
-    uint32_t tombstones; /* entries of removed handlers in the array (writer side) */
+    uint32_t stale;      /* removed handlers still in the array (writer side) */
     size_t name_length;
     char name[];
 } dc__event_record;
