@@ -584,6 +584,75 @@ fuzz: fuzz-build
 	done; \
 	exit $$status
 
+# -- stress: threads against shared tables ----------------------------------------
+#
+#   make stress [STRESS_SECONDS=60] [STRESS_THREADS=3] [STRESS_SEED=0x...] [STRESS_SANITIZERS=address]
+#
+# Tests/CDispatchCoreTests/fuzz/stress_table.c: STRESS_THREADS threads, each running a
+# seeded program of fuzz_table's operations, against tables they share, destroyed
+# and recreated in rounds, for STRESS_SECONDS. A broken check, a sanitizer report
+# or a hang (no round completed in STRESS_WATCHDOG seconds) fails. It runs under
+# ASan + UBSan and, at the same time, under TSan (with DC_NO_MEMBARRIER, as
+# sanitize-c does), each with the library built in a folder of its own; output in
+# build/logs/stress-{address,thread}.log. The seed is random unless STRESS_SEED is
+# given; every run prints it, and a failure prints the command that replays it.
+STRESS_SECONDS    ?= 60
+STRESS_THREADS    ?= 3
+STRESS_WATCHDOG   ?= 30
+STRESS_SEED       ?=
+STRESS_ARGS       ?=
+STRESS_SANITIZERS ?= address thread
+STRESS_BUILD_address := build/stress-address
+STRESS_BUILD_thread  := build/stress-thread
+STRESS_MAKE_address   = SANITIZE=address,undefined CFLAGS=-g LDFLAGS="$(SANITIZER_LDFLAGS)"
+STRESS_MAKE_thread    = SANITIZE=thread CFLAGS="-g -DDC_NO_MEMBARRIER" \
+                        LDFLAGS="$(SANITIZER_LDFLAGS) $(TSAN_LDFLAGS)"
+STRESS_SOURCES    := $(FUZZ_DIR)/stress_table.c $(FUZZ_DIR)/stress_support.h $(FUZZ_DIR)/fuzz_support.h \
+                     Tests/CDispatchCoreTests/value_equality.h $(SOURCE_DIR)/include/dispatch_core_inline.h
+
+.PHONY: stress stress-build
+
+# Built by a sub-make whose BUILD, SANITIZE and CFLAGS are one sanitizer's, with
+# that build's static library.
+$(BUILD)/stress/stress_table: $(STRESS_SOURCES) $(HEADER) $(STATIC_LIB) | $(BUILD)/stress
+	$(CC) $(CLIENT_CFLAGS) $< -o $@ $(STATIC_LIB) $(FFI_LIBS) $(SANITIZE_FLAGS) $(LDFLAGS) -pthread
+
+$(BUILD)/stress:
+	@mkdir -p $@
+
+stress-build:
+	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory check-sanitizer-cc
+	@$(foreach s,$(STRESS_SANITIZERS),$(MAKE) --no-print-directory CC=$(SANITIZER_CC) \
+	    BUILD=$(STRESS_BUILD_$(s)) $(STRESS_MAKE_$(s)) $(STRESS_BUILD_$(s))/stress/stress_table &&) true
+
+stress_command = env $(SANITIZE_ENV) $(STRESS_BUILD_$(1))/stress/stress_table --seconds $(STRESS_SECONDS) \
+    --threads $(STRESS_THREADS) --watchdog $(STRESS_WATCHDOG) $(if $(STRESS_SEED),--seed $(STRESS_SEED)) \
+    $(STRESS_ARGS)
+
+# The runs go at the same time; then each one's summary, or its log from the
+# first report on (without ASan's shadow bytes).
+STRESS_REPORT_START := /==[0-9]+==ERROR: |WARNING: ThreadSanitizer|runtime error: |check failed|^stress_table FAILED/
+stress: stress-build
+	@$(RUN_LOGGED); pids=""; \
+	$(foreach s,$(STRESS_SANITIZERS),echo "== stress_table under $(s) for $(STRESS_SECONDS) s" \
+	    "(log: build/logs/stress-$(s).log)"; \
+	    run_logged stress-$(s) $(call stress_command,$(s)) > /dev/null & pids="$$pids $(s):$$!";) \
+	status=0; \
+	for entry in $$pids; do \
+	    name=$${entry%%:*}; \
+	    if wait $${entry#*:}; then \
+	        echo "== stress_table under $$name: passed"; \
+	        sed -n '/^stress_table: seed/p; /^stress_table: passed/,$$p' build/logs/stress-$$name.log | sed 's/^/    /'; \
+	    else \
+	        status=1; \
+	        echo "== stress_table under $$name: FAILED; from build/logs/stress-$$name.log:" >&2; \
+	        awk '$(STRESS_REPORT_START) { on = 1 } on && /^Shadow bytes/ { skip = 1 } \
+	             /^stress_table FAILED/ { skip = 0 } on && !skip' build/logs/stress-$$name.log | head -n 150 >&2; \
+	    fi; \
+	done; \
+	exit $$status
+
 # ---- install ------------------------------------------------------------------
 
 install: all

@@ -1,0 +1,1915 @@
+/*
+ * stress_table.c — event tables shared by several threads, each running a
+ * seeded program of fuzz_table's operations, with every promise checked that
+ * threads leave checkable.
+ *
+ *   stress_table [--seconds N] [--seed S] [--threads 1..4] [--round R]
+ *                [--ops N] [--watchdog N] [--trace]
+ *
+ * libFuzzer wants one input to give one run, and its coverage feedback learns
+ * nothing from the interleavings of threads, so this is a program of its own:
+ * each thread's program comes from the seed, the round and the thread, and the
+ * interleaving from the scheduler. The seed is printed at the start and with
+ * every failure (with the round, which --round runs first).
+ *
+ * Rounds. Thread 0 creates two tables; every thread then runs --ops
+ * operations (fuzz_table's: add a C function, a marshal or a Swift-convention
+ * marshal with once / first / strict / owns-target / allow-duplicate flags, a
+ * queue of any thread and a destroy notify; add a duplicate; add a crowd of
+ * marshals that grows the handler chunks; remove by id, target, event or all;
+ * block and unblock; execute with arguments, options, accumulators, briefly or
+ * by the event's record; drain its own queue; intern and query; destroy a
+ * table). Every handler, when it runs, does what its thread's program says
+ * next: nothing, linger, execute again, remove or block itself or another
+ * handler, unblock, add, stop the emission, remove many, drain, or destroy its
+ * table; a destroy notify sometimes destroys its table. A round ends when each
+ * thread has done its operations or both tables are destroyed; then thread 0
+ * destroys what is left and checks the round.
+ *
+ * Destroying a table while other threads use it. dc_table_destroy waits for
+ * the executes and drains already running; nothing else may be in the table
+ * when it is called, and nothing may start. So an operation a thread begins
+ * outside any handler enters the table through a gate (it marks itself inside,
+ * then checks the table is open), and a destroyer closes the gate and waits
+ * until every other thread is outside the table or inside one of its handlers
+ * (then its execute is running, and destroy waits for it). A destroyer outside
+ * any execute waits as long as it takes; one inside a handler (or a destroy
+ * notify within an execute) gives up after a while and reopens the table,
+ * since a thread it waits for may be waiting for its handler to return. A
+ * table destroyed from a handler may be destroyed again from a handler of it
+ * on another thread (that does nothing); one destroyed from outside is not.
+ * Handlers start no operation on a table whose destroy has begun; one begun
+ * just before may overlap it, as any handler's can.
+ *
+ * What is checked, and why it holds with threads:
+ *  - no sanitizer report (the Makefile builds this with ASan + UBSan, and TSan);
+ *  - no hang: a watchdog fails the run when no round completes for --watchdog
+ *    seconds, printing every thread's operations and stack;
+ *  - a handler never starts after a dc_table_remove, a remove of its target,
+ *    event or all, or a dc_table_destroy from a handler has returned: the
+ *    remover raises a flag right after the call returns (for a remove of
+ *    many, on the handlers whose add had returned before it began), and
+ *    every handler checks it on entry. A remove that does not say it removed
+ *    the handler raises it only when no other removal that may cover it is
+ *    in flight: finding the handler marked removed, it returns at once, while
+ *    the removal that marked it may still wait for calls already past their
+ *    check. Every handler's target or marshal data is its own registration
+ *    record, and handlers without one use a C function of their own, so every
+ *    call knows its registration;
+ *  - nor after a dc_table_block has returned, unless an unblock began since:
+ *    a thread unblocks only blocks it made, so the block count never drops
+ *    below the blocks held, and the flag records the unblocks seen before the
+ *    block;
+ *  - nor after its destroy notify ran; a once-handler runs at most once; a
+ *    handler added by this thread after an execute began does not run in it;
+ *    a handler runs on its queue's owner thread or, without a queue, in an
+ *    execute of its own table and event, not after a stop, with the
+ *    arguments converted to its parameters (its target first) and the
+ *    execute's context;
+ *  - a destroy notify runs at most once, and by the end of the round (after
+ *    every table is destroyed) exactly once per successful add and never for
+ *    a failed one; a remove that returned DC_OK has run it; an owned target
+ *    is released once per successful add; object arguments of queued
+ *    deliveries are retained and released in balance, and every queue is empty
+ *    (its fd not readable) once the tables are gone;
+ *  - an execute's result counts exactly the calls its own thread saw in it
+ *    (handled, return values, stopped; queued and dropped depend on other
+ *    threads and are not checked); a failed execute ran nothing and wrote no
+ *    result; a drain delivered exactly the calls it saw;
+ *  - statuses are the documented ones: exactly where the call decides alone
+ *    (bad options, ids never issued, NULL arguments, unknown flags, a handler
+ *    known to be removed, an unblock of a handler not blocked), otherwise
+ *    among those other threads can cause; every failure sets its own message;
+ *    interned ids and names agree on every thread.
+ * Not checked: which handlers an execute snapshots, their order, counts
+ * of handlers and of removals, the statuses only another thread's timing
+ * decides.
+ */
+#include "fuzz_support.h"
+#include "stress_support.h"
+
+/* The Swift layer's record-based executes, stressed beside the rest. */
+#include "dispatch_core_inline.h"
+
+enum {
+    SLOT_COUNT = 2,
+    EVENT_COUNT = 4, /* names handlers are registered for, one preferred signature each */
+    NEVER_EVENT = 4, /* never has a handler */
+    CROWD_EVENT = 5, /* crowds of marshals */
+    NAME_COUNT = 6,
+    SIGNATURE_COUNT = 10,
+    CROWD_SIGNATURE = 2,
+    MAX_RECORDS = 6144, /* registrations per round */
+    MAX_FRAMES = 8,
+    MAX_NESTING = 4, /* handlers execute or drain only while fewer frames are open */
+    MAX_ARGUMENTS = 9,
+    MAX_RETURNS = 64,
+    RESULTS_CAPACITY = 4,
+    POOL_SIZE = 4,
+    ANON_FAMILIES = 4,
+    ANON_COPIES = 16,
+    CROWD_LEAST = 64,
+    CROWD_MOST = 384,
+    MOST_HELD = 32,                 /* records one thread holds blocks on */
+    BOGUS_EVENT_ID = 200,           /* never issued: a table has NAME_COUNT names */
+    HANDLER_DESTROY_WAIT_MS = 50,
+    DEFAULT_OPS = 300,
+    DEFAULT_WATCHDOG_SECONDS = 30,
+    ADD_PENDING = -1
+};
+
+static const char *const event_names[NAME_COUNT] = {"tap", "toggle", "select", "compute", "never-registered", "crowd"};
+
+static const char *const encodings[SIGNATURE_COUNT] = {
+    "v",          /* 0 */
+    "v@",         /* 1 */
+    "vq",         /* 2 */
+    "q@qd",       /* 3 */
+    "B^vBcsiS",   /* 4 */
+    "d*fC",       /* 5 */
+    "Q@qqqqqqq",  /* 6: eight integer parameters, libffi */
+    "f@IQd",      /* 7 */
+    "*@*",        /* 8 */
+    "vdfdfdfdfd", /* 9: nine floating-point parameters, libffi */
+};
+
+/* The signature most handlers of an event have, so some events have one shape
+ * (the lean execute) and executes often fit; "compute" takes any. */
+static const int preferred_signature[EVENT_COUNT] = {0, 1, 2, -1};
+
+/* Signatures whose parameter 0 takes a bound target, and those of the C
+ * functions that have no target and are told apart by being copies. */
+static const int bindable_signatures[] = {1, 3, 4, 5, 6, 7, 8};
+static const int anonymous_signatures[ANON_FAMILIES] = {0, 1, 2, 9};
+
+/* ---- registrations ------------------------------------------------------------------- */
+
+typedef enum record_kind {
+    KIND_BOUND,     /* a C function with the record bound as its target */
+    KIND_ANONYMOUS, /* a C function copy of its own, no target */
+    KIND_MARSHAL,   /* a dc_marshal with the record as its data */
+    KIND_SWIFT,     /* a DC_HANDLER_SWIFT_CALL marshal with the record as its context */
+    KIND_CROWD,     /* many marshals with the record as their data (DC_HANDLER_ALLOW_DUPLICATE) */
+    KIND_DUPLICATE  /* an add of another record's (event, function, target): calls are that record's */
+} record_kind;
+
+static const char *const kind_names[] = {"C function", "anonymous C function", "marshal", "Swift marshal",
+                                         "crowd", "duplicate"};
+
+#define BLOCKED_MARK (1ull << 63)
+
+/* One add: the fields before `add_status` are written before the add and read
+ * only afterwards. A record is never registered twice. */
+typedef struct record {
+    uint64_t round;
+    unsigned index;
+    unsigned slot;
+    unsigned event;
+    record_kind kind;
+    int signature; /* -1: a variadic marshal */
+    unsigned anonymous_family, anonymous_copy;
+    uint32_t flags; /* DC_HANDLER_* as given */
+    int queue_owner; /* -1: no queue */
+    bool has_destroy;
+    bool notify_destroys; /* its destroy notify destroys the table */
+    unsigned adder;
+    uint64_t added_at; /* the adder's sequence when the add began */
+    bool added_in_handler;
+    int state_when_added; /* its table's state when the add began (for reports) */
+    struct record *alias; /* KIND_DUPLICATE: whose handler it duplicates */
+
+    _Atomic int add_status; /* ADD_PENDING until the add returned */
+    _Atomic int state_when_returned;
+    _Atomic dc_handler_id id;
+    _Atomic bool removed;          /* a remove covering it has returned, none other in flight */
+    _Atomic unsigned removals_in_flight; /* removes by its id or target begun and not returned */
+    _Atomic uint64_t removed_by;   /* that remove's note, the remover's thread in its detail */
+    _Atomic uint64_t block_mark;   /* BLOCKED_MARK | unblocks seen, once a block returned */
+    _Atomic uint64_t unblocks;     /* unblocks begun */
+    _Atomic bool ambiguous;        /* a duplicate add used its (event, function, target) */
+    _Atomic unsigned runs;
+    _Atomic unsigned destroy_calls;
+    _Atomic unsigned target_releases;
+    _Atomic unsigned crowd_adds;
+    _Atomic unsigned crowd_calls;
+} record;
+
+static record records[MAX_RECORDS];
+static _Atomic unsigned record_count;
+static _Atomic(record *) anonymous_owner[ANON_FAMILIES][ANON_COPIES];
+static _Atomic unsigned anonymous_next[ANON_FAMILIES];
+
+static record *record_from(const void *pointer) {
+    uintptr_t p = (uintptr_t)pointer, first = (uintptr_t)records;
+    if (p < first || p >= first + sizeof records || (p - first) % sizeof(record) != 0) return NULL;
+    return (record *)(uintptr_t)pointer;
+}
+
+/* ---- tables -------------------------------------------------------------------------- */
+
+typedef enum table_state {
+    TABLE_OPEN,
+    TABLE_CLOSING, /* a destroyer waits for the other threads to leave */
+    TABLE_DESTROYED_OUTSIDE,
+    TABLE_DESTROYED_FROM_HANDLER
+} table_state;
+
+static const char *const state_names[] = {"open", "closing for a destroy", "destroyed from outside",
+                                          "destroyed from a handler"};
+
+typedef struct table_slot {
+    dc_table *table;
+    char name[16];
+    _Atomic int state;
+    _Atomic uint64_t destroyed_by; /* the note of the destroy that the table's state records */
+    _Atomic dc_event_id ids[NAME_COUNT];
+    _Atomic unsigned registered_count; /* records whose add returned DC_OK, in order */
+    _Atomic unsigned broad_removals_in_flight; /* removes of events or all, and destroys */
+    _Atomic(record *) registered[MAX_RECORDS];
+} table_slot;
+
+static table_slot slots[SLOT_COUNT];
+
+/* Objects given as arguments; queued deliveries retain them. */
+typedef struct pool_object {
+    _Atomic long references;
+} pool_object;
+
+static pool_object pool[POOL_SIZE];
+
+static pool_object *pool_object_at(const void *pointer) {
+    for (unsigned i = 0; i < POOL_SIZE; i++)
+        if (pointer == &pool[i]) return &pool[i];
+    return NULL;
+}
+
+static char text_a[] = "alpha", text_b[] = "", text_c[] = "a longer string argument";
+static char *const texts[3] = {text_a, text_b, text_c};
+
+/* ---- threads ------------------------------------------------------------------------- */
+
+typedef enum frame_kind { FRAME_EXECUTE, FRAME_DRAIN } frame_kind;
+
+/* An execute or drain of this thread in progress, innermost last. Fields
+ * before `returns` are cleared when it opens. */
+typedef struct frame {
+    frame_kind kind;
+    unsigned slot;
+    int event;
+    const dc_value *arguments;
+    size_t count;
+    bool strict;
+    dc_accumulator accumulator;
+    void *context;
+    uint64_t opened_at;
+    size_t calls;
+    size_t return_count;
+    bool stop_called;
+    bool stop_by_true;
+    dc_value returns[MAX_RETURNS];
+} frame;
+
+typedef struct stats {
+    unsigned long operations, executes, failed_executes, calls, deliveries, adds, failed_adds, duplicates,
+        crowd_handlers, crowd_calls, removes, blocks, unblocks, removes_of_many, drains, queries, destroys_outside,
+        destroys_from_handler, destroys_again, destroys_from_notify, destroy_timeouts, dropped, lingers;
+} stats;
+
+typedef struct worker {
+    unsigned index;
+    pthread_t thread;
+    stress_random random;
+    dc_queue *queue; /* created, so owned, by this thread */
+    /* Read by destroyers on other threads. */
+    _Atomic int top[SLOT_COUNT];        /* an operation begun outside any handler is in the table */
+    _Atomic int in_handler[SLOT_COUNT]; /* handlers of the table running on this thread */
+    frame frames[MAX_FRAMES];
+    unsigned frame_count;
+    uint64_t sequence; /* operations begun */
+    unsigned long call_number;
+    uint16_t held_blocks[MAX_RECORDS];
+    record *held[MOST_HELD];
+    unsigned held_count;
+    stats stats;
+} worker;
+
+static worker workers[STRESS_MAX_THREADS];
+static _Thread_local worker *me;
+static unsigned thread_count = 3;
+static unsigned ops_per_round = DEFAULT_OPS;
+static uint64_t round_number; /* written by thread 0 between rounds */
+static uint64_t first_round = 1;
+static double run_seconds = 10;
+static uint64_t started_ns;
+static _Atomic bool stopping;
+static pthread_barrier_t round_barrier;
+static dc_signature *signatures[SIGNATURE_COUNT];
+
+/* ---- notes: what a thread is doing, for failure reports ------------------------------- */
+
+typedef enum operation {
+    OP_ADD = 1,
+    OP_ADD_DUPLICATE,
+    OP_ADD_CROWD,
+    OP_REMOVE,
+    OP_BLOCK,
+    OP_UNBLOCK,
+    OP_REMOVE_TARGET,
+    OP_REMOVE_EVENT,
+    OP_REMOVE_ALL,
+    OP_EXECUTE,
+    OP_DRAIN,
+    OP_QUERY,
+    OP_STOP_EMISSION,
+    OP_DESTROY_OUTSIDE,
+    OP_DESTROY_FROM_HANDLER,
+    OP_DESTROY_AGAIN,
+    OP_DESTROY_FROM_NOTIFY,
+    OP_HANDLER,
+    OP_NOTIFY,
+    OP_WAIT_FOR_TABLE,
+    OP_LINGER,
+    OP_ROUND_END
+} operation;
+
+#define NO_RECORD 0xFFFFu
+#define NO_EVENT 0xFu
+
+static uint64_t note(operation op, unsigned slot, unsigned event, unsigned record_index, uint32_t detail) {
+    return (uint64_t)op | (uint64_t)(slot & 0xF) << 8 | (uint64_t)(event & 0xF) << 12 |
+           (uint64_t)(record_index & 0xFFFF) << 16 | (uint64_t)detail << 32;
+}
+
+static void stress_describe(uint64_t packed, char *buffer, size_t size) {
+    unsigned op = packed & 0xFF, slot = (packed >> 8) & 0xF, event = (packed >> 12) & 0xF;
+    unsigned index = (packed >> 16) & 0xFFFF, detail = (unsigned)(packed >> 32);
+    char who[16] = "", what[40] = "";
+    if (index != NO_RECORD) snprintf(who, sizeof who, "r%u", index);
+    if (event < NAME_COUNT) snprintf(what, sizeof what, " \"%s\"", event_names[event]);
+    switch ((operation)op) {
+    case OP_ADD: snprintf(buffer, size, "add %s (%s)%s to table %u", who, detail < 6 ? kind_names[detail] : "?", what, slot); break;
+    case OP_ADD_DUPLICATE: snprintf(buffer, size, "add a duplicate %s of r%u to table %u", who, detail, slot); break;
+    case OP_ADD_CROWD: snprintf(buffer, size, "add a crowd %s of %u marshals to table %u", who, detail, slot); break;
+    case OP_REMOVE: snprintf(buffer, size, "dc_table_remove %s on table %u", who[0] ? who : "(an id never issued)", slot); break;
+    case OP_BLOCK: snprintf(buffer, size, "dc_table_block %s on table %u", who[0] ? who : "(an id never issued)", slot); break;
+    case OP_UNBLOCK: snprintf(buffer, size, "dc_table_unblock %s on table %u", who, slot); break;
+    case OP_REMOVE_TARGET: snprintf(buffer, size, "dc_table_remove_target %s on table %u", who[0] ? who : "(an object)", slot); break;
+    case OP_REMOVE_EVENT: snprintf(buffer, size, "dc_table_remove_event%s on table %u", what, slot); break;
+    case OP_REMOVE_ALL: snprintf(buffer, size, "dc_table_remove_all on table %u", slot); break;
+    case OP_EXECUTE: snprintf(buffer, size, "execute%s on table %u with %u arguments", what, slot, detail); break;
+    case OP_DRAIN: snprintf(buffer, size, "drain own queue"); break;
+    case OP_QUERY: snprintf(buffer, size, "intern and query%s on table %u", what, slot); break;
+    case OP_STOP_EMISSION: snprintf(buffer, size, "dc_table_stop_emission on table %u", slot); break;
+    case OP_DESTROY_OUTSIDE: snprintf(buffer, size, "dc_table_destroy table %u from outside any execute", slot); break;
+    case OP_DESTROY_FROM_HANDLER: snprintf(buffer, size, "dc_table_destroy table %u from a handler", slot); break;
+    case OP_DESTROY_AGAIN: snprintf(buffer, size, "dc_table_destroy table %u again from a handler", slot); break;
+    case OP_DESTROY_FROM_NOTIFY: snprintf(buffer, size, "dc_table_destroy table %u from a destroy notify", slot); break;
+    case OP_HANDLER: snprintf(buffer, size, "in handler %s%s of table %u (frame %u)", who, what, slot, detail); break;
+    case OP_NOTIFY: snprintf(buffer, size, "in the destroy notify of %s (table %u)", who, slot); break;
+    case OP_WAIT_FOR_TABLE: snprintf(buffer, size, "waiting for the other threads to leave table %u%s", slot, detail ? " (a while)" : ""); break;
+    case OP_LINGER: snprintf(buffer, size, "lingering"); break;
+    case OP_ROUND_END: snprintf(buffer, size, "the end of the round, on table %u", slot); break;
+    default: snprintf(buffer, size, "operation %u", op); break;
+    }
+}
+
+/* ---- small helpers ---------------------------------------------------------------------- */
+
+static void check_message(dc_status status, const char *primed, const char *what) {
+    const char *message = dc_last_error_message();
+    STRESS_CHECK(message != NULL && message[0] != '\0', "%s failed with %s and left no message", what,
+                 dc_status_name(status));
+    STRESS_CHECK(strcmp(message, primed) != 0, "%s failed with %s but did not set its own message", what,
+                 dc_status_name(status));
+}
+
+static void expect_status(dc_status status, dc_status expected, const char *primed, const char *what) {
+    STRESS_CHECK(status == expected, "%s gave %s, expected %s", what, dc_status_name(status), dc_status_name(expected));
+    if (status != DC_OK && status != DC_EXISTS) check_message(status, primed, what);
+}
+
+/* One of two statuses, both possible with threads. */
+static void expect_either(dc_status status, dc_status one, dc_status other, const char *primed, const char *what) {
+    STRESS_CHECK(status == one || status == other, "%s gave %s, expected %s or %s", what, dc_status_name(status),
+                 dc_status_name(one), dc_status_name(other));
+    if (status != DC_OK && status != DC_EXISTS) check_message(status, primed, what);
+}
+
+static bool table_open(unsigned slot) { return atomic_load(&slots[slot].state) == TABLE_OPEN; }
+
+static bool all_tables_destroyed(void) {
+    for (unsigned s = 0; s < SLOT_COUNT; s++) {
+        int state = atomic_load(&slots[s].state);
+        if (state == TABLE_OPEN || state == TABLE_CLOSING) return false;
+    }
+    return true;
+}
+
+static stress_random *random_source(void) { return &me->random; }
+
+static unsigned below(unsigned bound) { return stress_below(random_source(), bound); }
+static bool chance(unsigned percent) { return stress_percent(random_source(), percent); }
+
+static size_t parameter_count(const record *r) {
+    return r->signature < 0 ? 0 : dc_signature_parameter_count(signatures[r->signature]);
+}
+
+static dc_type return_type_of(const record *r) {
+    return r->signature < 0 ? DC_TYPE_VOID : dc_signature_return_type(signatures[r->signature]);
+}
+
+/* ---- the gate: entering a table from outside any handler, and destroying one ---------- */
+
+/* An operation begun outside any handler enters the table only while it is
+ * open: marks itself inside, then checks (both sequentially consistent, so a
+ * destroyer that closed the table either sees the mark or is seen). */
+static bool enter_table(unsigned slot) {
+    atomic_store(&me->top[slot], 1);
+    if (table_open(slot)) return true;
+    atomic_store(&me->top[slot], 0);
+    return false;
+}
+
+static void leave_table(unsigned slot) { atomic_store(&me->top[slot], 0); }
+
+/* Waits, once the table is closed, until each other thread is outside it or
+ * inside one of its handlers. False when `limit_ms` (0: none) passed first. */
+static bool wait_for_others(unsigned slot, unsigned limit_ms) {
+    stress_push(note(OP_WAIT_FOR_TABLE, slot, NO_EVENT, NO_RECORD, limit_ms));
+    uint64_t deadline = limit_ms != 0 ? stress_now_ns() + (uint64_t)limit_ms * 1000000u : 0;
+    for (unsigned t = 0; t < thread_count; t++) {
+        if (t == me->index) continue;
+        worker *other = &workers[t];
+        while (atomic_load(&other->top[slot]) && atomic_load(&other->in_handler[slot]) == 0) {
+            if (deadline != 0 && stress_now_ns() > deadline) {
+                stress_pop();
+                return false;
+            }
+            sched_yield();
+        }
+    }
+    stress_pop();
+    return true;
+}
+
+/* Every record published before `registered` whose event is `event` (-1:
+ * any) is removed: its add returned before the remove that covers it began. */
+static void set_removed(record *r, uint64_t by) {
+    atomic_store(&r->removed_by, by);
+    atomic_store(&r->removed, true);
+}
+
+/*
+ * After a remove that covers `r` returned without saying it removed it: r is
+ * removed, but when another removal of it is still in flight, that one may be
+ * the one that marked it and still be waiting for calls already past their
+ * check, which may then begin after this remove returned. So r counts as
+ * removed only when no other removal that could cover it is in flight (the
+ * caller has taken its own out of the counts).
+ */
+static void set_removed_if_settled(record *r, uint64_t by) {
+    if (atomic_load(&r->removals_in_flight) == 0 && atomic_load(&slots[r->slot].broad_removals_in_flight) == 0)
+        set_removed(r, by);
+}
+
+/* The records published before `registered` of `event` (-1: any), after a
+ * remove of them all returned: their adds returned before it began. */
+static void mark_removed(unsigned slot, unsigned registered, int event, operation how) {
+    if (registered > MAX_RECORDS) registered = MAX_RECORDS;
+    for (unsigned i = 0; i < registered; i++) {
+        record *r = atomic_load(&slots[slot].registered[i]);
+        if (r != NULL && (event < 0 || (int)r->event == event))
+            set_removed_if_settled(r, note(how, slot, event < 0 ? NO_EVENT : (unsigned)event, NO_RECORD, me->index));
+    }
+}
+
+static void begin_broad_removal(unsigned slot) { atomic_fetch_add(&slots[slot].broad_removals_in_flight, 1); }
+static void end_broad_removal(unsigned slot) { atomic_fetch_sub(&slots[slot].broad_removals_in_flight, 1); }
+
+/* From a thread outside any execute of the table: nothing else may be in it,
+ * and no destroy may have begun. */
+static void destroy_from_outside(unsigned slot, operation how) {
+    table_slot *s = &slots[slot];
+    int open = TABLE_OPEN;
+    if (!atomic_compare_exchange_strong(&s->state, &open, TABLE_CLOSING)) return;
+    stress_push(note(how, slot, NO_EVENT, NO_RECORD, 0));
+    wait_for_others(slot, 0);
+    atomic_store(&s->destroyed_by, note(how, slot, NO_EVENT, NO_RECORD, me->index));
+    begin_broad_removal(slot);
+    atomic_store(&s->state, TABLE_DESTROYED_OUTSIDE);
+    dc_table_destroy(s->table);
+    end_broad_removal(slot);
+    if (how == OP_DESTROY_FROM_NOTIFY)
+        me->stats.destroys_from_notify++;
+    else
+        me->stats.destroys_outside++;
+    stress_pop();
+}
+
+/* From inside an execute (or delivery) of the table on this thread. */
+static void destroy_from_handler(unsigned slot, operation how) {
+    table_slot *s = &slots[slot];
+    int state = atomic_load(&s->state);
+    if (state == TABLE_DESTROYED_FROM_HANDLER && atomic_load(&me->in_handler[slot]) > 0) {
+        /* Destroyed from a handler already, maybe on another thread: does nothing. */
+        stress_push(note(OP_DESTROY_AGAIN, slot, NO_EVENT, NO_RECORD, 0));
+        dc_table_destroy(s->table);
+        me->stats.destroys_again++;
+        stress_pop();
+        return;
+    }
+    int open = TABLE_OPEN;
+    if (state != TABLE_OPEN || !atomic_compare_exchange_strong(&s->state, &open, TABLE_CLOSING)) return;
+    stress_push(note(how, slot, NO_EVENT, NO_RECORD, 0));
+    if (!wait_for_others(slot, HANDLER_DESTROY_WAIT_MS)) {
+        atomic_store(&s->state, TABLE_OPEN);
+        me->stats.destroy_timeouts++;
+        stress_pop();
+        return;
+    }
+    unsigned registered = atomic_load(&s->registered_count);
+    atomic_store(&s->destroyed_by, note(how, slot, NO_EVENT, NO_RECORD, me->index));
+    begin_broad_removal(slot);
+    atomic_store(&s->state, TABLE_DESTROYED_FROM_HANDLER);
+    dc_table_destroy(s->table);
+    end_broad_removal(slot);
+    /* Called from one of its handlers, destroy removes every handler at once. */
+    mark_removed(slot, registered, -1, how);
+    if (how == OP_DESTROY_FROM_NOTIFY)
+        me->stats.destroys_from_notify++;
+    else
+        me->stats.destroys_from_handler++;
+    stress_pop();
+}
+
+/* A destroy notify destroying its own table: from inside an execute or drain
+ * the way a handler does, from a remove outside any the way an outside
+ * destroyer does; not while the table is destroyed (a notify of destroy's
+ * own removals). */
+static void destroy_from_notify(const record *r) {
+    if (me->frame_count > 0)
+        destroy_from_handler(r->slot, OP_DESTROY_FROM_NOTIFY);
+    else if (atomic_load(&me->top[r->slot]))
+        destroy_from_outside(r->slot, OP_DESTROY_FROM_NOTIFY);
+}
+
+/* ---- object callbacks and destroy notifies ---------------------------------------------- */
+
+static void retain_object(void *object) {
+    pool_object *o = pool_object_at(object);
+    STRESS_CHECK(o != NULL, "the table retained %p, which is no object argument", object);
+    atomic_fetch_add(&o->references, 1);
+}
+
+static void release_object(void *object) {
+    record *r = record_from(object);
+    if (r != NULL) {
+        unsigned before = atomic_fetch_add(&r->target_releases, 1);
+        STRESS_CHECK((r->flags & DC_HANDLER_OWNS_TARGET) && before == 0,
+                     "the table released r%u's target (%s), which it %s", r->index, kind_names[r->kind],
+                     before > 0 ? "had released already" : "did not own");
+        return;
+    }
+    pool_object *o = pool_object_at(object);
+    STRESS_CHECK(o != NULL, "the table released %p, which no one gave it", object);
+    long before = atomic_fetch_sub(&o->references, 1);
+    STRESS_CHECK(before > 0, "object %u released more often than retained", (unsigned)(o - pool));
+}
+
+static void destroy_notify(void *data) {
+    record *r = record_from(data);
+    STRESS_CHECK(r != NULL, "a destroy notify ran with data %p, which no add gave", data);
+    stress_push_note(note(OP_NOTIFY, r->slot, r->event, r->index, 0), true);
+    unsigned before = atomic_fetch_add(&r->destroy_calls, 1);
+    STRESS_CHECK(r->kind == KIND_CROWD || before == 0, "the destroy notify of r%u (%s) ran a second time", r->index,
+                 kind_names[r->kind]);
+    if (r->notify_destroys) destroy_from_notify(r);
+    stress_pop();
+}
+
+/* ---- values ----------------------------------------------------------------------------- */
+
+static dc_value make_value(unsigned type) {
+    dc_value value = fuzz_zero(DC_TYPE_VOID);
+    uint64_t bits = stress_next(random_source());
+    unsigned choice;
+    switch (type) {
+    case DC_TYPE_VOID: break;
+    case DC_TYPE_BOOL: value = dc_bool(bits & 1); break;
+    case DC_TYPE_INT8: value = dc_int8((int8_t)bits); break;
+    case DC_TYPE_UINT8: value = dc_uint8((uint8_t)bits); break;
+    case DC_TYPE_INT16: value = dc_int16((int16_t)bits); break;
+    case DC_TYPE_UINT16: value = dc_uint16((uint16_t)bits); break;
+    case DC_TYPE_INT32: value = dc_int32((int32_t)bits); break;
+    case DC_TYPE_UINT32: value = dc_uint32((uint32_t)bits); break;
+    case DC_TYPE_INT64: value = dc_int64((int64_t)(bits % 5 == 0 ? bits : bits % 1000)); break;
+    case DC_TYPE_UINT64: value = dc_uint64(bits); break;
+    case DC_TYPE_FLOAT: {
+        uint32_t word = (uint32_t)bits;
+        float f;
+        memcpy(&f, &word, sizeof f);
+        value = dc_float(bits & (1ull << 40) ? f : (float)(bits % 100) * 0.25f);
+        break;
+    }
+    case DC_TYPE_DOUBLE: {
+        double d;
+        memcpy(&d, &bits, sizeof d);
+        value = dc_double(bits & (1ull << 40) ? d : (double)(bits % 100) * 0.5);
+        break;
+    }
+    case DC_TYPE_OBJECT:
+        choice = (unsigned)(bits % (POOL_SIZE + 1));
+        value = dc_object(choice < POOL_SIZE ? (void *)&pool[choice] : NULL);
+        break;
+    case DC_TYPE_POINTER:
+        choice = (unsigned)(bits & 0xFF);
+        value = dc_pointer(choice < 64 ? NULL : choice < 128 ? (void *)&pool[choice % POOL_SIZE] : (void *)(uintptr_t)(bits >> 8));
+        break;
+    case DC_TYPE_STRING:
+        choice = (unsigned)(bits % 4);
+        value = dc_string(choice < 3 ? texts[choice] : NULL);
+        break;
+    default:
+        value.type = (dc_type)(DC_TYPE_COUNT + bits % 100);
+        value.u64 = bits;
+        break;
+    }
+    return value;
+}
+
+/* ---- what a handler checks when it starts ------------------------------------------------ */
+
+static dc_value expected_parameter(const record *r, const frame *f, size_t p) {
+    dc_type type = DC_TYPE_VOID;
+    dc_signature_parameter_type(signatures[r->signature], p, &type);
+    size_t first = r->kind == KIND_BOUND ? 1 : 0;
+    if (p == 0 && first) {
+        dc_value target = fuzz_zero(type);
+        if (type == DC_TYPE_STRING)
+            target.string = (char *)(uintptr_t)r;
+        else
+            target.pointer = (void *)(uintptr_t)r;
+        return target;
+    }
+    size_t argument = p - first;
+    dc_value value = fuzz_zero(type);
+    if (argument < f->count)
+        STRESS_CHECK(dc_value_convert(&f->arguments[argument], type, &value) == DC_OK,
+                     "argument %zu reached handler r%u, which it does not fit", argument, r->index);
+    return value;
+}
+
+static void check_parameters(const record *r, const frame *f, const dc_value *values, size_t count) {
+    if (r->signature < 0) {
+        STRESS_CHECK(count == f->count, "variadic marshal r%u got %zu values of %zu arguments", r->index, count,
+                     f->count);
+        for (size_t i = 0; i < count; i++)
+            STRESS_CHECK(dc_test_values_equal(values[i], f->arguments[i]), "variadic marshal r%u: value %zu is not as given",
+                         r->index, i);
+        return;
+    }
+    size_t parameters = parameter_count(r);
+    STRESS_CHECK(count == parameters, "handler r%u got %zu values for %zu parameters", r->index, count, parameters);
+    for (size_t p = 0; p < count; p++) {
+        dc_value expected = expected_parameter(r, f, p);
+        char want[64], got[64];
+        STRESS_CHECK(dc_test_values_equal(values[p], expected), "handler r%u (\"%s\") parameter %zu: expected %s, got %s",
+                     r->index, encodings[r->signature], p, fuzz_describe(expected, want, sizeof want),
+                     fuzz_describe(values[p], got, sizeof got));
+    }
+}
+
+/* The start of every call: count it on its table first (destroyers look), note
+ * it, and check that it may run. Returns the frame it runs in. */
+static frame *begin_call(record *r, const dc_value *values, size_t count) {
+    atomic_fetch_add(&me->in_handler[r->slot], 1);
+    stress_push(note(OP_HANDLER, r->slot, r->event, r->index, me->frame_count));
+    STRESS_CHECK(r->round == round_number, "handler r%u of round %llu ran in round %llu", r->index,
+                 (unsigned long long)r->round, (unsigned long long)round_number);
+    STRESS_CHECK(me->frame_count > 0, "handler r%u ran outside any execute or drain of this thread", r->index);
+    frame *f = &me->frames[me->frame_count - 1];
+    bool ambiguous = atomic_load(&r->ambiguous);
+    int added = atomic_load(&r->add_status);
+    STRESS_CHECK(added == ADD_PENDING || added == DC_OK, "handler r%u (%s) ran, but its add failed with %s", r->index,
+                 kind_names[r->kind], dc_status_name((dc_status)added));
+    dc_table *table = slots[r->slot].table;
+    if (f->kind == FRAME_EXECUTE) {
+        STRESS_CHECK(f->slot == r->slot && f->event == (int)r->event,
+                     "handler r%u (table %u, \"%s\") ran in an execute of \"%s\" on table %u", r->index, r->slot,
+                     event_names[r->event], f->event >= 0 ? event_names[f->event] : "?", f->slot);
+        STRESS_CHECK(!f->stop_called && !f->stop_by_true, "handler r%u ran after its execute was stopped (%s)",
+                     r->index, f->stop_called ? "dc_table_stop_emission" : "a handler returned true");
+        STRESS_CHECK(!(r->adder == me->index && r->added_at > f->opened_at),
+                     "handler r%u, added on this thread after the execute began, ran in that execute", r->index);
+        STRESS_CHECK(ambiguous || r->queue_owner < 0 || r->queue_owner == (int)me->index,
+                     "handler r%u, queued to thread %d's queue, ran in an execute on thread %u", r->index,
+                     r->queue_owner, me->index);
+        void *context = dc_table_execute_context(table);
+        STRESS_CHECK(context == f->context, "handler r%u: execute context %p, expected %p", r->index, context,
+                     f->context);
+    } else {
+        STRESS_CHECK(r->queue_owner == (int)me->index,
+                     "a delivery of handler r%u (queue of thread %d) ran in a drain of thread %u's queue", r->index,
+                     r->queue_owner, me->index);
+        STRESS_CHECK(dc_table_execute_context(table) == NULL, "a delivery of r%u sees an execute context", r->index);
+    }
+    if (r->kind != KIND_CROWD && !ambiguous) {
+        if (atomic_load(&r->removed)) {
+            uint64_t by = atomic_load(&r->removed_by);
+            char how[160];
+            stress_describe(by, how, sizeof how);
+            STRESS_CHECK(false, "handler r%u (%s) started after this remove of it had returned: %s, on thread %u",
+                         r->index, kind_names[r->kind], how, (unsigned)(by >> 32));
+        }
+        uint64_t mark = atomic_load(&r->block_mark);
+        STRESS_CHECK(!(mark & BLOCKED_MARK) || (mark & ~BLOCKED_MARK) != atomic_load(&r->unblocks),
+                     "handler r%u (%s) started after a dc_table_block of it had returned, with no unblock since",
+                     r->index, kind_names[r->kind]);
+        STRESS_CHECK(atomic_load(&r->destroy_calls) == 0, "handler r%u started after its destroy notify ran",
+                     r->index);
+        unsigned runs = atomic_fetch_add(&r->runs, 1);
+        STRESS_CHECK(!(r->flags & DC_HANDLER_ONCE) || runs == 0, "once-handler r%u ran a second time", r->index);
+        if (f->kind == FRAME_EXECUTE) check_parameters(r, f, values, count);
+    }
+    f->calls++;
+    if (f->kind == FRAME_EXECUTE)
+        me->stats.calls++;
+    else
+        me->stats.deliveries++;
+    return f;
+}
+
+static void act(record *r);
+
+/* The end: note what the execute accumulates, do what the program says while
+ * the call runs, then leave. */
+static void finish_call(record *r, frame *f, dc_value returned, bool acts) {
+    if (f->kind == FRAME_EXECUTE && returned.type != DC_TYPE_VOID) {
+        if (f->return_count < MAX_RETURNS) f->returns[f->return_count] = returned;
+        f->return_count++;
+        if (f->accumulator == DC_ACCUMULATE_TRUE_HANDLED && returned.type == DC_TYPE_BOOL && returned.b)
+            f->stop_by_true = true;
+    }
+    if (acts) act(r);
+    stress_pop();
+    atomic_fetch_sub(&me->in_handler[r->slot], 1);
+}
+
+/* ---- the handlers ------------------------------------------------------------------------ */
+
+static dc_value function_return(const record *r) {
+    unsigned long n = ++me->call_number;
+    switch (r->signature) {
+    case 3: return dc_int64((int64_t)(n * 7919u) - 5000);
+    case 4: return dc_bool(chance(30));
+    case 5: return dc_double((double)n / 4.0 - 1.0);
+    case 6: return dc_uint64(n * 0x9e3779b97f4a7c15ull);
+    case 7: return dc_float((float)n * 0.5f);
+    case 8: return dc_string(texts[n % 3]);
+    default: return dc_void();
+    }
+}
+
+static dc_value c_called(record *r, const void *identity, const dc_value *values, size_t count) {
+    STRESS_CHECK(r != NULL && (r->kind == KIND_BOUND || r->kind == KIND_ANONYMOUS),
+                 "a C handler ran as %p, which no registration of this round is", identity);
+    frame *f = begin_call(r, values, count);
+    dc_value returned = function_return(r);
+    finish_call(r, f, returned, true);
+    return returned;
+}
+
+/* C functions with the record bound as parameter 0. */
+static void bound_s1(void *a) {
+    dc_value values[] = {dc_object(a)};
+    c_called(record_from(a), a, values, 1);
+}
+static int64_t bound_s3(void *a, int64_t b, double c) {
+    dc_value values[] = {dc_object(a), dc_int64(b), dc_double(c)};
+    return c_called(record_from(a), a, values, 3).i64;
+}
+static bool bound_s4(void *a, bool b, int8_t c, int16_t d, int32_t e, uint16_t f) {
+    dc_value values[] = {dc_pointer(a), dc_bool(b), dc_int8(c), dc_int16(d), dc_int32(e), dc_uint16(f)};
+    return c_called(record_from(a), a, values, 6).b;
+}
+static double bound_s5(char *a, float b, uint8_t c) {
+    dc_value values[] = {dc_string(a), dc_float(b), dc_uint8(c)};
+    return c_called(record_from(a), a, values, 3).d;
+}
+static uint64_t bound_s6(void *a, int64_t b, int64_t c, int64_t d, int64_t e, int64_t f, int64_t g, int64_t h) {
+    dc_value values[] = {dc_object(a), dc_int64(b), dc_int64(c), dc_int64(d),
+                         dc_int64(e),  dc_int64(f), dc_int64(g), dc_int64(h)};
+    return c_called(record_from(a), a, values, 8).u64;
+}
+static float bound_s7(void *a, uint32_t b, uint64_t c, double d) {
+    dc_value values[] = {dc_object(a), dc_uint32(b), dc_uint64(c), dc_double(d)};
+    return c_called(record_from(a), a, values, 4).f;
+}
+static char *bound_s8(void *a, char *b) {
+    dc_value values[] = {dc_object(a), dc_string(b)};
+    return c_called(record_from(a), a, values, 2).string;
+}
+
+static const dc_function bound_functions[SIGNATURE_COUNT] = {
+    NULL, DC_FUNCTION(bound_s1), NULL, DC_FUNCTION(bound_s3), DC_FUNCTION(bound_s4),
+    DC_FUNCTION(bound_s5), DC_FUNCTION(bound_s6), DC_FUNCTION(bound_s7), DC_FUNCTION(bound_s8), NULL,
+};
+
+/* C functions without a target: each registration gets a copy of its own for
+ * the round, which is how a call finds its registration. */
+static dc_value anonymous_called(unsigned family, unsigned copy, const dc_value *values, size_t count) {
+    record *r = atomic_load(&anonymous_owner[family][copy]);
+    char identity[32];
+    snprintf(identity, sizeof identity, "copy %u of family %u", copy, family);
+    STRESS_CHECK(r != NULL, "anonymous C function %s ran, but no registration has it", identity);
+    return c_called(r, identity, values, count);
+}
+
+#define ANON_COPY_LIST(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) X(12) X(13) X(14) X(15)
+#define DEFINE_ANON_0(k) \
+    static void anonymous_0_##k(void) { anonymous_called(0, k, NULL, 0); }
+#define DEFINE_ANON_1(k)                                                                 \
+    static void anonymous_1_##k(void *a) {                                               \
+        dc_value values[] = {dc_object(a)};                                              \
+        anonymous_called(1, k, values, 1);                                               \
+    }
+#define DEFINE_ANON_2(k)                                                                 \
+    static void anonymous_2_##k(int64_t a) {                                             \
+        dc_value values[] = {dc_int64(a)};                                               \
+        anonymous_called(2, k, values, 1);                                               \
+    }
+#define DEFINE_ANON_3(k)                                                                 \
+    static void anonymous_3_##k(double a, float b, double c, float d, double e, float f, double g, float h, \
+                                double i) {                                              \
+        dc_value values[] = {dc_double(a), dc_float(b), dc_double(c), dc_float(d), dc_double(e), \
+                             dc_float(f),  dc_double(g), dc_float(h), dc_double(i)};      \
+        anonymous_called(3, k, values, 9);                                               \
+    }
+ANON_COPY_LIST(DEFINE_ANON_0)
+ANON_COPY_LIST(DEFINE_ANON_1)
+ANON_COPY_LIST(DEFINE_ANON_2)
+ANON_COPY_LIST(DEFINE_ANON_3)
+#define ANON_ENTRY_0(k) DC_FUNCTION(anonymous_0_##k),
+#define ANON_ENTRY_1(k) DC_FUNCTION(anonymous_1_##k),
+#define ANON_ENTRY_2(k) DC_FUNCTION(anonymous_2_##k),
+#define ANON_ENTRY_3(k) DC_FUNCTION(anonymous_3_##k),
+static const dc_function anonymous_functions[ANON_FAMILIES][ANON_COPIES] = {
+    {ANON_COPY_LIST(ANON_ENTRY_0)},
+    {ANON_COPY_LIST(ANON_ENTRY_1)},
+    {ANON_COPY_LIST(ANON_ENTRY_2)},
+    {ANON_COPY_LIST(ANON_ENTRY_3)},
+};
+
+/* A marshal's result arrives zeroed and typed as its signature's return type
+ * (void for a variadic one); it returns a value of that type or nothing, a
+ * variadic one any type. */
+static void marshal_handler(void *data, const dc_value *values, size_t count, dc_value *result) {
+    record *r = record_from(data);
+    STRESS_CHECK(r != NULL && r->kind == KIND_MARSHAL, "a marshal ran with data %p, which no marshal add gave", data);
+    frame *f = begin_call(r, values, count);
+    dc_type return_type = return_type_of(r);
+    STRESS_CHECK(result != NULL && result->u64 == 0 && result->type == return_type,
+                 "marshal r%u: the result arrives as %s 0x%llx, not a zero %s", r->index,
+                 result != NULL ? dc_type_name(result->type) : "NULL",
+                 result != NULL ? (unsigned long long)result->u64 : 0ull, dc_type_name(return_type));
+    dc_value returned = fuzz_zero(DC_TYPE_VOID), counted = returned;
+    if (chance(50)) {
+        if (r->signature < 0) {
+            returned = make_value(below(DC_TYPE_COUNT + 1));
+            if ((unsigned)returned.type < DC_TYPE_COUNT) counted = returned;
+        } else if (return_type == DC_TYPE_VOID) {
+            returned = make_value(DC_TYPE_INT32); /* a void signature's marshal returns nothing anyway */
+        } else {
+            returned = counted = make_value(return_type);
+        }
+    }
+    *result = returned;
+    finish_call(r, f, counted, true);
+}
+
+static void swift_called(void *data, const dc_value *values) {
+    record *r = record_from(data);
+    STRESS_CHECK(r != NULL && r->kind == KIND_SWIFT, "a Swift marshal ran with context %p, which no add gave", data);
+    frame *f = begin_call(r, values, parameter_count(r));
+    finish_call(r, f, dc_void(), true);
+}
+
+#if DC__SWIFT_CALLS
+__attribute__((swiftcall)) static void swift_none(void *data __attribute__((swift_context))) {
+    swift_called(data, NULL);
+}
+__attribute__((swiftcall)) static void swift_values(const dc_value *values, void *data __attribute__((swift_context))) {
+    swift_called(data, values);
+}
+#endif
+
+/* A crowd's marshals only count: there are hundreds of each. */
+static void crowd_marshal(void *data, const dc_value *values, size_t count, dc_value *result) {
+    record *c = record_from(data);
+    STRESS_CHECK(c != NULL && c->kind == KIND_CROWD, "a crowd marshal ran with data %p", data);
+    STRESS_CHECK(result != NULL && result->type == DC_TYPE_VOID, "crowd marshal r%u: result not void", c->index);
+    frame *f = begin_call(c, values, count);
+    atomic_fetch_add(&c->crowd_calls, 1);
+    me->stats.crowd_calls++;
+    finish_call(c, f, dc_void(), false);
+}
+
+/* ---- operations --------------------------------------------------------------------------- */
+
+static record *new_record(unsigned slot, record_kind kind, unsigned event) {
+    unsigned index = atomic_fetch_add(&record_count, 1);
+    if (index >= MAX_RECORDS) return NULL;
+    record *r = &records[index];
+    r->round = round_number;
+    r->index = index;
+    r->slot = slot;
+    r->kind = kind;
+    r->event = event;
+    r->queue_owner = -1;
+    r->adder = me->index;
+    r->added_at = ++me->sequence;
+    r->added_in_handler = me->frame_count > 0;
+    r->state_when_added = atomic_load(&slots[slot].state);
+    atomic_store(&r->add_status, ADD_PENDING);
+    return r;
+}
+
+static void publish(record *r) {
+    table_slot *s = &slots[r->slot];
+    unsigned at = atomic_fetch_add(&s->registered_count, 1);
+    if (at < MAX_RECORDS) atomic_store(&s->registered[at], r);
+}
+
+/* A registered record of the table, recent ones more often; NULL when none
+ * `wanted` turned up. */
+static record *pick_registered(unsigned slot, bool (*wanted)(const record *)) {
+    table_slot *s = &slots[slot];
+    unsigned count = atomic_load(&s->registered_count);
+    if (count > MAX_RECORDS) count = MAX_RECORDS;
+    for (unsigned attempt = 0; attempt < 4 && count > 0; attempt++) {
+        unsigned at = count > 32 && chance(70) ? count - 1 - below(32) : below(count);
+        record *r = atomic_load(&s->registered[at]);
+        if (r != NULL && (wanted == NULL || wanted(r))) return r;
+    }
+    return NULL;
+}
+
+static bool has_one_handler(const record *r) { return r->kind != KIND_CROWD; }
+static bool has_target(const record *r) { return r->kind != KIND_ANONYMOUS; }
+static bool duplicable(const record *r) {
+    return r->adder == me->index && r->kind != KIND_CROWD && r->kind != KIND_DUPLICATE;
+}
+
+static dc_event_id intern_checked(unsigned slot, unsigned event) {
+    table_slot *s = &slots[slot];
+    dc_event_id id = 0, known = 0;
+    dc_status status = dc_table_intern(s->table, event_names[event], &id);
+    STRESS_CHECK(status == DC_OK && id != 0, "dc_table_intern(\"%s\") gave %s, id %u", event_names[event],
+                 dc_status_name(status), id);
+    if (!atomic_compare_exchange_strong(&s->ids[event], &known, id))
+        STRESS_CHECK(known == id, "\"%s\" interned as %u here and as %u before", event_names[event], id, known);
+    return id;
+}
+
+/* Checks a record removed by a call that returned DC_OK: its notify ran, its
+ * owned target went back. */
+static void check_removed_by_this_call(const record *r, const char *how) {
+    unsigned destroys = atomic_load(&r->destroy_calls);
+    STRESS_CHECK(destroys == (r->has_destroy ? 1u : 0u), "%s of r%u returned, its destroy notify had run %u times",
+                 how, r->index, destroys);
+    if ((r->flags & DC_HANDLER_OWNS_TARGET) && r->kind != KIND_ANONYMOUS)
+        STRESS_CHECK(atomic_load(&r->target_releases) == 1, "%s of r%u returned, its owned target was not released",
+                     how, r->index);
+}
+
+static void do_add(unsigned slot) {
+    unsigned event = below(EVENT_COUNT);
+    unsigned roll = below(100);
+    record_kind kind = roll < 45 ? KIND_BOUND : roll < 65 ? KIND_ANONYMOUS : roll < 88 ? KIND_MARSHAL : KIND_SWIFT;
+#if !DC__SWIFT_CALLS
+    if (kind == KIND_SWIFT) kind = KIND_MARSHAL;
+#endif
+    record *r = new_record(slot, kind, event);
+    if (r == NULL) return;
+    int preferred = preferred_signature[event];
+    bool prefer = preferred >= 0 && chance(70);
+    dc_function function = NULL;
+    void *target = NULL;
+    switch (kind) {
+    case KIND_BOUND:
+        r->signature = bindable_signatures[below(7)];
+        if (prefer && bound_functions[preferred] != NULL) r->signature = preferred;
+        function = bound_functions[r->signature];
+        target = r;
+        break;
+    case KIND_ANONYMOUS: {
+        unsigned family = below(ANON_FAMILIES);
+        if (prefer)
+            for (unsigned f = 0; f < ANON_FAMILIES; f++)
+                if (anonymous_signatures[f] == preferred) family = f;
+        unsigned copy = atomic_fetch_add(&anonymous_next[family], 1);
+        if (copy >= ANON_COPIES) { /* this round's copies are used up: bind one instead */
+            r->kind = kind = KIND_BOUND;
+            r->signature = bindable_signatures[below(7)];
+            function = bound_functions[r->signature];
+            target = r;
+            break;
+        }
+        r->signature = anonymous_signatures[family];
+        r->anonymous_family = family;
+        r->anonymous_copy = copy;
+        function = anonymous_functions[family][copy];
+        atomic_store(&anonymous_owner[family][copy], r);
+        break;
+    }
+    case KIND_MARSHAL:
+        r->signature = chance(15) ? -1 : (int)below(SIGNATURE_COUNT);
+        if (prefer) r->signature = preferred;
+        target = r;
+        break;
+    default: /* KIND_SWIFT: a signature returning void */
+        r->signature = prefer ? preferred : anonymous_signatures[below(ANON_FAMILIES)];
+        target = r;
+        break;
+    }
+
+    uint32_t flags = 0;
+    if (chance(15)) flags |= DC_HANDLER_ONCE;
+    if (chance(20)) flags |= DC_HANDLER_FIRST;
+    if (chance(8)) flags |= DC_HANDLER_STRICT;
+    if (chance(10)) flags |= DC_HANDLER_ALLOW_DUPLICATE;
+    if (target != NULL && chance(20)) flags |= DC_HANDLER_OWNS_TARGET;
+    if (kind == KIND_SWIFT) flags |= DC_HANDLER_SWIFT_CALL;
+    unsigned queue_roll = below(100);
+    r->queue_owner = queue_roll < 60 ? -1 : queue_roll < 80 ? (int)me->index : (int)below(thread_count);
+    r->has_destroy = chance(60);
+    r->notify_destroys = r->has_destroy && chance(1);
+
+    /* Now and then one mistake, which the add must refuse on its own. */
+    dc_status expected = DC_OK;
+    uint32_t given_flags = flags;
+    bool by_id = chance(30);
+    dc_event_id event_id = 0;
+    dc_signature *signature = r->signature >= 0 ? signatures[r->signature] : NULL;
+    if (chance(5)) {
+        switch (below(5)) {
+        case 0: given_flags |= 1u << 9, expected = DC_ERR_INVALID_ARGUMENT; break;
+        case 1:
+            if (kind == KIND_BOUND || kind == KIND_ANONYMOUS)
+                given_flags |= DC_HANDLER_SWIFT_CALL, expected = DC_ERR_INVALID_ARGUMENT;
+            break;
+        case 2:
+            if (kind == KIND_ANONYMOUS && r->signature != 1) target = r, expected = DC_ERR_TYPE;
+            break;
+        case 3: by_id = true, event_id = chance(50) ? 0 : 70000, expected = DC_ERR_NOT_FOUND; break;
+        default:
+            if (kind != KIND_MARSHAL) function = NULL, expected = DC_ERR_NULL_ARGUMENT;
+            break;
+        }
+    }
+    if (kind == KIND_SWIFT && expected == DC_OK && chance(10)) {
+        /* A Swift marshal needs a signature, returning void. */
+        r->signature = chance(30) ? -1 : 3 + (int)below(6);
+        signature = r->signature >= 0 ? signatures[r->signature] : NULL;
+        expected = DC_ERR_INVALID_ARGUMENT;
+    }
+    r->flags = given_flags;
+
+    stress_push(note(OP_ADD, slot, event, r->index, kind));
+    table_slot *s = &slots[slot];
+    if (by_id && expected != DC_ERR_NOT_FOUND) event_id = intern_checked(slot, event);
+    dc_handler_options options = {given_flags, NULL, r->has_destroy ? destroy_notify : NULL, r};
+    if (r->queue_owner >= 0) options.queue = workers[r->queue_owner].queue;
+    dc_handler_id id = 0;
+    const char *primed = fuzz_prime_message();
+    dc_status status;
+    if (kind == KIND_BOUND || kind == KIND_ANONYMOUS) {
+        status = by_id ? dc_table_add_id(s->table, event_id, signature, function, target, &options, &id)
+                       : dc_table_add(s->table, event_names[event], signature, function, target, &options, &id);
+    } else {
+        dc_marshal marshal = marshal_handler;
+#if DC__SWIFT_CALLS
+        if (kind == KIND_SWIFT)
+            marshal = parameter_count(r) > 0 || r->signature < 0 ? (dc_marshal)(void *)swift_values
+                                                                 : (dc_marshal)(void *)swift_none;
+#endif
+        if (expected == DC_ERR_NULL_ARGUMENT) marshal = NULL;
+        status = by_id ? dc_table_add_marshal_id(s->table, event_id, signature, marshal, target, &options, &id)
+                       : dc_table_add_marshal(s->table, event_names[event], signature, marshal, target, &options, &id);
+    }
+    atomic_store(&r->state_when_returned, atomic_load(&s->state));
+    atomic_store(&r->add_status, status);
+    if (status == DC_OK) {
+        STRESS_CHECK(expected == DC_OK, "add of r%u gave DC_OK, expected %s", r->index, dc_status_name(expected));
+        STRESS_CHECK(id != 0, "add of r%u gave id 0", r->index);
+        /* Only this thread knows the id yet (its handler learns it from the
+         * record), so no one has blocked it. */
+        if (chance(5)) {
+            primed = fuzz_prime_message();
+            expect_either(dc_table_unblock(s->table, id), DC_ERR_STATE, DC_ERR_NOT_FOUND, primed,
+                          "dc_table_unblock of a handler no one blocked");
+        }
+        atomic_store(&r->id, id);
+        me->stats.adds++;
+        publish(r);
+    } else {
+        if (expected == DC_OK && status == DC_ERR_STATE && !table_open(slot))
+            check_message(status, primed, "an add while the table is destroyed"); /* may refuse then */
+        else
+            expect_status(status, expected, primed, "dc_table_add");
+        STRESS_CHECK(atomic_load(&r->destroy_calls) == 0 && atomic_load(&r->target_releases) == 0,
+                     "a refused add (%s) ran r%u's destroy notify or released its target", dc_status_name(status),
+                     r->index);
+        me->stats.failed_adds++;
+    }
+    stress_pop();
+}
+
+/* The same (event, function, target) as a record this thread added: DC_EXISTS
+ * with its id while it is registered, else a new handler, removed again at
+ * once. Its calls look like the original's, whose calls are then only counted. */
+static void do_add_duplicate(unsigned slot) {
+    record *original = pick_registered(slot, duplicable);
+    if (original == NULL) return;
+    record *d = new_record(slot, KIND_DUPLICATE, original->event);
+    if (d == NULL) return;
+    d->alias = original;
+    d->signature = original->signature;
+    d->has_destroy = true;
+    d->flags = original->flags & (DC_HANDLER_FIRST | DC_HANDLER_STRICT | DC_HANDLER_SWIFT_CALL);
+    atomic_store(&original->ambiguous, true);
+    stress_push(note(OP_ADD_DUPLICATE, slot, original->event, d->index, original->index));
+    table_slot *s = &slots[slot];
+    dc_signature *signature = d->signature >= 0 ? signatures[d->signature] : NULL;
+    dc_handler_options options = {d->flags, NULL, destroy_notify, d};
+    dc_handler_id id = 0, original_id = atomic_load(&original->id);
+    const char *primed = fuzz_prime_message();
+    dc_status status;
+    switch (original->kind) {
+    case KIND_BOUND:
+        status = dc_table_add(s->table, event_names[d->event], signature, bound_functions[d->signature], original,
+                              &options, &id);
+        break;
+    case KIND_ANONYMOUS:
+        status = dc_table_add(s->table, event_names[d->event], signature,
+                              anonymous_functions[original->anonymous_family][original->anonymous_copy], NULL,
+                              &options, &id);
+        break;
+    case KIND_MARSHAL:
+        status = dc_table_add_marshal(s->table, event_names[d->event], signature, marshal_handler, original, &options,
+                                      &id);
+        break;
+    default: {
+        dc_marshal marshal = marshal_handler;
+#if DC__SWIFT_CALLS
+        marshal = parameter_count(original) > 0 ? (dc_marshal)(void *)swift_values : (dc_marshal)(void *)swift_none;
+#endif
+        status = dc_table_add_marshal(s->table, event_names[d->event], signature, marshal, original, &options, &id);
+        break;
+    }
+    }
+    atomic_store(&d->state_when_returned, atomic_load(&s->state));
+    atomic_store(&d->add_status, status);
+    if (original->flags & DC_HANDLER_ALLOW_DUPLICATE) {
+        /* Not in the duplicate index: never found. */
+        if (!(status == DC_ERR_STATE && !table_open(slot))) expect_status(status, DC_OK, primed, "a duplicate add");
+    } else if (status == DC_EXISTS) {
+        STRESS_CHECK(id == original_id, "a duplicate of r%u gave DC_EXISTS with id %llu, r%u is %llu",
+                     original->index, (unsigned long long)id, original->index, (unsigned long long)original_id);
+        STRESS_CHECK(atomic_load(&d->destroy_calls) == 0, "DC_EXISTS kept the duplicate's destroy notify");
+    } else if (!(status == DC_ERR_STATE && !table_open(slot))) {
+        expect_status(status, DC_OK, primed, "a duplicate add");
+    }
+    me->stats.duplicates++;
+    if (status == DC_OK) {
+        atomic_store(&d->id, id);
+        publish(d);
+        primed = fuzz_prime_message();
+        atomic_fetch_add(&d->removals_in_flight, 1);
+        dc_status removal = dc_table_remove(s->table, id);
+        atomic_fetch_sub(&d->removals_in_flight, 1);
+        expect_either(removal, DC_OK, DC_ERR_NOT_FOUND, primed, "dc_table_remove of a duplicate");
+        if (removal == DC_OK) {
+            check_removed_by_this_call(d, "dc_table_remove of a duplicate");
+            set_removed(d, note(OP_REMOVE, slot, d->event, d->index, me->index));
+        }
+    }
+    stress_pop();
+}
+
+/* Hundreds of marshals at once, so the handler chunks grow (and their array
+ * moves) while other threads execute and format messages. */
+static void do_add_crowd(unsigned slot) {
+    record *c = new_record(slot, KIND_CROWD, CROWD_EVENT);
+    if (c == NULL) return;
+    c->signature = CROWD_SIGNATURE;
+    c->has_destroy = true;
+    c->flags = DC_HANDLER_ALLOW_DUPLICATE;
+    atomic_store(&c->add_status, DC_OK);
+    unsigned count = CROWD_LEAST + below(CROWD_MOST - CROWD_LEAST + 1);
+    stress_push(note(OP_ADD_CROWD, slot, CROWD_EVENT, c->index, count));
+    publish(c);
+    table_slot *s = &slots[slot];
+    dc_event_id id = intern_checked(slot, CROWD_EVENT);
+    for (unsigned i = 0; i < count; i++) {
+        dc_handler_options options = {DC_HANDLER_ALLOW_DUPLICATE | (i % 16 == 15 ? DC_HANDLER_FIRST : 0u), NULL,
+                                      destroy_notify, c};
+        const char *primed = fuzz_prime_message();
+        dc_status status = dc_table_add_marshal_id(s->table, id, signatures[CROWD_SIGNATURE], crowd_marshal, c,
+                                                   &options, NULL);
+        if (status == DC_OK) {
+            atomic_fetch_add(&c->crowd_adds, 1);
+            me->stats.crowd_handlers++;
+        } else if (status == DC_ERR_STATE && !table_open(slot)) {
+            check_message(status, primed, "a crowd add while the table is destroyed");
+        } else {
+            expect_status(status, DC_OK, primed, "a crowd add");
+        }
+        if (!table_open(slot)) break;
+    }
+    stress_pop();
+}
+
+/* By id: the handler's own record (from a handler), another, or an id never issued. */
+static void do_remove(unsigned slot, record *self) {
+    table_slot *s = &slots[slot];
+    record *r = self != NULL && self->kind != KIND_CROWD && chance(50) ? self : pick_registered(slot, has_one_handler);
+    bool bogus = chance(3);
+    dc_handler_id id = bogus ? (chance(50) ? 0 : UINT64_MAX) : r != NULL ? atomic_load(&r->id) : 0;
+    if (!bogus && id == 0) return;
+    stress_push(note(OP_REMOVE, slot, bogus ? NO_EVENT : r->event, bogus ? NO_RECORD : r->index, 0));
+    bool known_removed = !bogus && atomic_load(&r->removed);
+    const char *primed = fuzz_prime_message();
+    if (!bogus) atomic_fetch_add(&r->removals_in_flight, 1);
+    dc_status status = dc_table_remove(s->table, id);
+    if (!bogus) atomic_fetch_sub(&r->removals_in_flight, 1);
+    me->stats.removes++;
+    if (bogus || known_removed) {
+        expect_status(status, DC_ERR_NOT_FOUND, primed, bogus ? "dc_table_remove of an id never issued"
+                                                              : "dc_table_remove of a handler removed before");
+    } else {
+        expect_either(status, DC_OK, DC_ERR_NOT_FOUND, primed, "dc_table_remove");
+        if (status == DC_OK) {
+            check_removed_by_this_call(r, "dc_table_remove");
+            set_removed(r, note(OP_REMOVE, slot, r->event, r->index, me->index));
+        }
+    }
+    if (!bogus && atomic_load(&r->removed) && table_open(slot))
+        STRESS_CHECK(!dc_table_contains(s->table, id), "dc_table_contains(r%u) after its remove returned", r->index);
+    stress_pop();
+}
+
+static void do_block(unsigned slot, record *self) {
+    table_slot *s = &slots[slot];
+    if (me->held_count == MOST_HELD) return;
+    record *r = self != NULL && self->kind != KIND_CROWD && chance(50) ? self : pick_registered(slot, has_one_handler);
+    bool bogus = chance(3);
+    dc_handler_id id = bogus ? UINT64_MAX : r != NULL ? atomic_load(&r->id) : 0;
+    if (!bogus && id == 0) return;
+    stress_push(note(OP_BLOCK, slot, bogus ? NO_EVENT : r->event, bogus ? NO_RECORD : r->index, 0));
+    bool known_removed = !bogus && atomic_load(&r->removed);
+    uint64_t unblocks = bogus ? 0 : atomic_load(&r->unblocks);
+    const char *primed = fuzz_prime_message();
+    dc_status status = dc_table_block(s->table, id);
+    me->stats.blocks++;
+    if (bogus || known_removed) {
+        expect_status(status, DC_ERR_NOT_FOUND, primed, bogus ? "dc_table_block of an id never issued"
+                                                             : "dc_table_block of a handler removed before");
+    } else {
+        expect_either(status, DC_OK, DC_ERR_NOT_FOUND, primed, "dc_table_block");
+        if (status == DC_OK) {
+            atomic_store(&r->block_mark, BLOCKED_MARK | unblocks);
+            if (me->held_blocks[r->index]++ == 0) me->held[me->held_count++] = r;
+        }
+    }
+    stress_pop();
+}
+
+/* Only blocks this thread made: then the block count covers every unblock. */
+static void do_unblock(unsigned slot) {
+    record *r = NULL;
+    for (unsigned attempt = 0; attempt < 4 && me->held_count > 0 && r == NULL; attempt++) {
+        record *candidate = me->held[below(me->held_count)];
+        if (candidate->slot == slot) r = candidate;
+    }
+    if (r == NULL) return;
+    stress_push(note(OP_UNBLOCK, slot, r->event, r->index, 0));
+    bool known_removed = atomic_load(&r->removed);
+    atomic_fetch_add(&r->unblocks, 1);
+    const char *primed = fuzz_prime_message();
+    dc_status status = dc_table_unblock(slots[slot].table, atomic_load(&r->id));
+    me->stats.unblocks++;
+    if (known_removed)
+        expect_status(status, DC_ERR_NOT_FOUND, primed, "dc_table_unblock of a handler removed before");
+    else
+        expect_either(status, DC_OK, DC_ERR_NOT_FOUND, primed, "dc_table_unblock of a handler this thread blocked");
+    if (--me->held_blocks[r->index] == 0) {
+        for (unsigned i = 0; i < me->held_count; i++)
+            if (me->held[i] == r) me->held[i] = me->held[--me->held_count];
+    }
+    stress_pop();
+}
+
+static void do_remove_many(unsigned slot, record *self) {
+    table_slot *s = &slots[slot];
+    unsigned roll = below(100);
+    size_t removed = 999999;
+    unsigned registered = atomic_load(&s->registered_count);
+    const char *primed = fuzz_prime_message();
+    dc_status status;
+    if (roll < 35) {
+        record *r = self != NULL && chance(40) ? self : pick_registered(slot, has_target);
+        if (r == NULL || r->kind == KIND_ANONYMOUS) return;
+        stress_push(note(OP_REMOVE_TARGET, slot, r->event, r->index, 0));
+        atomic_fetch_add(&r->removals_in_flight, 1);
+        status = dc_table_remove_target(s->table, r, &removed);
+        atomic_fetch_sub(&r->removals_in_flight, 1);
+        expect_status(status, DC_OK, primed, "dc_table_remove_target");
+        uint64_t by = note(OP_REMOVE_TARGET, slot, r->event, r->index, me->index);
+        if (r->kind == KIND_DUPLICATE) {
+            STRESS_CHECK(removed == 0, "dc_table_remove_target(r%u) removed %zu, but no handler has it as target",
+                         r->index, removed);
+        } else if (r->kind != KIND_CROWD && !atomic_load(&r->ambiguous)) {
+            STRESS_CHECK(removed <= 1, "dc_table_remove_target(r%u) removed %zu; one handler has that target",
+                         r->index, removed);
+            if (removed == 1) {
+                check_removed_by_this_call(r, "dc_table_remove_target");
+                set_removed(r, by);
+            } else {
+                set_removed_if_settled(r, by);
+            }
+        }
+    } else if (roll < 45) {
+        unsigned which = below(POOL_SIZE + 1);
+        stress_push(note(OP_REMOVE_TARGET, slot, NO_EVENT, NO_RECORD, 0));
+        if (which == POOL_SIZE) {
+            expect_status(dc_table_remove_target(s->table, NULL, &removed), DC_ERR_NULL_ARGUMENT, primed,
+                          "dc_table_remove_target(NULL)");
+        } else {
+            expect_status(dc_table_remove_target(s->table, &pool[which], &removed), DC_OK, primed,
+                          "dc_table_remove_target of an object");
+            STRESS_CHECK(removed == 0, "dc_table_remove_target of an object no handler has removed %zu", removed);
+        }
+    } else if (roll < 85) {
+        unsigned event = below(NAME_COUNT);
+        bool by_id = roll >= 65, bogus = by_id && chance(20);
+        stress_push(note(OP_REMOVE_EVENT, slot, event, NO_RECORD, by_id));
+        if (bogus) {
+            expect_status(dc_table_remove_event_id(s->table, 70000, &removed), DC_ERR_NOT_FOUND, primed,
+                          "dc_table_remove_event_id of an id never issued");
+        } else {
+            begin_broad_removal(slot);
+            if (by_id) {
+                dc_event_id id = intern_checked(slot, event);
+                primed = fuzz_prime_message();
+                status = dc_table_remove_event_id(s->table, id, &removed);
+            } else {
+                status = dc_table_remove_event(s->table, event_names[event], &removed);
+            }
+            end_broad_removal(slot);
+            expect_status(status, DC_OK, primed, "dc_table_remove_event");
+            if (event == NEVER_EVENT)
+                STRESS_CHECK(removed == 0, "removed %zu handlers of an event that never had one", removed);
+            mark_removed(slot, registered, (int)event, OP_REMOVE_EVENT);
+        }
+    } else {
+        if (!chance(self != NULL ? 10 : 25)) return; /* everything, rarely */
+        stress_push(note(OP_REMOVE_ALL, slot, NO_EVENT, NO_RECORD, 0));
+        begin_broad_removal(slot);
+        status = dc_table_remove_all(s->table, &removed);
+        end_broad_removal(slot);
+        expect_status(status, DC_OK, primed, "dc_table_remove_all");
+        mark_removed(slot, registered, -1, OP_REMOVE_ALL);
+    }
+    me->stats.removes_of_many++;
+    stress_pop();
+}
+
+static void check_result(const frame *f, const dc_result *result, const dc_value *results, size_t capacity) {
+    STRESS_CHECK(result->handled == f->calls, "result.handled %zu, this thread saw %zu calls in the execute",
+                 result->handled, f->calls);
+    STRESS_CHECK(result->return_count == f->return_count, "result.return_count %zu, %zu values were returned",
+                 result->return_count, f->return_count);
+    STRESS_CHECK(result->stopped == f->stop_called, "result.stopped %d, stop called %d", result->stopped,
+                 f->stop_called);
+    STRESS_CHECK(result->has_return_value == (f->return_count > 0), "has_return_value %d with %zu values",
+                 result->has_return_value, f->return_count);
+    me->stats.dropped += result->dropped;
+    if (f->return_count == 0 || f->return_count > MAX_RETURNS) {
+        if (f->return_count == 0)
+            STRESS_CHECK(result->return_value.type == DC_TYPE_VOID, "a return value without a handler returning one");
+        return;
+    }
+    dc_value expected;
+    switch (f->accumulator) {
+    case DC_ACCUMULATE_FIRST: expected = f->returns[0]; break;
+    case DC_ACCUMULATE_ALL:
+        expected = f->returns[0];
+        for (size_t i = 0; i < capacity && i < f->return_count; i++)
+            STRESS_CHECK(dc_test_values_equal(results[i], f->returns[i]), "results[%zu] is not the value returned %zu-th",
+                         i, i);
+        break;
+    default: expected = f->returns[f->return_count - 1]; break;
+    }
+    char want[64], got[64];
+    STRESS_CHECK(dc_test_values_equal(result->return_value, expected), "accumulator %d: return value %s, expected %s",
+                 (int)f->accumulator, fuzz_describe(result->return_value, got, sizeof got),
+                 fuzz_describe(expected, want, sizeof want));
+}
+
+/* Arguments the event's preferred signature takes, so the execute often fits. */
+static size_t fitting_arguments(unsigned event, dc_value *arguments) {
+    switch (event) {
+    case 0: return 0;
+    case 1:
+        if (chance(50)) return 0;
+        arguments[0] = make_value(DC_TYPE_OBJECT);
+        return 1;
+    case 2: arguments[0] = make_value(DC_TYPE_INT64); return 1;
+    case CROWD_EVENT: arguments[0] = chance(80) ? dc_double(1.5) : dc_int64(7); return 1;
+    default: return 0;
+    }
+}
+
+static void do_execute(unsigned slot) {
+    if (me->frame_count == MAX_FRAMES) return;
+    table_slot *s = &slots[slot];
+    unsigned event = chance(3) ? CROWD_EVENT : below(NEVER_EVENT + 1);
+    uint8_t how = (uint8_t)stress_next(random_source());
+    bool by_id = how & 1, with_options = how & 2, no_result = (how & 0x0C) == 0x0C;
+    bool brief = !with_options && (how & 0x10);
+    dc_value arguments[MAX_ARGUMENTS];
+    size_t count;
+    if (event == CROWD_EVENT || chance(55)) {
+        count = fitting_arguments(event, arguments);
+    } else {
+        count = below(MAX_ARGUMENTS + 1);
+        for (size_t i = 0; i < count; i++) arguments[i] = make_value(below(DC_TYPE_COUNT + 1));
+    }
+    bool null_arguments = count > 0 && (how & 0xF0) == 0xF0;
+
+    dc_value results[RESULTS_CAPACITY];
+    dc_execute_options options = {DC_ACCUMULATE_FIRST, 0, NULL, 0, NULL};
+    bool bad_options = false;
+    if (with_options) {
+        uint8_t accumulator = (uint8_t)stress_next(random_source()), flags = (uint8_t)stress_next(random_source());
+        options.accumulator = (dc_accumulator)(accumulator % 4);
+        if (accumulator >= 0xF8) options.accumulator = (dc_accumulator)(4 + accumulator % 3), bad_options = true;
+        options.flags = flags & (DC_EXECUTE_REQUIRE_HANDLER | DC_EXECUTE_STRICT);
+        if ((flags & 0xC0) == 0xC0) options.flags |= 1u << 7, bad_options = true;
+        options.results_capacity = (flags >> 2) % (RESULTS_CAPACITY + 1);
+        options.results = results;
+        if (options.accumulator == DC_ACCUMULATE_ALL && options.results_capacity > 0 && (flags & 0x30) == 0x30)
+            options.results = NULL, bad_options = true;
+        options.context = (how & 0x10) ? (void *)&me->frames[me->frame_count] : NULL;
+    }
+
+    stress_push(note(OP_EXECUTE, slot, event, NO_RECORD, (uint32_t)count));
+    dc_event_id id = 0;
+    bool bogus_id = false;
+    if (by_id) {
+        if ((how & 0x30) == 0x20 && chance(30))
+            id = chance(50) ? 0 : BOGUS_EVENT_ID + below(50), bogus_id = true;
+        else
+            id = intern_checked(slot, event);
+    }
+    dc_status expected = DC_OK;
+    if (by_id && id == 0) expected = DC_ERR_NOT_FOUND;
+    else if (bad_options) expected = DC_ERR_INVALID_ARGUMENT;
+    else if (null_arguments) expected = DC_ERR_NULL_ARGUMENT;
+    else if (bogus_id) expected = DC_ERR_NOT_FOUND;
+
+    frame *f = &me->frames[me->frame_count];
+    memset(f, 0, offsetof(frame, returns));
+    f->kind = FRAME_EXECUTE;
+    f->slot = slot;
+    f->event = (int)event;
+    f->arguments = arguments;
+    f->count = count;
+    f->strict = (options.flags & DC_EXECUTE_STRICT) != 0;
+    f->accumulator = options.accumulator;
+    if (brief) options.context = (void *)f;
+    f->context = with_options || brief ? options.context : NULL;
+    f->opened_at = ++me->sequence;
+
+    dc_result result;
+    memset(&result, 0x5a, sizeof result);
+    dc_result *result_pointer = no_result ? NULL : &result;
+    const dc_value *passed = null_arguments || (count == 0 && (how & 0x40)) ? NULL : arguments;
+    const char *primed = fuzz_prime_message();
+    me->frame_count++;
+    dc_status status;
+    dc_brief_result report = {DC_ERR_STATE, true, 4242};
+    if (brief && by_id && (how & 0x20)) {
+        /* The Swift layer's way: the event's record, and without arguments the
+         * inline execute compiled into the caller. */
+        const dc__event_record *event_record = dc__event_record_of(s->table, id);
+        STRESS_CHECK(event_record != NULL, "no record for the interned id %u", id);
+        report = count == 0 ? dc__execute_record_brief_inline(s->table, event_record, options.context, result_pointer)
+                            : dc__execute_record_brief(s->table, event_record, passed, count, options.context,
+                                                       result_pointer);
+        status = report.status;
+    } else if (brief) {
+        report = by_id ? dc_table_execute_id_brief(s->table, id, passed, count, options.context, result_pointer)
+                       : dc_table_execute_brief(s->table, event_names[event], passed, count, options.context,
+                                                result_pointer);
+        status = report.status;
+    } else if (by_id) {
+        status = with_options ? dc_table_execute_id_with(s->table, id, passed, count, &options, result_pointer)
+                              : dc_table_execute_id(s->table, id, passed, count, result_pointer);
+    } else {
+        status = with_options
+                     ? dc_table_execute_with(s->table, event_names[event], passed, count, &options, result_pointer)
+                     : dc_table_execute(s->table, event_names[event], passed, count, result_pointer);
+    }
+    me->frame_count--;
+    me->stats.executes++;
+
+    if (expected != DC_OK) {
+        expect_status(status, expected, primed, "dc_table_execute");
+    } else if (status == DC_ERR_TYPE || status == DC_ERR_ARITY) {
+        /* Some handler registered when it began did not fit: which ones were
+         * there depends on other threads. */
+        STRESS_CHECK(event != NEVER_EVENT, "an execute of an event without handlers gave %s", dc_status_name(status));
+        check_message(status, primed, "dc_table_execute");
+    } else if (status == DC_ERR_NO_HANDLER) {
+        STRESS_CHECK(options.flags & DC_EXECUTE_REQUIRE_HANDLER, "DC_ERR_NO_HANDLER without requiring a handler");
+        check_message(status, primed, "dc_table_execute");
+    } else {
+        STRESS_CHECK(status == DC_OK, "dc_table_execute gave %s", dc_status_name(status));
+    }
+    if (status != DC_OK) {
+        me->stats.failed_executes++;
+        STRESS_CHECK(f->calls == 0, "a failed execute (%s) ran %zu handlers", dc_status_name(status), f->calls);
+        STRESS_CHECK(result.handled == 0x5a5a5a5a5a5a5a5aull, "a failed execute (%s) wrote its result",
+                     dc_status_name(status));
+        if (brief)
+            STRESS_CHECK(report.handled == 0 && !report.detailed, "a failed brief execute reported more");
+        stress_pop();
+        return;
+    }
+    if (brief) {
+        STRESS_CHECK(report.handled == f->calls, "brief report: %zu handled, this thread saw %zu calls", report.handled,
+                     f->calls);
+        if (!report.detailed) {
+            dc_result alone = {.handled = report.handled, .return_value = dc_void()};
+            check_result(f, &alone, NULL, 0);
+            stress_pop();
+            return;
+        }
+        if (result_pointer != NULL) {
+            STRESS_CHECK(result.handled == report.handled, "brief: result.handled %zu, reported %zu", result.handled,
+                         report.handled);
+            STRESS_CHECK(result.queued + result.dropped + result.return_count > 0 || result.stopped ||
+                             result.has_return_value,
+                         "a detailed brief report with nothing more in its result");
+        }
+    }
+    if (result_pointer != NULL) {
+        if (options.flags & DC_EXECUTE_REQUIRE_HANDLER)
+            STRESS_CHECK(result.handled + result.queued > 0, "required a handler, none ran or was queued");
+        check_result(f, &result, options.results, options.results_capacity);
+    }
+    stress_pop();
+}
+
+static void do_drain(void) {
+    if (me->frame_count == MAX_FRAMES) return;
+    frame *f = &me->frames[me->frame_count];
+    memset(f, 0, offsetof(frame, returns));
+    f->kind = FRAME_DRAIN;
+    f->slot = SLOT_COUNT;
+    f->event = -1;
+    f->opened_at = ++me->sequence;
+    size_t delivered = 424242;
+    bool want_count = chance(50);
+    stress_push(note(OP_DRAIN, 0, NO_EVENT, NO_RECORD, 0));
+    me->frame_count++;
+    dc_status status = dc_queue_drain(me->queue, want_count ? &delivered : NULL);
+    me->frame_count--;
+    me->stats.drains++;
+    STRESS_CHECK(status == DC_OK, "dc_queue_drain gave %s", dc_status_name(status));
+    if (want_count)
+        STRESS_CHECK(delivered == f->calls, "dc_queue_drain delivered %zu, this thread saw %zu calls", delivered,
+                     f->calls);
+    stress_pop();
+}
+
+/* Interning and the questions a table answers, as far as other threads leave
+ * the answers known. Outside any handler. */
+static void do_query(unsigned slot) {
+    table_slot *s = &slots[slot];
+    unsigned event = below(NAME_COUNT);
+    stress_push(note(OP_QUERY, slot, event, NO_RECORD, 0));
+    me->stats.queries++;
+    dc_event_id id = intern_checked(slot, event);
+    const char *name = NULL;
+    STRESS_CHECK(dc_table_event_name(s->table, id, &name) == DC_OK && strcmp(name, event_names[event]) == 0,
+                 "event %u is not named \"%s\"", id, event_names[event]);
+    const char *primed = fuzz_prime_message();
+    expect_status(dc_table_event_name(s->table, BOGUS_EVENT_ID, &name), DC_ERR_NOT_FOUND, primed,
+                  "dc_table_event_name of an id never issued");
+    size_t count = 12345;
+    STRESS_CHECK(dc_table_handler_count(s->table, event_names[event], &count) == DC_OK, "dc_table_handler_count failed");
+    if (event == NEVER_EVENT) STRESS_CHECK(count == 0, "an event never registered has %zu handlers", count);
+    STRESS_CHECK(dc_table_handler_count_id(s->table, id, &count) == DC_OK, "dc_table_handler_count_id failed");
+    primed = fuzz_prime_message();
+    expect_status(dc_table_handler_count_id(s->table, BOGUS_EVENT_ID, &count), DC_ERR_NOT_FOUND, primed,
+                  "dc_table_handler_count_id of an id never issued");
+    const char *listed[NAME_COUNT + 1];
+    size_t total = 0;
+    STRESS_CHECK(dc_table_events(s->table, listed, NAME_COUNT + 1, &total) == DC_OK, "dc_table_events failed");
+    STRESS_CHECK(total < NAME_COUNT, "%zu events listed, but only %d ever have handlers", total, NAME_COUNT - 1);
+    for (size_t i = 0; i < total; i++) {
+        bool known = false;
+        for (unsigned e = 0; e < NAME_COUNT; e++) known |= e != NEVER_EVENT && strcmp(listed[i], event_names[e]) == 0;
+        STRESS_CHECK(known, "dc_table_events listed \"%s\"", listed[i]);
+        for (size_t j = 0; j < i; j++) STRESS_CHECK(listed[i] != listed[j], "\"%s\" listed twice", listed[i]);
+    }
+    record *r = pick_registered(slot, has_one_handler);
+    if (r != NULL && atomic_load(&r->removed))
+        STRESS_CHECK(!dc_table_contains(s->table, atomic_load(&r->id)), "dc_table_contains(r%u) after its removal",
+                     r->index);
+    STRESS_CHECK(strcmp(dc_table_name(s->table), s->name) == 0, "the table is named \"%s\", not \"%s\"",
+                 dc_table_name(s->table), s->name);
+    STRESS_CHECK(dc_table_execute_context(s->table) == NULL, "an execute context outside any execute");
+    primed = fuzz_prime_message();
+    expect_status(dc_table_stop_emission(s->table), DC_ERR_STATE, primed, "dc_table_stop_emission outside any execute");
+    stress_pop();
+}
+
+/* A handler stays a while, so removes and blocks on other threads meet it. */
+static void linger(void) {
+    stress_push(note(OP_LINGER, 0, NO_EVENT, NO_RECORD, 0));
+    unsigned turns = 1 + below(8);
+    for (unsigned i = 0; i < turns; i++) sched_yield();
+    me->stats.lingers++;
+    stress_pop();
+}
+
+/* What a running handler does next. Nothing once its table's destroy began,
+ * but for destroying it again. */
+static void act(record *r) {
+    unsigned slot = r->slot;
+    int state = atomic_load(&slots[slot].state);
+    if (state != TABLE_OPEN) {
+        if (state == TABLE_DESTROYED_FROM_HANDLER && chance(5)) destroy_from_handler(slot, OP_DESTROY_FROM_HANDLER);
+        return;
+    }
+    bool may_nest = me->frame_count < MAX_NESTING;
+    unsigned roll = below(1000);
+    if (roll < 380) return;
+    if (roll < 480) linger();
+    else if (roll < 560) {
+        if (may_nest) do_execute(slot);
+    } else if (roll < 615) do_remove(slot, r);
+    else if (roll < 675) do_block(slot, r);
+    else if (roll < 725) do_unblock(slot);
+    else if (roll < 805) do_add(slot);
+    else if (roll < 830) {
+        stress_push(note(OP_STOP_EMISSION, slot, r->event, r->index, 0));
+        dc_status status = dc_table_stop_emission(slots[slot].table);
+        STRESS_CHECK(status == DC_OK, "dc_table_stop_emission in handler r%u gave %s", r->index,
+                     dc_status_name(status));
+        frame *f = &me->frames[me->frame_count - 1];
+        if (f->kind == FRAME_EXECUTE) f->stop_called = true;
+        stress_pop();
+    } else if (roll < 870) do_remove_many(slot, r);
+    else if (roll < 880) do_add_duplicate(slot);
+    else if (roll < 930) {
+        if (may_nest) do_drain();
+    } else if (roll < 933) {
+        destroy_from_handler(slot, OP_DESTROY_FROM_HANDLER);
+    }
+}
+
+/* One operation outside any handler. */
+static void top_level_operation(void) {
+    unsigned slot = below(SLOT_COUNT);
+    unsigned roll = below(1000);
+    me->stats.operations++;
+    if (roll < 80) {
+        do_drain();
+        return;
+    }
+    if (roll < 83) {
+        destroy_from_outside(slot, OP_DESTROY_OUTSIDE);
+        return;
+    }
+    if (!enter_table(slot)) return;
+    if (roll < 260) do_add(slot);
+    else if (roll < 280) do_add_duplicate(slot);
+    else if (roll < 292) do_add_crowd(slot);
+    else if (roll < 360) do_remove(slot, NULL);
+    else if (roll < 420) do_block(slot, NULL);
+    else if (roll < 480) do_unblock(slot);
+    else if (roll < 530) do_remove_many(slot, NULL);
+    else if (roll < 570) do_query(slot);
+    else do_execute(slot);
+    leave_table(slot);
+}
+
+/* ---- rounds ------------------------------------------------------------------------------- */
+
+/* Thread 0, all others waiting: destroy the tables left, check the round. */
+static void finish_round(void) {
+    stress_push(note(OP_ROUND_END, 0, NO_EVENT, NO_RECORD, 0));
+    for (unsigned t = 0; t < thread_count; t++)
+        for (unsigned s = 0; s < SLOT_COUNT; s++)
+            STRESS_CHECK(atomic_load(&workers[t].top[s]) == 0 && atomic_load(&workers[t].in_handler[s]) == 0,
+                         "thread %u is still in table %u between rounds", t, s);
+    for (unsigned s = 0; s < SLOT_COUNT; s++) {
+        int state = atomic_load(&slots[s].state);
+        STRESS_CHECK(state != TABLE_CLOSING, "table %u is left closing", s);
+        if (state == TABLE_OPEN) {
+            atomic_store(&slots[s].destroyed_by, note(OP_ROUND_END, s, NO_EVENT, NO_RECORD, me->index));
+            atomic_store(&slots[s].state, TABLE_DESTROYED_OUTSIDE);
+            dc_table_destroy(slots[s].table);
+        }
+        slots[s].table = NULL;
+    }
+    unsigned count = atomic_load(&record_count);
+    if (count > MAX_RECORDS) count = MAX_RECORDS;
+    for (unsigned i = 0; i < count; i++) {
+        record *r = &records[i];
+        int status = atomic_load(&r->add_status);
+        unsigned destroys = atomic_load(&r->destroy_calls), releases = atomic_load(&r->target_releases);
+        if (r->kind == KIND_CROWD) {
+            unsigned adds = atomic_load(&r->crowd_adds);
+            STRESS_CHECK(destroys == adds, "crowd r%u on table %u: %u adds, %u destroy notifies", r->index, r->slot,
+                         adds, destroys);
+            continue;
+        }
+        STRESS_CHECK(status != ADD_PENDING, "r%u's add never returned", r->index);
+        bool registered = status == DC_OK;
+        if (destroys != (registered && r->has_destroy ? 1u : 0u)) {
+            char how[160];
+            stress_describe(atomic_load(&slots[r->slot].destroyed_by), how, sizeof how);
+            STRESS_CHECK(false,
+                         "r%u (%s, \"%s\", table %u, %s) ended the round with its destroy notify run %u times.\n"
+                         "    It was added by thread %u %s, the table %s when the add began and %s when it "
+                         "returned;\n    the table was destroyed by: %s (thread %u)",
+                         r->index, kind_names[r->kind], event_names[r->event], r->slot,
+                         registered ? "registered" : dc_status_name((dc_status)status), destroys, r->adder,
+                         r->added_in_handler ? "from a handler" : "outside any handler",
+                         state_names[r->state_when_added], state_names[atomic_load(&r->state_when_returned)], how,
+                         (unsigned)(atomic_load(&slots[r->slot].destroyed_by) >> 32));
+        }
+        bool owned = registered && (r->flags & DC_HANDLER_OWNS_TARGET) && r->kind != KIND_ANONYMOUS;
+        STRESS_CHECK(releases == (owned ? 1u : 0u),
+                     "r%u (%s, added by thread %u %s, the table %s then) ended the round with its owned target "
+                     "released %u times",
+                     r->index, kind_names[r->kind], r->adder, r->added_in_handler ? "from a handler" : "outside any handler",
+                     state_names[atomic_load(&r->state_when_returned)], releases);
+    }
+    for (unsigned i = 0; i < POOL_SIZE; i++)
+        STRESS_CHECK(atomic_load(&pool[i].references) == 0, "object %u: %ld retains not released once the tables are gone",
+                     i, atomic_load(&pool[i].references));
+    for (unsigned t = 0; t < thread_count; t++) {
+        size_t pending = dc_queue_pending(workers[t].queue);
+        STRESS_CHECK(pending == 0, "thread %u's queue holds %zu deliveries once the tables are gone", t, pending);
+        STRESS_CHECK(!fuzz_fd_readable(dc_queue_fd(workers[t].queue)), "thread %u's empty queue's fd is readable", t);
+    }
+    stress_pop();
+}
+
+static void start_round(void) {
+    unsigned used = atomic_load(&record_count);
+    memset(records, 0, (used < MAX_RECORDS ? used : MAX_RECORDS) * sizeof records[0]);
+    atomic_store(&record_count, 0);
+    for (unsigned f = 0; f < ANON_FAMILIES; f++) {
+        atomic_store(&anonymous_next[f], 0);
+        for (unsigned c = 0; c < ANON_COPIES; c++) atomic_store(&anonymous_owner[f][c], NULL);
+    }
+    const dc_object_callbacks callbacks = {retain_object, release_object};
+    for (unsigned s = 0; s < SLOT_COUNT; s++) {
+        table_slot *slot = &slots[s];
+        snprintf(slot->name, sizeof slot->name, "stress-%u", s);
+        STRESS_CHECK(dc_table_create(slot->name, &callbacks, &slot->table) == DC_OK, "dc_table_create failed");
+        atomic_store(&slot->state, TABLE_OPEN);
+        for (unsigned e = 0; e < NAME_COUNT; e++) atomic_store(&slot->ids[e], 0);
+        /* Cleared, not just counted from 0: a reader may find an entry counted
+         * but not yet stored, which must not be last round's record. */
+        unsigned published = atomic_load(&slot->registered_count);
+        for (unsigned i = 0; i < published && i < MAX_RECORDS; i++) atomic_store(&slot->registered[i], NULL);
+        atomic_store(&slot->registered_count, 0);
+        atomic_store(&slot->broad_removals_in_flight, 0);
+    }
+}
+
+static bool time_is_up(void) {
+    return (double)(stress_now_ns() - started_ns) / 1e9 >= run_seconds;
+}
+
+static void *run_worker(void *argument) {
+    me = argument;
+    stress_register_thread(me->index);
+    STRESS_CHECK(dc_queue_create(&me->queue) == DC_OK, "dc_queue_create failed");
+    for (;;) {
+        pthread_barrier_wait(&round_barrier); /* every thread outside the tables */
+        if (me->index == 0) {
+            if (round_number >= first_round) {
+                finish_round();
+                atomic_fetch_add(&stress.rounds_completed, 1);
+            }
+            if (time_is_up()) {
+                atomic_store(&stopping, true);
+            } else {
+                round_number = round_number < first_round ? first_round : round_number + 1;
+                atomic_store(&stress.round, round_number);
+                start_round();
+            }
+        }
+        pthread_barrier_wait(&round_barrier);
+        if (atomic_load(&stopping)) break;
+        stress_random_seed(&me->random, stress.seed, round_number, me->index);
+        memset(me->held_blocks, 0, sizeof me->held_blocks);
+        me->held_count = 0;
+        for (unsigned op = 0; op < ops_per_round && !all_tables_destroyed(); op++) top_level_operation();
+    }
+    return NULL;
+}
+
+/* ---- main --------------------------------------------------------------------------------- */
+
+static void usage(const char *program) {
+    fprintf(stderr,
+            "usage: %s [--seconds N] [--seed S] [--threads 1..%d] [--round R] [--ops N] [--watchdog N] [--trace]\n"
+            "  --seconds   how long to run (default 10); rounds then stop\n"
+            "  --seed      what every thread's program comes from (default: from the clock; printed)\n"
+            "  --round     the first round, to replay a failing one (default 1)\n"
+            "  --ops       operations each thread begins per round outside any handler (default %d)\n"
+            "  --watchdog  seconds without a completed round that count as a hang (default %d)\n"
+            "  --trace     print every operation as it begins\n",
+            program, STRESS_MAX_THREADS, DEFAULT_OPS, DEFAULT_WATCHDOG_SECONDS);
+    exit(2);
+}
+
+int main(int argc, char **argv) {
+    stress.program = argv[0];
+    stress.seed = (uint64_t)time(NULL) * 0x9e3779b97f4a7c15ull ^ (uint64_t)getpid();
+    stress.watchdog_seconds = DEFAULT_WATCHDOG_SECONDS;
+    for (int i = 1; i < argc; i++) {
+        const char *option = argv[i], *value = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(option, "--trace") == 0) {
+            stress.tracing = true;
+            continue;
+        }
+        if (value == NULL) usage(argv[0]);
+        i++;
+        char *end = NULL;
+        if (strcmp(option, "--seconds") == 0) run_seconds = strtod(value, &end);
+        else if (strcmp(option, "--seed") == 0) stress.seed = strtoull(value, &end, 0);
+        else if (strcmp(option, "--threads") == 0) thread_count = (unsigned)strtoul(value, &end, 0);
+        else if (strcmp(option, "--round") == 0) first_round = strtoull(value, &end, 0);
+        else if (strcmp(option, "--ops") == 0) ops_per_round = (unsigned)strtoul(value, &end, 0);
+        else if (strcmp(option, "--watchdog") == 0) stress.watchdog_seconds = (unsigned)strtoul(value, &end, 0);
+        else usage(argv[0]);
+        if (end == NULL || *end != '\0') usage(argv[0]);
+    }
+    if (thread_count < 1 || thread_count > STRESS_MAX_THREADS || first_round < 1 || stress.watchdog_seconds < 1)
+        usage(argv[0]);
+    stress.threads = thread_count;
+    printf("stress_table: seed 0x%llx, %u threads, %g s, %u operations per thread and round, from round %llu\n"
+           "  replay: %s --seed 0x%llx --threads %u --round N (N: the failing round)\n",
+           (unsigned long long)stress.seed, thread_count, run_seconds, ops_per_round, (unsigned long long)first_round,
+           argv[0], (unsigned long long)stress.seed, thread_count);
+    fflush(stdout);
+
+    for (unsigned i = 0; i < SIGNATURE_COUNT; i++)
+        STRESS_CHECK(dc_signature_create(encodings[i], &signatures[i]) == DC_OK, "signature \"%s\"", encodings[i]);
+    round_number = first_round - 1;
+    started_ns = stress_now_ns();
+    stress_start_watchdog();
+    STRESS_CHECK(pthread_barrier_init(&round_barrier, NULL, thread_count) == 0, "pthread_barrier_init failed");
+    for (unsigned t = 0; t < thread_count; t++) {
+        workers[t].index = t;
+        STRESS_CHECK(pthread_create(&workers[t].thread, NULL, run_worker, &workers[t]) == 0, "pthread_create failed");
+    }
+    stats total;
+    memset(&total, 0, sizeof total);
+    for (unsigned t = 0; t < thread_count; t++) {
+        STRESS_CHECK(pthread_join(workers[t].thread, NULL) == 0, "pthread_join failed");
+        unsigned long *sum = (unsigned long *)&total, *part = (unsigned long *)&workers[t].stats;
+        for (size_t i = 0; i < sizeof total / sizeof *sum; i++) sum[i] += part[i];
+        dc_queue_destroy(workers[t].queue);
+    }
+    atomic_store(&stress.finished, true);
+    pthread_barrier_destroy(&round_barrier);
+    for (unsigned i = 0; i < SIGNATURE_COUNT; i++) dc_signature_release(signatures[i]);
+
+    double elapsed = (double)(stress_now_ns() - started_ns) / 1e9;
+    printf("stress_table: passed: %llu rounds in %.1f s, seed 0x%llx\n"
+           "  %lu operations outside handlers; %lu executes (%lu failed), %lu handler calls, %lu deliveries,\n"
+           "  %lu crowd calls; %lu adds (%lu refused), %lu duplicates, %lu crowd handlers; %lu removes by id,\n"
+           "  %lu of many; %lu blocks, %lu unblocks; %lu drains, %lu queries, %lu lingers;\n"
+           "  tables destroyed %lu times from outside, %lu from handlers (%lu more times again, %lu gave up\n"
+           "  waiting), %lu from destroy notifies; %lu deliveries dropped\n",
+           (unsigned long long)atomic_load(&stress.rounds_completed), elapsed, (unsigned long long)stress.seed,
+           total.operations, total.executes, total.failed_executes, total.calls, total.deliveries, total.crowd_calls,
+           total.adds, total.failed_adds, total.duplicates, total.crowd_handlers, total.removes, total.removes_of_many,
+           total.blocks, total.unblocks, total.drains, total.queries, total.lingers, total.destroys_outside,
+           total.destroys_from_handler, total.destroys_again, total.destroy_timeouts, total.destroys_from_notify,
+           total.dropped);
+    return 0;
+}
