@@ -41,6 +41,12 @@ typedef dc__handler dc_handler;
 #define CHUNK_SHIFT 10
 #define CHUNK_SIZE (1u << CHUNK_SHIFT)
 
+/* Always removed: what an array entry points to once its handler is removed.
+ * A snapshot taken after a removal never reaches the removed handler, so no
+ * later execute announces it: a remover checking whether a call it did not
+ * wait for is over (dc__wait_for_calls()) sees only that call. */
+static dc_handler tombstone = {.state = DC__STATE_REMOVED | DC__STATE_UNLISTED};
+
 /* The duplicate index over (event, function, target): open addressing with
  * linear probing. An entry is a slot + 1 (0: empty) and 8 bits of its
  * hash, which spare most probes a look at another handler. A removed
@@ -102,8 +108,8 @@ struct dc_table {
 /*
  * What is read without the lock, and what makes it safe. Everything else
  * (chunks and slots, the dedupe index, free list, retired list, counts such
- * as live and stale, a handler's `next`, its writer-side state bits) is read and
- * written under the lock only.
+ * as live and tombstones, a handler's `next` and `position`, its writer-side
+ * state bits) is read and written under the lock only.
  *
  * Inside a read-side section (executes, drains, dc__event_record_of()):
  *  - `events`, `names` and the arrays and shape sets of event records: each
@@ -499,21 +505,15 @@ static bool mark_removed_handler(dc_handler *handler, uint32_t bit) {
     return !(before & bit) && ((before | bit) & done) == done;
 }
 
-/* Publishes `array`, which holds live handlers only: the removed handlers
- * of the one it replaces are out of it. */
+/* Publishes `array`, which holds live handlers only, and records where
+ * each is. */
 static void publish_array(dc_table *table, event_record *record, handler_array *array) {
+    uint32_t count = atomic_load_explicit(&array->count, memory_order_relaxed);
+    for (uint32_t i = 0; i < count; i++) atomic_load_explicit(&array->items[i], memory_order_relaxed)->position = i;
     handler_array *old = atomic_load_explicit(&record->handlers, memory_order_relaxed);
     atomic_store_explicit(&record->handlers, array, memory_order_release);
-    record->stale = 0;
-    if (old == NULL) return;
-    uint32_t count = atomic_load_explicit(&old->count, memory_order_relaxed);
-    for (uint32_t i = 0; i < count; i++) {
-        dc_handler *handler = atomic_load_explicit(&old->items[i], memory_order_relaxed);
-        if (atomic_load_explicit(&handler->state, memory_order_relaxed) & DC__STATE_REMOVED) {
-            if (mark_removed_handler(handler, DC__STATE_UNLISTED)) retire_slot(table, handler);
-        }
-    }
-    retire(table, old, free_object);
+    record->tombstones = 0;
+    if (old != NULL) retire(table, old, free_object);
 }
 
 static uint32_t shape_flags(uint32_t state) {
@@ -862,6 +862,7 @@ static dc_status add_locked(dc_table *table, event_record *record, dc_signature 
         atomic_init(&new_array->count, live + 1);
         publish_array(table, record, new_array);
     } else {
+        handler->position = count;
         atomic_store_explicit(&array->items[count], handler, memory_order_relaxed);
         atomic_store_explicit(&array->count, count + 1, memory_order_release);
     }
@@ -941,20 +942,20 @@ DC_API dc_status dc_table_add_marshal_id(dc_table *table, dc_event_id event, dc_
 /*
  * Removal happens in three steps so that no lock is held while waiting for
  * other threads or calling out:
- *   1. under the lock (unlink_handler): mark removed, drop its shape;
+ *   1. under the lock (unlink_handler): mark removed, drop its shape, put
+ *      the tombstone in its array entry;
  *   2. without it (finish_removal): drop queued deliveries, wait for calls
  *      already running elsewhere, or hand the handler's finishing over to
  *      the threads running them (dc__wait_for_calls());
- *   3. once no call runs (finish_handlers): under the lock mark it finished,
- *      then without it call the destroy notify and release an owned target.
- * Executes pass over removed handlers, so a removed handler stays in its
- * event's array and in the duplicate index until a rebuild of either drops
- * the removed ones together, once they outnumber the live ones: O(1) per
- * removal, and a removal reads and writes nothing but the handler and its
- * event's record (with a million handlers, anything else is a cache miss).
- * Its slot is retired once it is out of both and finished
- * (mark_removed_handler()). Handlers go in batches, so that removing many needs
- * no memory: a batch is one lock hold of step 1.
+ *   3. once no call runs (finish_handlers): mark it finished, then call the
+ *      destroy notify and release an owned target.
+ * A removed handler stays in the duplicate index until a rebuild drops the
+ * removed ones together, once they are three times the live ones: a removal
+ * then touches no entry of the index (with a million handlers, each would
+ * be a cache miss). Its slot is retired once it is out of the index and
+ * finished (mark_removed_handler()). Every step is O(1) amortized.
+ * Handlers go in batches, so that removing many needs no memory: a batch is
+ * one lock hold of step 1.
  */
 enum { REMOVAL_BATCH = 64 };
 
@@ -969,10 +970,13 @@ static void unlink_handler(dc_table *table, dc_handler *handler, removal_batch *
     event_record *record = record_by_id(table, handler->event);
     remove_shape(table, record, handler->signature, shape_flags(state));
     record->live--;
-    if (++record->stale > 8 && record->stale > record->live) {
-        /* Failing to rebuild is harmless: the next removal tries again. */
-        handler_array *compact =
-            rebuilt_array(atomic_load_explicit(&record->handlers, memory_order_relaxed), NULL, record->live);
+    handler_array *array = atomic_load_explicit(&record->handlers, memory_order_relaxed);
+    atomic_store_explicit(&array->items[handler->position], &tombstone, memory_order_release);
+    mark_removed_handler(handler, DC__STATE_UNLISTED); /* not yet finished: completes nothing */
+    /* Compacting once tombstones outnumber live handlers costs O(1) per
+     * removal; failing to is harmless (the next removal tries again). */
+    if (++record->tombstones > 8 && record->tombstones > record->live) {
+        handler_array *compact = rebuilt_array(array, NULL, record->live);
         if (compact != NULL) publish_array(table, record, compact);
     }
     if (!(state & DC__STATE_UNINDEXED)) {

@@ -426,9 +426,9 @@ DC_API dc_status dc_call(dc_signature *signature, dc_function function,
  * for a call running on a thread that is itself waiting in a remove or block
  * made inside a handler. Such a call may still be running when the remove or
  * block returns; it is the handler's last, and the handler's destroy notify
- * (and the release of an owned target) runs once it has returned, on the
- * thread that made it, before that thread's execute of it returns. Made
- * outside every handler, a remove or block waits for every running call.
+ * (and the release of an owned target) runs once it has returned, on
+ * whichever of the two threads sees it over first. Made outside every
+ * handler, a remove or block waits for every running call.
  * A waiting remove or block is also why a handler must not be removed while
  * holding a lock the handler itself takes.
  */

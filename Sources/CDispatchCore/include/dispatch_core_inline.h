@@ -66,8 +66,6 @@ typedef struct dc_thread_record {
     _Alignas(64) _Atomic uint64_t epoch; /* 0 outside any section, else the epoch seen on entry */
     /* Touched only by the owning thread, but for frames[d].calling. */
     unsigned depth;
-    /* Removals in progress on this thread (reclaim.c's dc__finishing_begin()). */
-    unsigned finishing;
     /* Work this thread owes when it leaves a section (reclaim.c): its own
      * pending table destroys, and removed handlers whose last calls run
      * here, handed over by the threads that removed them. Read at every
@@ -147,8 +145,8 @@ struct dc__handler_extras;
 
 /* dc__handler.state: a block count in the low bits, flags above. */
 #define DC__STATE_BLOCK_MASK 0xFFFFu
-/* Set on a removed handler, by writers: out of its event's array, and its
- * removal finished (destroy notify called). */
+/* Set on a removed handler, by writers: out of its event's array (the
+ * tombstone in its place), and its removal finished (destroy notify called). */
 #define DC__STATE_UNLISTED (1u << 16)
 #define DC__STATE_FINISHED (1u << 17)
 #define DC__STATE_SWIFT (1u << 20)       /* a marshal that is a Swift-convention function (DC_HANDLER_SWIFT_CALL) */
@@ -167,7 +165,7 @@ struct dc__handler_extras;
 /* States that leave the fast path: not callable now, or needing more than a call. */
 #define DC__STATE_SLOW (DC__STATE_REMOVED | DC__STATE_BLOCK_MASK | DC__STATE_ONCE | DC__STATE_QUEUED)
 
-/* 56 bytes (4 spare); the fields an execute reads come first. */
+/* 56 bytes; the fields an execute reads come first. */
 typedef struct dc__handler {
     dc_function function;
     dc_signature *signature;
@@ -177,6 +175,7 @@ typedef struct dc__handler {
     struct dc__handler_extras *extras; /* NULL unless a queue or destroy notify was given */
     uint32_t generation;               /* the upper half of the handler's id */
     uint32_t slot;                     /* where the table keeps it: the lower half */
+    uint32_t position;                 /* its index in its event's current array (writer side) */
     uint32_t next;                     /* free: the next free slot + 1, 0 ends */
 } dc__handler;
 
@@ -242,7 +241,7 @@ typedef struct dc__event_record {
     uint64_t hash;
     dc_event_id id;
     uint32_t live;       /* registered handlers (writer side) */
-    uint32_t stale;      /* removed handlers still in the array (writer side) */
+    uint32_t tombstones; /* entries of removed handlers in the array (writer side) */
     size_t name_length;
     char name[];
 } dc__event_record;
