@@ -664,12 +664,11 @@ stress: stress-build
 # trail: cd there and replay it with `spin -DCONFIG $(MODEL_DEFINES) -t -p removal.pml`.
 # pan exits 0 whatever it finds, so its report decides: no error, and a search
 # neither cut short by the depth bound nor by the memory bound. A mutant the
-# model must reject: make model MODEL_DEFINES=-DNO_SKIP (or -DNO_HANDOVER).
-# NESTED3 is left out: it finds a destroy notify the code as it is never calls
-# (make model MODEL_CONFIGS=NESTED3; the model's header tells the run).
+# model must reject: make model MODEL_DEFINES=-DNO_SKIP (or -DNO_HANDOVER, or
+# -DLAZY_ARRAY with MODEL_CONFIGS=NESTED3).
 MODEL          := Tests/Model/removal.pml
 MODEL_BUILD    := build/model
-MODEL_CONFIGS  := CYCLE2 CYCLE2_NESTED CYCLE3 BLOCK2 SELF2 OUTSIDE
+MODEL_CONFIGS  := CYCLE2 CYCLE2_NESTED CYCLE3 NESTED3 BLOCK2 SELF2 OUTSIDE
 MODEL_DEFINES  ?=
 MODEL_PACKAGES := spin
 SPIN           ?= spin

@@ -92,13 +92,13 @@
  *   OUTSIDE         T0, outside every section, removes h1 once, while T1's h1
  *                   removes h2 and T2's h2 blocks and unblocks h1
  *   NESTED3         T0's h1 calls h4 (nested), which removes h2; T1's h2
- *                   removes h1; T2's h3 removes h4. FAILS on the code as it
- *                   is, so `make model` leaves it out: finish(h1) never runs.
- *                   T0 is handed both h4 and h1; its outermost leave takes
- *                   h4's ticket, T1 pushes h1's just after, and run_outside()
- *                   lets it go as the remover's to resolve; T0's next execute
- *                   announces h1 (removed, still in its event's array) before
- *                   T1's re-check, which therefore leaves the ticket to T0.
+ *                   removes h1; T2's h3 removes h4. With LAZY_ARRAY,
+ *                   finish(h1) never runs: T0 is handed both h4 and h1; its
+ *                   outermost leave takes h4's ticket, T1 pushes h1's just
+ *                   after, and run_outside() lets it go as the remover's to
+ *                   resolve; T0's next execute announces h1 (removed, still
+ *                   in its event's array) before T1's re-check, which
+ *                   therefore leaves the ticket to T0.
  *
  * Switches:
  *   NO_SKIP         mutant: a thread inside a section waits for every thread,
@@ -108,10 +108,11 @@
  *                   3 fails
  *   CHECK_RELEASE   also require every handover freed at the end; fails, as
  *                   told at wait_for_calls() below
- *   TOMBSTONE       a variant: an execute never announces a handler removed
- *                   before it loaded the handler's array entry (an entry
- *                   replaced by an always-removed tombstone on removal, or a
- *                   test of the state before the announce): NESTED3 holds
+ *   LAZY_ARRAY      mutant: a removed handler stays in its event's array, so
+ *                   an execute that loads its entry after the removal still
+ *                   announces it (the code puts an always-removed tombstone
+ *                   in the entry on removal, which is announced instead);
+ *                   NESTED3 fails
  *   OUTSIDE_KEEP    a candidate fix: run_ticket(outside = true) keeps an
  *                   unresolved ticket for a later leave instead of letting it
  *                   go: NESTED3 holds
@@ -119,7 +120,7 @@
 
 #define NONE    0 /* calling: no handler; Thread: no handler, no nested execute */
 #define NH      4 /* handlers are 1 .. NH */
-#define TOMB_ID 7 /* TOMBSTONE: what an array entry holds once its handler is removed */
+#define TOMB_ID 7 /* what an array entry holds once its handler is removed */
 #define DEPTH   2 /* frames per record: the handler's call, one execute nested in it */
 
 #define REMOVE  1 /* the handler's body removes its target */
@@ -393,7 +394,7 @@ inline enter(dd) {
 
 /* dc__announce_call() and the state test after it. Property 2. */
 inline announce(dd, hh) {
-#ifdef TOMBSTONE
+#ifndef LAZY_ARRAY
     /* The array entry, loaded before the announce: the tombstone once hh is
      * removed, which is announced and never called. */
     if
