@@ -1022,6 +1022,63 @@ static void destroy_notify_destroying_its_table_during_destroy_does_nothing_more
     assert_every_notify_ran_once();
 }
 
+/* ---- a destroy called inside an execute of another table, and adds to a dying table ---- */
+
+/* What a handler of one table does to another table it destroys. */
+static struct {
+    dc_table *victim;
+    int victim_notifies;
+    int notifies_when_destroy_returned;
+    dc_status add_after_destroy;
+} outsider;
+
+static void count_victim_notify(void *data) {
+    (void)data;
+    outsider.victim_notifies++;
+}
+
+static void victim_handler(void) {}
+
+static void destroy_the_victim(void) {
+    dc_table_destroy(outsider.victim);
+    outsider.notifies_when_destroy_returned = outsider.victim_notifies;
+    dc_signature *signature = NULL;
+    assert_ok(dc_signature_create("v", &signature));
+    /* The table is still there until this thread's execute returns; adding
+     * to it is refused. */
+    outsider.add_after_destroy =
+        dc_table_add(outsider.victim, "late", signature, DC_FUNCTION(victim_handler), NULL, NULL, NULL);
+    dc_signature_release(signature);
+}
+
+static void destroy_from_a_handler_of_another_table_removes_at_once_and_refuses_adds(void **state) {
+    (void)state;
+    memset(&outsider, 0, sizeof outsider);
+    dc_table *runner = NULL;
+    dc_signature *signature = NULL;
+    assert_ok(dc_table_create("runner", NULL, &runner));
+    assert_ok(dc_table_create("victim", NULL, &outsider.victim));
+    assert_ok(dc_signature_create("v", &signature));
+    dc_handler_options options;
+    memset(&options, 0, sizeof options);
+    options.destroy = count_victim_notify;
+    options.flags = DC_HANDLER_ALLOW_DUPLICATE;
+    for (int i = 0; i < 3; i++)
+        assert_ok(dc_table_add(outsider.victim, "tap", signature, DC_FUNCTION(victim_handler), NULL, &options, NULL));
+    assert_ok(dc_table_add(runner, "go", signature, DC_FUNCTION(destroy_the_victim), NULL, NULL, NULL));
+    dc_result result;
+    assert_ok(dc_table_execute(runner, "go", NULL, 0, &result));
+    assert_int_equal(result.handled, 1);
+    /* The handlers went while the destroy ran; the free came after the
+     * execute (ASan and valgrind see it, or its absence). */
+    assert_int_equal(outsider.notifies_when_destroy_returned, 3);
+    assert_int_equal(outsider.victim_notifies, 3);
+    assert_int_equal(outsider.add_after_destroy, DC_ERR_STATE);
+    outsider.victim = NULL; /* a table never freed is then a leak memcheck reports */
+    dc_table_destroy(runner);
+    dc_signature_release(signature);
+}
+
 int main(int argc, char **argv) {
     if (argc > 1) {
         cmocka_set_test_filter(argv[1]);
@@ -1047,6 +1104,8 @@ int main(int argc, char **argv) {
         /* destroy notifies destroying their table */
         lifecycle_test(destroy_notify_may_destroy_its_table_when_its_handler_is_removed),
         lifecycle_test(destroy_notify_destroying_its_table_during_destroy_does_nothing_more),
+        /* a destroy called inside an execute of another table */
+        lifecycle_test(destroy_from_a_handler_of_another_table_removes_at_once_and_refuses_adds),
     };
     return cmocka_run_group_tests_name("table lifecycle", tests, NULL, NULL);
 }
