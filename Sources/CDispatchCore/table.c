@@ -962,6 +962,11 @@ enum { REMOVAL_BATCH = 64 };
 typedef struct removal_batch {
     size_t count;
     dc_handler *handlers[REMOVAL_BATCH];
+    /* Matches whose removal another thread has begun and not finished: a
+     * remove by target, event or all waits for their calls too, so that its
+     * caller may free what they use once it returns. */
+    size_t others_count;
+    dc_handler *others[REMOVAL_BATCH];
 } removal_batch;
 
 /* Step 1 for one handler. Caller holds the lock. */
@@ -1036,8 +1041,11 @@ static void finish_handed_over(void *table, void *handler) {
 
 /* Steps 2 and 3 for a batch. The caller must not hold the lock. */
 static void finish_removal(dc_table *table, removal_batch *batch) {
-    if (batch->count == 0) return;
+    if (batch->count == 0 && batch->others_count == 0) return;
     dc__heavy_fence();
+    /* Only their addresses: their slots may be reused meanwhile, which costs
+     * a wait for another handler's calls at most. */
+    for (size_t i = 0; i < batch->others_count; i++) dc__wait_for_calls(batch->others[i], NULL, NULL);
     size_t waited = 0;
     for (size_t i = 0; i < batch->count; i++) {
         dc_handler *handler = batch->handlers[i];
@@ -1052,7 +1060,7 @@ static void finish_removal(dc_table *table, removal_batch *batch) {
 DC_API dc_status dc_table_remove(dc_table *table, dc_handler_id id) {
     if (table == NULL) return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_remove: the table must not be NULL");
     removal_batch batch;
-    batch.count = 0;
+    batch.count = batch.others_count = 0;
     pthread_mutex_lock(&table->lock);
     dc_handler *handler = find_handler(table, id);
     if (handler != NULL) {
@@ -1076,13 +1084,16 @@ static size_t remove_where(dc_table *table, bool (*matches)(const dc_handler *, 
     dc__finishing_begin();
     for (uint32_t slot = 0;;) {
         removal_batch batch;
-    batch.count = 0;
+        batch.count = batch.others_count = 0;
         pthread_mutex_lock(&table->lock);
-        for (; slot < table->slot_count && batch.count < REMOVAL_BATCH; slot++) {
+        for (; slot < table->slot_count && batch.count < REMOVAL_BATCH && batch.others_count < REMOVAL_BATCH;
+             slot++) {
             dc_handler *handler = handler_at(table, slot);
-            if (handler->signature != NULL &&
-                !(atomic_load_explicit(&handler->state, memory_order_relaxed) & DC__STATE_REMOVED) &&
-                matches(handler, context))
+            uint32_t state = atomic_load_explicit(&handler->state, memory_order_relaxed);
+            if (handler->signature == NULL || (state & DC__STATE_FINISHED) || !matches(handler, context)) continue;
+            if (state & DC__STATE_REMOVED)
+                batch.others[batch.others_count++] = handler;
+            else
                 unlink_handler(table, handler, &batch);
         }
         bool more = slot < table->slot_count;
@@ -1146,7 +1157,7 @@ DC_API dc_status dc_table_remove_all(dc_table *table, size_t *removed) {
 /* Removes a once-handler after its run (or its dropped delivery). */
 void dc__table_remove_handler(dc_table *table, dc_handler *handler) {
     removal_batch batch;
-    batch.count = 0;
+    batch.count = batch.others_count = 0;
     pthread_mutex_lock(&table->lock);
     if (!(atomic_load_explicit(&handler->state, memory_order_relaxed) & DC__STATE_REMOVED)) {
         unlink_handler(table, handler, &batch);

@@ -712,7 +712,8 @@ typedef struct dc_execute_options {
 typedef struct dc_result {
     size_t handled;        /* handlers that ran during the execute */
     size_t queued;         /* deliveries posted to queues for later */
-    size_t dropped;        /* deliveries not posted: queue destroyed, or out of memory */
+    size_t dropped;        /* deliveries not posted: queue destroyed, handler removed or
+                            * blocked meanwhile, or out of memory */
     size_t return_count;   /* handlers that returned a value */
     bool has_return_value; /* return_value is set */
     bool stopped;          /* a handler called dc_table_stop_emission */
