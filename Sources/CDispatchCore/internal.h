@@ -268,7 +268,7 @@ void dc__retire(dc_retired_list *list, dc_retired *retired, void *object, void *
  * Caller serializes access to `list`. */
 void dc__reclaim(dc_retired_list *list, bool everything);
 
-/* ---- tables and queues (table.c, queue.c) ----------------------------------------- */
+/* ---- tables and queues (registration.c, execute.c, queue.c) ----------------------------------------- */
 
 struct dc__handler;
 

@@ -159,7 +159,7 @@ DC_API size_t dc_queue_pending(const dc_queue *queue) {
     return pending;
 }
 
-/* ---- posting and dropping (called by table.c) ---------------------------------------- */
+/* ---- posting and dropping (called by execute.c) ---------------------------------------- */
 
 dc_status dc__queue_post(dc_queue *queue, dc_table *table, struct dc__handler *handler, const dc_value *values,
                          size_t count, size_t first_owned, const dc_object_callbacks *callbacks) {

@@ -37,7 +37,7 @@ enum {
     /* How long the main thread waits for a thread that may be deadlocked. */
     DEADLOCK_MILLISECONDS = 10000,
     WATCHDOG_SECONDS = 60,
-    HANDLERS_PER_CHUNK = 1024 /* table.c's CHUNK_SIZE */
+    HANDLERS_PER_CHUNK = 1024 /* table.h's CHUNK_SIZE */
 };
 
 /* ---- time, waiting, meeting ---------------------------------------------------------- */

@@ -6,7 +6,7 @@
  * with the library. The C core includes it through internal.h; the Swift
  * layer, built from the same sources, sees it through the module, so that
  * dc__execute_record_brief_inline() (the end of this file) and the lean loop
- * it shares with table.c (dc__lean_execute_as()) are compiled into the Swift
+ * it shares with execute.c (dc__lean_execute_as()) are compiled into the Swift
  * code that calls it: a typed execute of closures that take nothing then
  * makes no call into the library.
  */
@@ -139,7 +139,7 @@ static inline void dc__read_leave(dc_thread_record *record, dc_execute_frame *fr
     dc__read_leave_fencing(record, frame, depth, dc__asymmetric_fences);
 }
 
-/* ---- handlers and the per-event structures readers see (table.c) ----------------- */
+/* ---- handlers and the per-event structures readers see (table.h, registration.c) ----------------- */
 
 struct dc__handler_extras;
 
@@ -205,7 +205,7 @@ typedef struct dc__handler_shape {
 
 /* The shapes of one event's live handlers, with a summary that lets the
  * common execute, whose arguments have exactly the types every shape takes,
- * be checked without visiting each shape (table.c's
+ * be checked without visiting each shape (execute.c's
  * arguments_fit_summary()). Writers compute the summary before publishing a
  * set; readers never change one. */
 typedef struct dc__shape_set {
@@ -222,7 +222,7 @@ typedef struct dc__shape_set {
     uint32_t sole_flags; /* its state_flags */
     uint32_t sole_first; /* its first_argument_parameter() */
     /* How the lean execute calls the handlers of the only shape, plain ones
-     * directly or marshals (table.c's lean_call_of()); 0 when it leaves the
+     * directly or marshals (registration.c's lean_call_of()); 0 when it leaves the
      * event to the general execute. */
     uint32_t lean_call;
     /* counts and strict_counts less the counts below most_takes, which would
@@ -280,7 +280,7 @@ DC__ALWAYS_INLINE dc_brief_result dc__leave_lean(dc_execute_frame *frame, size_t
 }
 
 /* The rest of a lean execute's snapshot from `item` on, the general way, and
- * the execute's end (table.c). */
+ * the execute's end (execute.c). */
 dc_brief_result dc__finish_generally(dc_execute_frame *frame, const dc_value *arguments, size_t count,
                                      const dc_execute_options *options, const dc__handler_slot *item,
                                      const dc__handler_slot *end, size_t handled, const dc_value *returned,
@@ -314,9 +314,9 @@ DC__ALWAYS_INLINE void dc__call_swift(const dc__handler *handler, const dc_value
 #define DC__SWIFT_CALLS 0
 #endif
 
-/* ---- the lean execute (table.c's execute_lean()) ------------------------------ */
+/* ---- the lean execute (execute.c's execute_lean()) ------------------------------ */
 
-/* The lean execute (table.c's execute_lean()) takes an event whose handlers
+/* The lean execute (execute.c's execute_lean()) takes an event whose handlers
  * all have one shape, returning void, in one of two ways. Plain handlers it
  * calls directly, through a pointer cast to void (*)(uint64_t x parameters),
  * when the signature has at most DC__LEAN_MAX_PARAMETERS parameters, all word
@@ -360,7 +360,7 @@ _Static_assert(DC__LEAN_MAX_PARAMETERS == 3, "dc__lean_execute_as calls up to th
  *
  * Plain handlers (DC__LEAN_CALL()) are called directly through a cast
  * pointer with the arguments' words, the target first when one is bound.
- * Marshals (DC__LEAN_MARSHAL_CALL()) are called as table.c's
+ * Marshals (DC__LEAN_MARSHAL_CALL()) are called as execute.c's
  * run_handler_generally() calls them: one that is not variadic gets the
  * arguments as they are (they are checked to be exactly its parameters, and
  * there are at least as many) with its parameter count, a variadic one all
@@ -456,11 +456,11 @@ dc__lean_execute_as(bool marshal, bool swift, unsigned parameters, bool target, 
 
 /* The record of `event` in `table`: what the Swift layer keeps with a key,
  * as records live as long as their table. NULL for an unknown event, or when
- * the thread has no record of its own and none can be made (table.c). */
+ * the thread has no record of its own and none can be made (registry.c). */
 const dc__event_record *dc__event_record_of(struct dc_table *table, dc_event_id event);
 
 /* dc_table_execute_id_brief() of the event whose record is `record`
- * (dc__event_record_of()), which saves looking it up (table.c). */
+ * (dc__event_record_of()), which saves looking it up (execute.c). */
 dc_brief_result dc__execute_record_brief(struct dc_table *table, const dc__event_record *record,
                                          const dc_value *arguments, size_t count, void *context, dc_result *result);
 
@@ -469,7 +469,7 @@ dc_brief_result dc__execute_record_brief(struct dc_table *table, const dc__event
  * Swift layer's typed executes without arguments. Inlined into the Swift
  * caller, it runs the commonest of them, an event whose handlers are all
  * Swift closures taking nothing, without a call into the library: the start
- * of table.c's execute_lean() and dc__lean_execute_as() for that one case,
+ * of execute.c's execute_lean() and dc__lean_execute_as() for that one case,
  * with asymmetric fences (membarrier(2) is there: without it, every call pays
  * a full fence).
  * Every other event, and a thread without a record or nested too deep, goes

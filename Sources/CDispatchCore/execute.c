@@ -1,0 +1,807 @@
+/*
+ * execute.c — running an event's handlers: GSignal's emission for C.
+ *
+ * One execute, top to bottom (execute_generally()):
+ *   key -> event record (lock-free name index) -> handler array snapshot
+ *   -> validate the arguments once per distinct handler shape
+ *   -> for each handler: announce the call, re-check its state, call it on the
+ *      stub path or libffi (or post it to its queue), accumulate its result.
+ * The commonest execute, void handlers of one shape whose arguments have
+ * exactly its types (plain ones or marshals), takes the same steps in
+ * execute_lean() with less: one check against the shape summary, then a
+ * direct call of each handler.
+ *
+ * Executes take no lock and write no shared memory: they read, inside a
+ * read-side section, what writers publish (table.h, reclaim.c).
+ */
+#include "table.h"
+
+#include <stdio.h>
+
+/* ---- executing ------------------------------------------------------------------------------------------ */
+
+/* What one execute needs as it goes. */
+typedef struct execution {
+    dc_table *table;
+    const event_record *record;
+    const dc_value *arguments;
+    size_t count;
+    const dc_execute_options *options;
+    bool exact; /* the arguments have exactly the types every shape takes */
+    dc_result result;
+} execution;
+
+/* The register images of one handler shape's call, computed once per execute
+ * and shared by every handler of that shape (the target is patched in). */
+typedef struct call_images {
+    const dc_signature *signature; /* NULL: none computed yet */
+    uint32_t flags;
+    uint64_t integers[DC_STUB_MAX_INTEGERS];
+    double floats[DC_STUB_MAX_FLOATS];
+} call_images;
+
+/* The id of a live handler of `shape` in the snapshot, for messages only.
+ * Inside the read-side section, like everything it reads. */
+static dc_handler_id example_handler(const handler_array *array, uint32_t count, const handler_shape *shape) {
+    for (uint32_t i = 0; i < count; i++) {
+        dc_handler *handler = atomic_load_explicit(&array->items[i], memory_order_relaxed);
+        uint32_t state = atomic_load_explicit(&handler->state, memory_order_relaxed);
+        if (!(state & DC__STATE_REMOVED) && handler->signature == shape->signature &&
+            shape_flags(state) == shape->state_flags)
+            return id_of(handler);
+    }
+    return 0;
+}
+
+static bool is_strict(const execution *run, const handler_shape *shape) {
+    if (shape->state_flags & DC__STATE_VARIADIC) return false;
+    return (shape->state_flags & DC__STATE_STRICT) || (run->options->flags & DC_EXECUTE_STRICT);
+}
+
+/* Checks the arguments against one handler shape, with messages: arity when
+ * strict, and that every argument the shape takes fits its parameter. */
+COLD static dc_status check_shape(const execution *run, const handler_shape *shape, const handler_array *array,
+                             uint32_t count) {
+    const dc_signature *signature = shape->signature;
+    size_t first = first_argument_parameter(shape->state_flags);
+    if (is_strict(run, shape) && shape->takes != run->count)
+        return dc__fail(DC_ERR_ARITY,
+                        "table %s, event \"%s\", handler %llu: takes %u arguments (signature \"%s\"%s), %zu given",
+                        display_name(run->table), run->record->name,
+                        (unsigned long long)example_handler(array, count, shape), shape->takes,
+                        signature->encoding, first ? " after its target" : "", run->count);
+    size_t used = shape->takes < run->count ? shape->takes : run->count;
+    for (size_t i = 0; i < used; i++) {
+        dc_type type = signature->parameter_types[first + i];
+        dc_value converted;
+        if (run->arguments[i].type == type) continue;
+        if (dc_value_convert(&run->arguments[i], type, &converted) != DC_OK) {
+            char reason[256];
+            snprintf(reason, sizeof reason, "%s", dc_last_error_message());
+            return dc__fail(DC_ERR_TYPE, "table %s, event \"%s\", handler %llu, argument %zu: %s",
+                            display_name(run->table), run->record->name,
+                            (unsigned long long)example_handler(array, count, shape), i, reason);
+        }
+    }
+    return DC_OK;
+}
+
+/* The common case, without conversions or messages: the arguments a shape
+ * takes have exactly its parameter types (and, when strict, there are exactly
+ * that many). */
+static bool shape_matches_exactly(const execution *run, const handler_shape *shape) {
+    if (is_strict(run, shape) && shape->takes != run->count) return false;
+    size_t used = shape->takes < run->count ? shape->takes : run->count;
+    const dc_type *types = shape->signature->parameter_types + first_argument_parameter(shape->state_flags);
+    for (size_t i = 0; i < used; i++)
+        if (run->arguments[i].type != types[i]) return false;
+    return true;
+}
+
+/* What shape_matches_exactly() says of every shape at once, from the set's
+ * summary: the counts strictness demands, and each argument's type. False
+ * leaves the answer to the check of each shape. */
+ALWAYS_INLINE static inline bool arguments_fit_summary(const execution *run, const shape_set *shapes, bool strict,
+                                                      call_images *images) {
+    size_t count = run->count;
+    uint64_t counts = strict ? shapes->strict_counts : shapes->counts;
+    if (!LIKELY(count < 64 && ((counts >> count) & 1))) return false;
+    size_t used = count < shapes->most_takes ? count : shapes->most_takes;
+    const dc_value *arguments = run->arguments;
+    if (shapes->sole_signature != NULL) {
+        /* The images of the sole shape, as fill_images would compute them. */
+        uint64_t *integers = images->integers + shapes->sole_first;
+        for (size_t i = 0; i < used; i++) {
+            if (arguments[i].type != (dc_type)shapes->types[i]) return false;
+            integers[i] = arguments[i].u64;
+        }
+        for (size_t i = used; i < shapes->most_takes; i++) integers[i] = 0; /* missing trailing arguments */
+        images->signature = shapes->sole_signature;
+        images->flags = shapes->sole_flags;
+        return true;
+    }
+    for (size_t i = 0; i < used; i++)
+        if (arguments[i].type != (dc_type)shapes->types[i]) return false;
+    return true;
+}
+
+/* Every shape fits, or the error of the first that does not. */
+NOINLINE static dc_status check_each_shape(const execution *run, const shape_set *shapes, const handler_array *array,
+                                           uint32_t count) {
+    for (uint32_t i = 0; i < shapes->count; i++) {
+        if (LIKELY(shape_matches_exactly(run, &shapes->shapes[i]))) continue;
+        dc_status status = check_shape(run, &shapes->shapes[i], array, count);
+        if (status != DC_OK) return status;
+    }
+    return DC_OK;
+}
+
+/* check_each_shape, after the summary's quick answer for the common case,
+ * which it records in run->exact. */
+ALWAYS_INLINE static inline dc_status check_arguments(execution *run, const handler_array *array, uint32_t count,
+                                                      bool strict, call_images *images) {
+    const shape_set *shapes = atomic_load_explicit(&run->record->shapes, memory_order_acquire);
+    run->exact = arguments_fit_summary(run, shapes, strict, images);
+    if (LIKELY(run->exact)) return DC_OK;
+    return check_each_shape(run, shapes, array, count);
+}
+
+/* One parameter's value from the arguments: converted (checked already, so it
+ * succeeds) or zero when the event carries too few. */
+static dc_value parameter_value(const dc_value *arguments, size_t count, size_t argument, dc_type type) {
+    dc_value value;
+    if (argument < count && arguments[argument].type == type && type != DC_TYPE_BOOL) return arguments[argument];
+    value.u64 = 0;
+    value.type = type;
+    if (argument < count) dc_value_convert(&arguments[argument], type, &value);
+    return value;
+}
+
+/* All parameter values of one handler's call, the bound target first. */
+static void handler_arguments(const dc_handler *handler, uint32_t state, const dc_value *arguments, size_t count,
+                              dc_value *out) {
+    const dc_signature *signature = handler->signature;
+    size_t first = first_argument_parameter(state);
+    if (first) {
+        /* check_target made sure parameter 0 is pointer-like. */
+        out[0].u64 = 0;
+        out[0].type = signature->parameter_types[0];
+        if (out[0].type == DC_TYPE_STRING)
+            out[0].string = handler->target;
+        else
+            out[0].pointer = handler->target;
+    }
+    for (size_t p = first; p < signature->parameter_count; p++)
+        out[p] = parameter_value(arguments, count, p - first, signature->parameter_types[p]);
+}
+
+/* Calls a marshal handler with `count` values; returns what it returned
+ * (dc_void() for void). Only a variadic marshal chooses its result's type. */
+static dc_value call_marshal(const dc_handler *handler, uint32_t state, const dc_value *values, size_t count) {
+#if SWIFT_CALLS
+    if (state & DC__STATE_SWIFT) { /* its signature returns void */
+        dc__call_swift(handler, values, handler->signature->parameter_count > 0);
+        return dc_void();
+    }
+#endif
+    dc_value result;
+    result.u64 = 0;
+    result.type = handler->signature->return_type;
+    ((dc_marshal)handler->function)(handler->target, values, count, &result);
+    /* A marshal may say it returned nothing (DC_TYPE_VOID); otherwise only a
+     * variadic one chooses the type. */
+    if (result.type == DC_TYPE_VOID) return result;
+    if (!(state & DC__STATE_VARIADIC) || (unsigned)result.type >= DC_TYPE_COUNT)
+        result.type = (state & DC__STATE_VARIADIC) ? DC_TYPE_VOID : handler->signature->return_type;
+    return result;
+}
+
+/* Calls `handler` with its parameter values; returns its return value. */
+static dc_value call_with_values(const dc_handler *handler, uint32_t state, dc_value *values, size_t count) {
+    if (state & DC__STATE_MARSHAL) return call_marshal(handler, state, values, count);
+    const dc_signature *signature = handler->signature;
+    dc_raw_return raw_result, *raw = &raw_result;
+    raw->integer = 0;
+    if (signature->stub != NULL) {
+        uint64_t integers[DC_STUB_MAX_INTEGERS];
+        double floats[DC_STUB_MAX_FLOATS];
+        for (size_t p = 0; p < signature->parameter_count; p++)
+            dc__store_register_image(signature, integers, floats, p, &values[p]);
+        dc__stub_call(signature->return_class, signature->stub, handler->function, integers, floats, raw);
+    } else {
+        void *pointers[DC_MAX_PARAMETERS];
+        for (size_t p = 0; p < signature->parameter_count; p++) pointers[p] = &values[p].u64;
+        ffi_call((ffi_cif *)&signature->cif, handler->function, raw, pointers);
+    }
+    return dc__return_value(signature, raw);
+}
+
+COLD static void accumulate(execution *run, dc_value value, bool *stop) {
+    dc_result *result = &run->result;
+    switch (run->options->accumulator) {
+    case DC_ACCUMULATE_FIRST:
+        if (!result->has_return_value) result->return_value = value, result->has_return_value = true;
+        break;
+    case DC_ACCUMULATE_ALL:
+        if (result->return_count < run->options->results_capacity)
+            run->options->results[result->return_count] = value;
+        if (!result->has_return_value) result->return_value = value, result->has_return_value = true;
+        break;
+    case DC_ACCUMULATE_TRUE_HANDLED:
+        result->return_value = value, result->has_return_value = true;
+        if (value.type == DC_TYPE_BOOL && value.u8 != 0) *stop = true;
+        break;
+    default: /* DC_ACCUMULATE_LAST */
+        result->return_value = value, result->has_return_value = true;
+        break;
+    }
+    result->return_count++;
+}
+
+/* Calls a marshal with the arguments converted to its parameter types. */
+COLD static dc_value call_marshal_converting(const execution *run, const dc_handler *handler, uint32_t state) {
+    dc_value converted[DC_MAX_PARAMETERS];
+    handler_arguments(handler, state, run->arguments, run->count, converted);
+    return call_marshal(handler, state, converted, handler->signature->parameter_count);
+}
+
+/* True when the event's arguments can be handed to a marshal as they are:
+ * at least as many as its parameters, each of exactly the parameter's type. */
+static bool arguments_are_parameters(const execution *run, const dc_signature *signature) {
+    if (run->count < signature->parameter_count) return false;
+    for (size_t i = 0; i < signature->parameter_count; i++)
+        if (run->arguments[i].type != signature->parameter_types[i]) return false;
+    return true;
+}
+
+/* Fills parameters `from` on, any way their arguments come: missing ones
+ * are zero, others converted (check_arguments made sure they convert). */
+NOINLINE static void fill_images_from(call_images *images, const dc_signature *signature, size_t first, size_t from,
+                                      const dc_value *arguments, size_t count) {
+    for (size_t p = from; p < signature->parameter_count; p++) {
+        size_t argument = p - first;
+        if (LIKELY(argument < count && arguments[argument].type == signature->parameter_types[p])) {
+            dc__store_register_image(signature, images->integers, images->floats, p, &arguments[argument]);
+        } else {
+            dc_value value = parameter_value(arguments, count, argument, signature->parameter_types[p]);
+            dc__store_register_image(signature, images->integers, images->floats, p, &value);
+        }
+    }
+}
+
+/* Computes the images of a shape. `exact` says the arguments the shape takes
+ * have exactly its parameter types (arguments_fit_summary); then a signature
+ * of word images with all its arguments there, the common case, is a plain
+ * copy. */
+ALWAYS_INLINE static inline void fill_images(call_images *images, const dc_signature *signature, uint32_t flags,
+                                             const dc_value *arguments, size_t count, bool exact) {
+    images->signature = signature;
+    images->flags = flags;
+    size_t first = first_argument_parameter(flags);
+    if (LIKELY(exact && signature->word_images && signature->parameter_count <= count + first)) {
+        for (size_t p = first; p < signature->parameter_count; p++) images->integers[p] = arguments[p - first].u64;
+        return;
+    }
+    fill_images_from(images, signature, first, first, arguments, count);
+}
+
+/* Runs one handler the general way: once-handlers, queued ones, libffi.
+ * Called between dc__read_calling and dc__read_called. */
+COLD static void run_handler_slowly(execution *run, dc_thread_record *reader, dc_handler *handler, uint32_t state,
+                               bool *stop) {
+    if (state & (DC__STATE_REMOVED | DC__STATE_BLOCK_MASK)) return;
+    if (state & DC__STATE_ONCE) {
+        uint32_t before = atomic_fetch_or_explicit(&handler->state, DC__STATE_FIRED, memory_order_acq_rel);
+        if (before & (DC__STATE_FIRED | DC__STATE_REMOVED)) return;
+    }
+
+    dc_value converted[DC_MAX_PARAMETERS];
+    dc_value *values = converted;
+    size_t count = handler->signature->parameter_count;
+    if (state & DC__STATE_VARIADIC) {
+        values = (dc_value *)run->arguments;
+        count = run->count;
+    } else {
+        handler_arguments(handler, state, run->arguments, run->count, converted);
+    }
+
+    if ((state & DC__STATE_QUEUED) && !dc_queue_is_owner(handler->extras->queue)) {
+        dc_status posted = dc__queue_post(handler->extras->queue, run->table, handler, values, count,
+                                          first_argument_parameter(state), &run->table->callbacks);
+        if (posted == DC_OK) {
+            run->result.queued++;
+        } else {
+            run->result.dropped++;
+            if (state & DC__STATE_ONCE) {
+                dc__read_called(reader);
+                dc__table_remove_handler(run->table, handler);
+            }
+        }
+        return;
+    }
+
+    dc_value returned = call_with_values(handler, state, values, count);
+    dc__read_called(reader);
+    run->result.handled++;
+    if (returned.type != DC_TYPE_VOID) accumulate(run, returned, stop);
+    if (state & DC__STATE_ONCE) dc__table_remove_handler(run->table, handler);
+}
+
+/* Runs one handler that is more than a void stub call: a marshal, one that
+ * returns a value, one on libffi, or one whose state needs care. Kept out of
+ * run_handlers so its loop stays small. Returns true when the handler's
+ * result stops the emission. */
+NOINLINE static bool run_handler_generally(execution *run, dc_thread_record *reader, dc_handler *handler,
+                                           uint32_t state, call_images *images) {
+    bool stop = false;
+    const dc_signature *signature = handler->signature;
+    if ((state & DC__STATE_SLOW) || (!(state & DC__STATE_MARSHAL) && signature->stub == NULL)) {
+        run_handler_slowly(run, reader, handler, state, &stop);
+        return stop;
+    }
+    dc_value returned;
+    if (state & DC__STATE_MARSHAL) {
+        /* The arguments go as they are when they are exactly the parameters. */
+        if (state & DC__STATE_VARIADIC)
+            returned = call_marshal(handler, state, run->arguments, run->count);
+        else if (LIKELY(arguments_are_parameters(run, signature)))
+            returned = call_marshal(handler, state, run->arguments, signature->parameter_count);
+        else
+            returned = call_marshal_converting(run, handler, state);
+    } else {
+        if (signature != images->signature || shape_flags(state) != images->flags)
+            fill_images(images, signature, shape_flags(state), run->arguments, run->count, run->exact);
+        if (state & DC__STATE_TARGET) images->integers[0] = (uint64_t)(uintptr_t)handler->target;
+        dc_raw_return raw;
+        dc__stub_call(signature->return_class, signature->stub, handler->function, images->integers,
+                      images->floats, &raw);
+        returned = signature->return_type != DC_TYPE_VOID ? dc__return_value(signature, &raw) : dc_void();
+    }
+    run->result.handled++;
+    if (returned.type != DC_TYPE_VOID) accumulate(run, returned, &stop);
+    return stop;
+}
+
+/* Calls the snapshot's handlers in order until one stops the emission. The
+ * loop itself only makes void stub calls, the common handler; the rest goes
+ * to run_handler_generally. */
+ALWAYS_INLINE static inline void run_handlers_fencing(execution *run, dc_thread_record *reader,
+                                                     dc_execute_frame *frame, const dc__handler_slot *item,
+                                                     const dc__handler_slot *end, call_images *images,
+                                                     bool asymmetric_fences, bool sole_shape) {
+    size_t handled = 0; /* by the loop; run_handler_generally counts what it does itself */
+    dc_stub sole_stub = sole_shape ? images->signature->stub : NULL;
+    for (; item != end; item++) {
+        dc_handler *handler = atomic_load_explicit(item, memory_order_acquire);
+        uint32_t state = dc__announce_call(frame, handler, asymmetric_fences);
+        if (LIKELY(!(state & (DC__STATE_SLOW | DC__STATE_GENERAL)))) {
+            /* With a sole shape, every handler still callable has it (see
+             * run_handlers), and its images are there. */
+            dc_stub stub = sole_stub;
+            if (!sole_shape) {
+                const dc_signature *signature = handler->signature;
+                if (!LIKELY(signature == images->signature && shape_flags(state) == images->flags))
+                    fill_images(images, signature, shape_flags(state), run->arguments, run->count, run->exact);
+                stub = signature->stub;
+            }
+            if (state & DC__STATE_TARGET) images->integers[0] = (uint64_t)(uintptr_t)handler->target;
+            ((dc_stub_returning_void)stub)(handler->function, images->integers, images->floats);
+            handled++;
+            if (frame->stopped) break;
+        } else {
+            bool stop = run_handler_generally(run, reader, handler, state, images);
+            atomic_store_explicit(&frame->calling, NULL, memory_order_release);
+            if (stop || frame->stopped) break;
+        }
+    }
+    atomic_store_explicit(&frame->calling, NULL, memory_order_release);
+    run->result.handled += handled;
+}
+
+/*
+ * Copies of the loop keep two tests out of it. The kind of fence is fixed
+ * before any table exists. And when the arguments were checked against a
+ * sole shape, whose images that check computed, every handler of the
+ * snapshot that is still callable has that shape: a handler of another shape
+ * was in the set published before it was added, and its shape leaves the set
+ * only after it was marked removed, which the loop's re-read of its state
+ * then sees.
+ */
+ALWAYS_INLINE static inline void run_handlers(execution *run, dc_thread_record *reader, dc_execute_frame *frame,
+                                              const dc__handler_slot *item, const dc__handler_slot *end,
+                                              call_images *images) {
+    bool sole_shape = images->signature != NULL;
+    if (LIKELY(dc__asymmetric_fences)) {
+        if (sole_shape)
+            run_handlers_fencing(run, reader, frame, item, end, images, true, true);
+        else
+            run_handlers_fencing(run, reader, frame, item, end, images, true, false);
+    } else {
+        run_handlers_fencing(run, reader, frame, item, end, images, false, false);
+    }
+}
+
+static const dc_execute_options default_options = {DC_ACCUMULATE_FIRST, 0, NULL, 0, NULL};
+
+static dc_status check_execute_options(const dc_execute_options *options) {
+    const uint32_t known = DC_EXECUTE_REQUIRE_HANDLER | DC_EXECUTE_STRICT;
+    if (options->flags & ~known)
+        return dc__fail(DC_ERR_INVALID_ARGUMENT, "dc_table_execute: unknown execute flags 0x%x", options->flags & ~known);
+    if ((unsigned)options->accumulator > DC_ACCUMULATE_TRUE_HANDLED)
+        return dc__fail(DC_ERR_INVALID_ARGUMENT, "dc_table_execute: %d is not a dc_accumulator",
+                        (int)options->accumulator);
+    if (options->accumulator == DC_ACCUMULATE_ALL && options->results == NULL && options->results_capacity > 0)
+        return dc__fail(DC_ERR_INVALID_ARGUMENT, "dc_table_execute: DC_ACCUMULATE_ALL needs results for its capacity");
+    return DC_OK;
+}
+
+COLD static dc_status fail_lookup(const dc_table *table, dc_event_id event_id, const char *event_name,
+                             const event_record *record) {
+    if (record == NULL && event_id != 0)
+        return dc__fail(DC_ERR_NOT_FOUND, "table %s has no event with id %u", display_name(table), event_id);
+    return dc__fail(DC_ERR_DEPTH, "table %s, event \"%s\": executes nested more than %d deep on this thread",
+                    display_name(table), record != NULL ? record->name : event_name, DC_MAX_EXECUTE_DEPTH);
+}
+
+/* Leaves an execute begun by execute_generally() or execute_lean(): closes
+ * the frame and the read-side section (which runs work the thread owes, such
+ * as a destroy called from a handler), then hands out the result. */
+ALWAYS_INLINE static inline dc_status leave_execute(execution *run, dc_thread_record *reader, unsigned depth,
+                                                    dc_execute_frame *frame, const char *event_name,
+                                                    dc_status status, dc_result *result) {
+    run->result.stopped = frame->stopped;
+    frame->table = NULL;
+    /* The message names the table and the event: made inside the section,
+     * as the table may be gone once it is left. */
+    if (status == DC_OK && (run->options->flags & DC_EXECUTE_REQUIRE_HANDLER) && run->result.handled == 0 &&
+        run->result.queued == 0)
+        status = dc__fail(DC_ERR_NO_HANDLER, "table %s, event \"%s\": no handler ran", display_name(run->table),
+                          run->record != NULL ? run->record->name : event_name);
+    dc__read_end_keeping(reader, depth);
+    if (status == DC_OK && result != NULL) {
+        if (!run->result.has_return_value) run->result.return_value = dc_void();
+        *result = run->result;
+    }
+    return status;
+}
+
+/* Every execute the lean one leaves alone: options, errors, libffi, return
+ * values, several shapes, conversions. */
+NOINLINE static dc_status execute_generally(dc_table *table, dc_event_id event_id, const char *event_name,
+                                            const dc_value *arguments, size_t count,
+                                            const dc_execute_options *options, dc_result *result) {
+    if (event_id == 0 && event_name == NULL)
+        return dc__fail(DC_ERR_NOT_FOUND, "table %s has no event with id 0", display_name(table));
+    if (options == NULL) {
+        options = &default_options;
+    } else {
+        dc_status status = check_execute_options(options);
+        if (status != DC_OK) return status;
+    }
+    if (arguments == NULL && count > 0)
+        return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_execute: arguments must not be NULL when count is %zu", count);
+
+    unsigned depth;
+    dc_thread_record *reader = dc__read_begin_keeping(&depth);
+    if (reader == NULL) return dc__fail(DC_ERR_NO_MEMORY, "dc_table_execute: no memory for this thread's record");
+    const event_record *record = lookup_event(table, event_id, event_name);
+    if ((record == NULL && event_id != 0) || depth > DC_MAX_EXECUTE_DEPTH) {
+        dc_status status = fail_lookup(table, event_id, event_name, record);
+        dc__read_end_keeping(reader, depth);
+        return status;
+    }
+
+    execution run = {table, record, arguments, count, options, false, {0}};
+    dc_execute_frame *frame = &reader->frames[depth - 1];
+    frame->table = table;
+    frame->context = options->context;
+    frame->stopped = false;
+
+    /* The snapshot: handlers added from here on wait for the next execute. */
+    handler_array *array = record != NULL ? atomic_load_explicit(&record->handlers, memory_order_acquire) : NULL;
+    uint32_t handler_count = array != NULL ? atomic_load_explicit(&array->count, memory_order_acquire) : 0;
+
+    /* Check every shape before anything runs: the execute runs whole or fails.
+     * The shape set is loaded after the snapshot, so it covers every handler in it. */
+    call_images images;
+    images.signature = NULL;
+    images.flags = 0;
+    dc_status status = DC_OK;
+    if (handler_count > 0) {
+        status = check_arguments(&run, array, handler_count, options->flags & DC_EXECUTE_STRICT, &images);
+        if (LIKELY(status == DC_OK))
+            run_handlers(&run, reader, frame, array->items, array->items + handler_count, &images);
+    }
+    return leave_execute(&run, reader, depth, frame, event_name, status, result);
+}
+
+/* ---- the lean execute ------------------------------------------------------------------------------------- */
+
+/*
+ * The commonest execute, in full with few instructions: handlers of one void
+ * shape (lean_call_of()), at least as many arguments as it takes, of exactly
+ * its types, options that ask for nothing but strictness. It is
+ * execute_generally() with everything known in advance: every handler still
+ * callable has the sole shape (see run_handlers), its call images are the
+ * arguments' words, and void handlers leave nothing to accumulate. What does
+ * not fit is found before any handler runs and goes to execute_generally(),
+ * which starts over; a handler in the snapshot that needs more than a call
+ * (once, queued) hands the rest of the snapshot to the general loop
+ * (dc__finish_generally()). Events of marshals of one void shape take the same
+ * steps, calling each marshal as run_handler_generally() does
+ * (dc__lean_execute_as(), in dispatch_core_inline.h).
+ */
+
+/*
+ * A lean execute gives its entry point a dc_brief_result: the status and,
+ * for a brief execute, its report (a plain execute ignores the report and
+ * writes *result). Passed by value, so on the lean path it stays in
+ * registers: kept in memory, its return would load the status and
+ * `detailed` together across two stores, which the processor cannot
+ * forward (a stall of about 4 ns).
+ */
+
+/* The outcome of an execute the general way, which wrote `full`: the report
+ * says more than the count when anything but handlers returning nothing
+ * happened. */
+static dc_brief_result reported(dc_status status, const dc_result *full) {
+    bool detailed = full->queued != 0 || full->dropped != 0 || full->return_count != 0 || full->has_return_value ||
+                    full->stopped;
+    return (dc_brief_result){status, detailed, full->handled};
+}
+
+/* The rest of a lean execute's snapshot, from a handler that needs more than
+ * a plain call (announced, not called), the general way; then the general
+ * execute's end. The images are computed again (the general loop's copy
+ * without a sole shape): the arguments fit every shape, as they were checked.
+ * `returned`, when not NULL, is the value the handler before `item` returned
+ * (a variadic marshal, counted in `handled`): it is accumulated first, as
+ * run_handler_generally() would have, and may stop the emission. */
+NOINLINE dc_brief_result dc__finish_generally(dc_execute_frame *frame, const dc_value *arguments, size_t count,
+                                                 const dc_execute_options *options,
+                                                 const dc__handler_slot *item, const dc__handler_slot *end,
+                                                 size_t handled, const dc_value *returned, dc_result *result) {
+    dc_thread_record *reader = dc__current_record;
+    /* record is for messages only, and no message of the rest needs it
+     * (DC_EXECUTE_REQUIRE_HANDLER never comes this way). */
+    execution run = {frame->table, NULL, arguments, count, options != NULL ? options : &default_options, true, {0}};
+    run.result.handled = handled;
+    if (returned != NULL) {
+        bool stop = false;
+        accumulate(&run, *returned, &stop);
+        /* As the general loop does after run_handler_generally(). */
+        atomic_store_explicit(&frame->calling, NULL, memory_order_release);
+        if (stop || frame->stopped) item = end;
+    }
+    call_images images;
+    images.signature = NULL;
+    images.flags = 0;
+    run_handlers(&run, reader, frame, item, end, &images);
+    dc_status status = leave_execute(&run, reader, reader->depth, frame, NULL, DC_OK, result);
+    return reported(status, &run.result);
+}
+
+/* Options the lean execute takes: valid ones asking for nothing it does not
+ * do. Accumulators have nothing to collect from void handlers. */
+static inline bool lean_options(const dc_execute_options *options) {
+    return options == NULL ||
+           ((options->flags & ~(uint32_t)DC_EXECUTE_STRICT) == 0 &&
+            (unsigned)options->accumulator <= DC_ACCUMULATE_TRUE_HANDLED &&
+            !(options->accumulator == DC_ACCUMULATE_ALL && options->results == NULL && options->results_capacity > 0));
+}
+
+#define LEAN_MARSHAL_EXECUTE_CASE(variadic, asymmetric)                                                               \
+    case DC__LEAN_MARSHAL_CALL(variadic, asymmetric):                                                                 \
+        done = dc__lean_execute_as(true, false, 0, false, variadic, asymmetric, array, handler_count, shapes,         \
+                                   arguments, count, options, frame, result, brief, &outcome);                        \
+        break;
+
+#if SWIFT_CALLS
+#define LEAN_SWIFT_EXECUTE_CASE(values, asymmetric)                                                                   \
+    case DC__LEAN_SWIFT_CALL(values, asymmetric):                                                                     \
+        done = dc__lean_execute_as(true, true, (values) ? 1 : 0, false, false, asymmetric, array, handler_count,      \
+                                   shapes, arguments, count, options, frame, result, brief, &outcome);                \
+        break;
+#define LEAN_SWIFT_EXECUTE_CASES(asymmetric)                                                                          \
+    LEAN_SWIFT_EXECUTE_CASE(false, asymmetric)                                                                        \
+    LEAN_SWIFT_EXECUTE_CASE(true, asymmetric)
+#else
+#define LEAN_SWIFT_EXECUTE_CASES(asymmetric)
+#endif
+
+#define LEAN_EXECUTE_CASE(parameters, target, asymmetric)                                                             \
+    case DC__LEAN_CALL(parameters, target, asymmetric):                                                               \
+        done = dc__lean_execute_as(false, false, parameters, target, false, asymmetric, array, handler_count, shapes, \
+                                   arguments, count, options, frame, result, brief, &outcome);                        \
+        break;
+#define LEAN_EXECUTE_CASES(asymmetric)                                                                                \
+    LEAN_EXECUTE_CASE(0, false, asymmetric)                                                                           \
+    LEAN_EXECUTE_CASE(1, false, asymmetric)                                                                           \
+    LEAN_EXECUTE_CASE(1, true, asymmetric)                                                                            \
+    LEAN_EXECUTE_CASE(2, false, asymmetric)                                                                           \
+    LEAN_EXECUTE_CASE(2, true, asymmetric)                                                                            \
+    LEAN_EXECUTE_CASE(3, false, asymmetric)                                                                           \
+    LEAN_EXECUTE_CASE(3, true, asymmetric)                                                                            \
+    LEAN_MARSHAL_EXECUTE_CASE(false, asymmetric)                                                                      \
+    LEAN_MARSHAL_EXECUTE_CASE(true, asymmetric)                                                                       \
+    LEAN_SWIFT_EXECUTE_CASES(asymmetric)
+
+NOINLINE static dc_brief_result execute_generally_briefly(dc_table *table, dc_event_id event_id,
+                                                         const char *event_name, const dc_value *arguments,
+                                                         size_t count, void *context, dc_result *result) {
+    const dc_execute_options with_context = {DC_ACCUMULATE_FIRST, 0, NULL, 0, context};
+    dc_result own;
+    dc_result *full = result != NULL ? result : &own;
+    dc_status status = execute_generally(table, event_id, event_name, arguments, count, &with_context, full);
+    if (status != DC_OK) return (dc_brief_result){status, false, 0};
+    return reported(status, full);
+}
+
+/* execute_generally() for execute_lean(), which may have a context without
+ * options and a report to make (a brief execute's): then the default options
+ * with that context, and the report of what it wrote, to the caller's result
+ * or one of its own. */
+ALWAYS_INLINE static inline dc_brief_result execute_lean_generally(dc_table *table, dc_event_id event_id,
+                                                                   const char *event_name,
+                                                                   const dc_value *arguments, size_t count,
+                                                                   const dc_execute_options *options, void *context,
+                                                                   dc_result *result, bool brief) {
+    if (!brief)
+        return (dc_brief_result){
+            execute_generally(table, event_id, event_name, arguments, count, options, result), false, 0};
+    return execute_generally_briefly(table, event_id, event_name, arguments, count, context, result);
+}
+
+/* Inlined into each entry point, so each gets the copy its constant arguments
+ * (no options, id or name, brief or not) make smallest. The id 0 goes the
+ * general way, which reports it. `context`, with `options` NULL, is the
+ * context of the default options. A brief execute reports in the outcome on
+ * DC_OK, and writes *result only when the report is detailed (the general
+ * way writes it whenever it is not NULL). */
+ALWAYS_INLINE static inline dc_brief_result execute_lean(dc_table *table, dc_event_id event_id,
+                                                         const char *event_name, const event_record *known,
+                                                         const dc_value *arguments, size_t count,
+                                                         const dc_execute_options *options, void *context,
+                                                         dc_result *result, bool brief) {
+    dc_thread_record *reader = dc__current_record;
+    if (!LIKELY(reader != NULL && lean_options(options)))
+        return execute_lean_generally(table, event_id, event_name, arguments, count, options, context, result,
+                                      brief);
+    /* dc__read_begin_keeping(), the record known. */
+    unsigned depth = reader->depth + 1;
+    if (!LIKELY(depth <= DC_MAX_EXECUTE_DEPTH))
+        return execute_lean_generally(table, event_id, event_name, arguments, count, options, context, result,
+                                      brief);
+    dc__read_enter(reader, depth);
+
+    const event_record *record = known != NULL ? known : lookup_event(table, event_id, event_name);
+    handler_array *array = record != NULL ? atomic_load_explicit(&record->handlers, memory_order_acquire) : NULL;
+    uint32_t handler_count = array != NULL ? atomic_load_explicit(&array->count, memory_order_acquire) : 0;
+    if (LIKELY(handler_count > 0)) {
+        /* Loaded after the snapshot, so it covers every handler in it. */
+        const shape_set *shapes = atomic_load_explicit(&record->shapes, memory_order_acquire);
+        uint64_t counts = options != NULL && (options->flags & DC_EXECUTE_STRICT) ? shapes->lean_strict_counts
+                                                                                  : shapes->lean_counts;
+        /* NULL arguments with a count are the general execute's error to report. */
+        if (LIKELY(count < 64 && ((counts >> count) & 1)) && (arguments != NULL || count == 0)) {
+            dc_execute_frame *frame = &reader->frames[depth - 1];
+            KEEP_IN_REGISTER(frame);
+            frame->table = table;
+            frame->context = options != NULL ? options->context : context;
+            frame->stopped = false;
+            bool done = false;
+            dc_brief_result outcome;
+            switch (shapes->lean_call) {
+            LEAN_EXECUTE_CASES(true)
+            LEAN_EXECUTE_CASES(false)
+            default: UNREACHABLE(); /* lean_counts is 0 unless lean_call is one of these */
+            }
+            if (LIKELY(done)) return outcome;
+            frame->table = NULL;
+        }
+    }
+    dc__read_end_keeping(reader, depth);
+    return execute_lean_generally(table, event_id, event_name, arguments, count, options, context, result,
+                                      brief);
+}
+
+DC_API dc_status dc_table_execute_with(dc_table *table, const char *event, const dc_value *arguments, size_t count,
+                                       const dc_execute_options *options, dc_result *result) {
+    if (table == NULL || event == NULL)
+        return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_execute: table and event must not be NULL");
+    return execute_lean(table, 0, event, NULL, arguments, count, options, NULL, result, false).status;
+}
+
+DC_API dc_status dc_table_execute_id_with(dc_table *table, dc_event_id event, const dc_value *arguments, size_t count,
+                                          const dc_execute_options *options, dc_result *result) {
+    if (table == NULL) return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_execute_id: the table must not be NULL");
+    return execute_lean(table, event, NULL, NULL, arguments, count, options, NULL, result, false).status;
+}
+
+DC_API dc_status dc_table_execute(dc_table *table, const char *event, const dc_value *arguments, size_t count,
+                                  dc_result *result) {
+    if (table == NULL || event == NULL)
+        return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_execute: table and event must not be NULL");
+    return execute_lean(table, 0, event, NULL, arguments, count, NULL, NULL, result, false).status;
+}
+
+DC_API dc_status dc_table_execute_id(dc_table *table, dc_event_id event, const dc_value *arguments, size_t count,
+                                     dc_result *result) {
+    if (table == NULL) return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_execute_id: the table must not be NULL");
+    return execute_lean(table, event, NULL, NULL, arguments, count, NULL, NULL, result, false).status;
+}
+
+/* A brief execute. One with no arguments (the Swift layer's `() -> Void`
+ * events) takes a copy of the lean execute of its own, which knows that no
+ * argument is read: no NULL test, no argument count to look up. Only where
+ * Swift calls exist (clang); gcc warns that it cannot prove the NULL unread. */
+ALWAYS_INLINE static inline dc_brief_result execute_briefly(dc_table *table, dc_event_id event_id,
+                                                            const char *event_name, const event_record *known,
+                                                            const dc_value *arguments, size_t count,
+                                                            void *context, dc_result *result) {
+#if SWIFT_CALLS
+    if (count == 0) return execute_lean(table, event_id, event_name, known, NULL, 0, NULL, context, result, true);
+#endif
+    return execute_lean(table, event_id, event_name, known, arguments, count, NULL, context, result, true);
+}
+
+DC_API dc_brief_result dc_table_execute_brief(dc_table *table, const char *event, const dc_value *arguments,
+                                              size_t count, void *context, dc_result *result) {
+    if (table == NULL || event == NULL)
+        return (dc_brief_result){
+            dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_execute_brief: table and event must not be NULL"), false, 0};
+    return execute_briefly(table, 0, event, NULL, arguments, count, context, result);
+}
+
+DC_API dc_brief_result dc_table_execute_id_brief(dc_table *table, dc_event_id event, const dc_value *arguments,
+                                                 size_t count, void *context, dc_result *result) {
+    if (table == NULL)
+        return (dc_brief_result){
+            dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_execute_id_brief: the table must not be NULL"), false, 0};
+    return execute_briefly(table, event, NULL, NULL, arguments, count, context, result);
+}
+
+dc_brief_result dc__execute_record_brief(dc_table *table, const event_record *record, const dc_value *arguments,
+                                        size_t count, void *context, dc_result *result) {
+    return execute_briefly(table, record->id, NULL, record, arguments, count, context, result);
+}
+
+DC_API void *dc_table_execute_context(const dc_table *table) {
+    dc_thread_record *reader = dc__current_record;
+    for (unsigned depth = reader != NULL && table != NULL ? reader->depth : 0; depth > 0; depth--)
+        if (reader->frames[depth - 1].table == table) return reader->frames[depth - 1].context;
+    return NULL;
+}
+
+DC_API dc_status dc_table_stop_emission(dc_table *table) {
+    if (table == NULL) return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_stop_emission: the table must not be NULL");
+    dc_thread_record *reader = dc__current_record;
+    for (unsigned depth = reader != NULL ? reader->depth : 0; depth > 0; depth--) {
+        if (reader->frames[depth - 1].table == table) {
+            reader->frames[depth - 1].stopped = true;
+            return DC_OK;
+        }
+    }
+    return dc__fail(DC_ERR_STATE, "table %s: no execute of it is running on this thread", display_name(table));
+}
+/* ---- queued deliveries (called by queue.c) ---------------------------------------------------------- */
+
+bool dc__handler_deliverable(const dc_handler *handler) {
+    return !(atomic_load_explicit(&handler->state, memory_order_acquire) & (DC__STATE_REMOVED | DC__STATE_BLOCK_MASK));
+}
+
+bool dc__handler_deliver(dc_thread_record *reader, dc_table *table, dc_handler *handler, dc_value *values,
+                         size_t count) {
+    dc_execute_frame *frame = &reader->frames[reader->depth - 1];
+    frame->table = table; /* a delivered handler may stop, remove or destroy as in an execute */
+    frame->context = NULL;
+    frame->stopped = false;
+    dc__read_calling(reader, handler);
+    uint32_t state = atomic_load_explicit(&handler->state, memory_order_acquire);
+    bool deliverable = !(state & (DC__STATE_REMOVED | DC__STATE_BLOCK_MASK));
+    if (deliverable) call_with_values(handler, state, values, count);
+    dc__read_called(reader);
+    if ((state & DC__STATE_ONCE) && !(state & DC__STATE_REMOVED)) dc__table_remove_handler(table, handler);
+    frame->table = NULL;
+    return deliverable;
+}

@@ -1,0 +1,832 @@
+/*
+ * registration.c — registering handlers (with the duplicate index, and the
+ * per-event arrays and shape sets executes read), removing them in O(1)
+ * amortized, blocking them, and retiring what removals unlink.
+ */
+#include "table.h"
+
+/* Always removed: what an array entry points to once its handler is removed.
+ * A snapshot taken after a removal never reaches the removed handler, so no
+ * later execute announces it: a remover checking whether a call it did not
+ * wait for is over (dc__wait_for_calls()) sees only that call. */
+static dc_handler tombstone = {.state = DC__STATE_REMOVED | DC__STATE_UNLISTED};
+
+/* ---- releasing retired things ------------------------------------------------------------ */
+
+void dc__table_free_object(void *object, void *context) {
+    (void)context;
+    free(object);
+}
+
+static void free_shape_set(void *object, void *context) {
+    (void)context;
+    free(object);
+}
+
+/* A removed handler's slot goes back to the free list once no reader holds it. */
+void dc__table_release_slot(void *object, void *context) {
+    dc_table *table = context;
+    dc_handler *handler = object;
+    dc_signature_release(handler->signature);
+    if (handler->extras != NULL) free(handler->extras);
+    handler->signature = NULL;
+    handler->extras = NULL;
+    handler->function = NULL;
+    handler->target = NULL;
+    if (handler->generation == UINT32_MAX) return; /* its ids are used up: never reused */
+    handler->next = table->free_slots;
+    table->free_slots = handler->slot + 1;
+}
+
+/* Retires `object`; when no memory is left for the bookkeeping the object is
+ * kept (a leak, never a use after free). Caller holds the lock. */
+void dc__table_retire(dc_table *table, void *object, void (*release)(void *, void *)) {
+    dc_retired *retired = malloc(sizeof *retired);
+    if (retired != NULL) dc__retire(&table->retired, retired, object, table, release);
+}
+
+/* Handler slots retired together: a rebuild retires many at once, and one
+ * retirement each (an atomic increment of the epoch, a locked instruction)
+ * would keep their cache misses from overlapping. */
+typedef struct slot_batch {
+    uint32_t count;
+    uint32_t capacity;
+    dc_handler *handlers[];
+} slot_batch;
+
+static void release_slot_batch(void *object, void *context) {
+    slot_batch *batch = object;
+    for (uint32_t i = 0; i < batch->count; i++) {
+        if (i + 8 < batch->count) PREFETCH(batch->handlers[i + 8]);
+        dc__table_release_slot(batch->handlers[i], context);
+    }
+    free(batch);
+}
+
+/* Collects a slot to retire with the others of this lock hold
+ * (retire_collected_slots()). Caller holds the lock. */
+static void retire_slot(dc_table *table, dc_handler *handler) {
+    slot_batch *batch = table->retiring;
+    if (batch == NULL || batch->count == batch->capacity) {
+        uint32_t capacity = batch != NULL ? batch->capacity * 2 : 16;
+        slot_batch *grown = batch != NULL && capacity > batch->capacity
+                                ? realloc(batch, sizeof *batch + capacity * sizeof batch->handlers[0])
+                                : batch == NULL ? malloc(sizeof *batch + capacity * sizeof batch->handlers[0]) : NULL;
+        if (grown == NULL) {
+            dc__table_retire(table, handler, dc__table_release_slot);
+            return;
+        }
+        if (batch == NULL) grown->count = 0;
+        grown->capacity = capacity;
+        table->retiring = batch = grown;
+    }
+    batch->handlers[batch->count++] = handler;
+}
+
+/* Retires the collected slots, then frees what no reader can hold. Caller
+ * holds the lock. */
+void dc__table_reclaim(dc_table *table) {
+    slot_batch *batch = table->retiring;
+    if (batch != NULL) {
+        dc_retired *retired = malloc(sizeof *retired);
+        if (retired != NULL) { /* otherwise collected until the next time */
+            dc__retire(&table->retired, retired, batch, table, release_slot_batch);
+            table->retiring = NULL;
+        }
+    }
+    dc__reclaim(&table->retired, false);
+}
+/* ---- handler arrays and shape sets (writers) -------------------------------------------- */
+
+/* A new array holding the live handlers of `old` (none when NULL), with `first`
+ * in front when given, and room to grow. */
+static handler_array *rebuilt_array(const handler_array *old, dc_handler *first, uint32_t live) {
+    /* Room for half as many again: appends stay cheap, and an array of a
+     * million handlers costs about 10 bytes per handler. */
+    uint64_t wanted = (uint64_t)live + 1 + (live + 1) / 2;
+    uint32_t capacity = wanted < 4 ? 4 : wanted > UINT32_MAX ? UINT32_MAX : (uint32_t)wanted;
+    handler_array *array = malloc(sizeof *array + capacity * sizeof array->items[0]);
+    if (array == NULL) return NULL;
+    array->capacity = capacity;
+    uint32_t count = 0;
+    if (first != NULL) atomic_init(&array->items[count++], first);
+    uint32_t old_count = old != NULL ? atomic_load_explicit(&old->count, memory_order_relaxed) : 0;
+    for (uint32_t i = 0; i < old_count; i++) {
+        dc_handler *handler = atomic_load_explicit(&old->items[i], memory_order_relaxed);
+        if (!(atomic_load_explicit(&handler->state, memory_order_relaxed) & DC__STATE_REMOVED))
+            atomic_init(&array->items[count++], handler);
+    }
+    atomic_init(&array->count, count);
+    return array;
+}
+
+/* Adds one of the bits that say how far a removed handler's removal has
+ * come; true for the call that completes them: the handler is out of its
+ * event's array and the duplicate index, and its removal finished, so its
+ * slot can be retired. Only the finishing runs without the lock. */
+static bool mark_removed_handler(dc_handler *handler, uint32_t bit) {
+    const uint32_t done = DC__STATE_REMOVED | DC__STATE_UNLISTED | DC__STATE_UNINDEXED | DC__STATE_FINISHED;
+    uint32_t before = atomic_fetch_or_explicit(&handler->state, bit, memory_order_acq_rel);
+    return !(before & bit) && ((before | bit) & done) == done;
+}
+
+/* Publishes `array`, which holds live handlers only, and records where
+ * each is. */
+static void publish_array(dc_table *table, event_record *record, handler_array *array) {
+    uint32_t count = atomic_load_explicit(&array->count, memory_order_relaxed);
+    for (uint32_t i = 0; i < count; i++) atomic_load_explicit(&array->items[i], memory_order_relaxed)->position = i;
+    handler_array *old = atomic_load_explicit(&record->handlers, memory_order_relaxed);
+    atomic_store_explicit(&record->handlers, array, memory_order_release);
+    record->tombstones = 0;
+    if (old != NULL) dc__table_retire(table, old, dc__table_free_object);
+}
+
+
+static shape_set *copy_shapes(const shape_set *old, uint32_t extra) {
+    uint32_t count = old != NULL ? old->count : 0;
+    shape_set *set = malloc(sizeof *set + (count + extra) * sizeof set->shapes[0]);
+    if (set == NULL) return NULL;
+    set->count = count;
+    if (count > 0) memcpy(set->shapes, old->shapes, count * sizeof set->shapes[0]);
+    return set;
+}
+
+static handler_shape *find_shape(shape_set *set, const dc_signature *signature, uint32_t flags) {
+    for (uint32_t i = 0; set != NULL && i < set->count; i++)
+        if (set->shapes[i].signature == signature && set->shapes[i].state_flags == flags) return &set->shapes[i];
+    return NULL;
+}
+
+static uint32_t lean_call_of(const shape_set *set) {
+    if (set->count != 1) return 0;
+    const handler_shape *shape = &set->shapes[0];
+    const dc_signature *signature = shape->signature;
+    if (signature->return_type != DC_TYPE_VOID) return 0;
+    /* A variadic marshal may still return a value (the lean execute hands
+     * the rest to the general one when it does). */
+    if (shape->state_flags & DC__STATE_SWIFT)
+        return DC__LEAN_SWIFT_CALL(signature->parameter_count > 0, dc__asymmetric_fences);
+    if (shape->state_flags & DC__STATE_MARSHAL)
+        return DC__LEAN_MARSHAL_CALL(shape->state_flags & DC__STATE_VARIADIC, dc__asymmetric_fences);
+    if (!signature->word_images || signature->parameter_count > DC__LEAN_MAX_PARAMETERS) return 0;
+    return DC__LEAN_CALL((uint32_t)signature->parameter_count, shape->state_flags & DC__STATE_TARGET,
+                         dc__asymmetric_fences);
+}
+
+/* Fills in the summary of a set about to be published. */
+static void summarize_shapes(shape_set *set) {
+    uint64_t counts = ~(uint64_t)0, strict_counts = ~(uint64_t)0;
+    set->most_takes = 0;
+    for (uint32_t s = 0; s < set->count; s++) {
+        const handler_shape *shape = &set->shapes[s];
+        if (shape->state_flags & DC__STATE_VARIADIC) continue; /* takes the arguments as given: constrains nothing */
+        uint32_t takes = shape->takes; /* at most DC_MAX_PARAMETERS, below 64 */
+        /* A strict shape fits only its own count; an execute's strict flag
+         * makes every shape here strict. */
+        if (shape->state_flags & DC__STATE_STRICT) counts &= (uint64_t)1 << takes;
+        strict_counts &= (uint64_t)1 << takes;
+        const dc_type *parameter_types = shape->signature->parameter_types + first_argument_parameter(shape->state_flags);
+        for (uint32_t i = 0; i < takes; i++) {
+            if (i >= set->most_takes)
+                set->types[i] = (uint8_t)parameter_types[i];
+            else if (set->types[i] != parameter_types[i])
+                counts = strict_counts = 0; /* no argument type fits both exactly */
+        }
+        if (takes > set->most_takes) set->most_takes = takes;
+    }
+    set->counts = counts;
+    set->strict_counts = strict_counts;
+    /* Images are for plain handlers: a marshal takes the arguments as values. */
+    bool sole = set->count == 1 && !(set->shapes[0].state_flags & (DC__STATE_VARIADIC | DC__STATE_MARSHAL)) &&
+                set->shapes[0].signature->word_images;
+    set->sole_signature = sole ? set->shapes[0].signature : NULL;
+    set->sole_flags = sole ? set->shapes[0].state_flags : 0;
+    set->sole_first = (uint32_t)first_argument_parameter(set->sole_flags);
+    set->lean_call = lean_call_of(set);
+    uint64_t enough = set->most_takes < 64 ? ~(uint64_t)0 << set->most_takes : 0;
+    set->lean_counts = set->lean_call != 0 ? counts & enough : 0;
+    set->lean_strict_counts = set->lean_call != 0 ? strict_counts & enough : 0;
+}
+
+/* Counts one more handler of the given shape, publishing a new set when the
+ * shape is new. Publish before the handler itself, so a reader that sees the
+ * handler sees its shape. The set is preallocated by the caller (`spare`). */
+static void add_shape(dc_table *table, event_record *record, dc_signature *signature, uint32_t flags,
+                      shape_set *spare) {
+    shape_set *set = atomic_load_explicit(&record->shapes, memory_order_relaxed);
+    handler_shape *shape = find_shape(set, signature, flags);
+    if (shape != NULL) {
+        shape->handlers++;
+        free(spare);
+        return;
+    }
+    size_t first = (flags & DC__STATE_TARGET) ? 1 : 0;
+    size_t takes = signature->parameter_count - first;
+    spare->shapes[spare->count++] = (handler_shape){signature, flags, 1, (uint32_t)takes};
+    summarize_shapes(spare);
+    atomic_store_explicit(&record->shapes, spare, memory_order_release);
+    if (set != NULL) dc__table_retire(table, set, free_shape_set);
+}
+
+/* Counts one handler fewer; a shape with no handler left is dropped so it no
+ * longer constrains executes. Publish after the handler is marked removed. */
+static void remove_shape(dc_table *table, event_record *record, const dc_signature *signature, uint32_t flags) {
+    shape_set *set = atomic_load_explicit(&record->shapes, memory_order_relaxed);
+    handler_shape *shape = find_shape(set, signature, flags);
+    if (shape == NULL || --shape->handlers > 0) return;
+    shape_set *smaller = copy_shapes(NULL, set->count);
+    if (smaller == NULL) return; /* keeps checking a shape with no handler: stricter, never unsafe */
+    for (uint32_t i = 0; i < set->count; i++)
+        if (set->shapes[i].handlers > 0) smaller->shapes[smaller->count++] = set->shapes[i];
+    summarize_shapes(smaller);
+    atomic_store_explicit(&record->shapes, smaller, memory_order_release);
+    dc__table_retire(table, set, free_shape_set);
+}
+/* ---- dedupe index ------------------------------------------------------------------------------ */
+
+/* Starts the probe of (event, function, target) at its home entry. */
+static uint32_t dedupe_home(const dedupe_index *index, dc_event_id event, dc_function function, const void *target,
+                            uint8_t *tag) {
+    uint32_t hash = dedupe_hash(event, function, target);
+    *tag = (uint8_t)(hash >> 24);
+    return hash & index->mask;
+}
+
+static dc_handler *find_duplicate(dc_table *table, dc_event_id event, dc_function function, const void *target) {
+    const dedupe_index *index = &table->dedupe;
+    uint8_t tag;
+    for (uint32_t i = dedupe_home(index, event, function, target, &tag); index->slots[i] != 0;
+         i = (i + 1) & index->mask) {
+        if (index->tags[i] != tag) continue;
+        dc_handler *handler = handler_at(table, index->slots[i] - 1);
+        uint32_t state = atomic_load_explicit(&handler->state, memory_order_relaxed);
+        if (handler->event == event && handler->function == function && handler->target == target &&
+            !(state & (DC__STATE_REMOVED | DC__STATE_FIRED)))
+            return handler;
+    }
+    return NULL;
+}
+
+static void dedupe_insert(dedupe_index *index, const dc_handler *handler) {
+    uint8_t tag;
+    uint32_t i = dedupe_home(index, handler->event, handler->function, handler->target, &tag);
+    while (index->slots[i] != 0) i = (i + 1) & index->mask;
+    index->slots[i] = handler->slot + 1;
+    index->tags[i] = tag;
+    index->indexed++;
+}
+
+static bool dedupe_spare_new(const dedupe_index *index, uint32_t adding, dedupe_index *spare) {
+    uint64_t wanted = DEDUPE_INITIAL_ENTRIES;
+    while (wanted < ((uint64_t)index->indexed + adding) * 4) wanted *= 2;
+    return wanted <= ((uint64_t)1 << 31) && new_dedupe_index(spare, (uint32_t)wanted);
+}
+
+/* The index the table needs with `adding` more handlers (0 or 1): NULL
+ * `slots` when the current one does; else a new one, sized so that its live
+ * handlers fill a quarter, when the current one would be over half full or
+ * holds three times as many removed handlers as live ones (dropping them
+ * costs a pass over the index, and putting the live ones back a third of an
+ * insertion per removal). False when there is no memory for it. */
+static inline bool dedupe_spare(const dedupe_index *index, uint32_t adding, dedupe_index *spare) {
+    spare->slots = NULL;
+    uint64_t used = (uint64_t)index->indexed + index->stale + adding;
+    if (used <= ((uint64_t)index->mask + 1) / 2 && (index->stale <= 64 || index->stale <= 3 * (uint64_t)index->indexed))
+        return true;
+    return dedupe_spare_new(index, adding, spare);
+}
+
+
+/* One handler of the index during a rebuild: into `spare` when live, out
+ * when removed. */
+static void rebuild_entry(dc_table *table, dc_handler *handler, dedupe_index *spare) {
+    if (atomic_load_explicit(&handler->state, memory_order_relaxed) & DC__STATE_REMOVED) {
+        if (mark_removed_handler(handler, DC__STATE_UNINDEXED)) retire_slot(table, handler);
+    } else {
+        dedupe_insert(spare, handler);
+    }
+}
+
+/* Moves the live handlers to `spare`, which becomes the index; the removed
+ * ones are out. When the index holds most of the table's handlers, it visits
+ * them in the order of their slots, which follows memory; otherwise in the
+ * order of its entries, which costs what the index holds. */
+static void dedupe_rebuild(dc_table *table, dedupe_index *spare) {
+    dedupe_index *index = &table->dedupe;
+    if (((uint64_t)index->indexed + index->stale) * 2 >= table->slot_count) {
+        for (uint32_t slot = 0; slot < table->slot_count; slot++) {
+            dc_handler *handler = handler_at(table, slot);
+            if (handler->signature != NULL &&
+                !(atomic_load_explicit(&handler->state, memory_order_relaxed) & DC__STATE_UNINDEXED))
+                rebuild_entry(table, handler, spare);
+        }
+    } else {
+        for (uint32_t i = 0; i <= index->mask; i++) {
+            if (i + 16 <= index->mask && index->slots[i + 16] != 0)
+                PREFETCH(handler_at(table, index->slots[i + 16] - 1));
+            if (index->slots[i] != 0) rebuild_entry(table, handler_at(table, index->slots[i] - 1), spare);
+        }
+    }
+    free(index->slots);
+    *index = *spare;
+}
+/* ---- registering -------------------------------------------------------------------------------- */
+
+/* A free slot, fresh or reused; UINT32_MAX when memory is short. */
+static uint32_t take_slot(dc_table *table) {
+    if (table->free_slots != 0) {
+        uint32_t slot = table->free_slots - 1;
+        table->free_slots = handler_at(table, slot)->next;
+        return slot;
+    }
+    if (table->slot_count == UINT32_MAX) return UINT32_MAX;
+    if ((table->slot_count & (CHUNK_SIZE - 1)) == 0) {
+        uint32_t chunk = table->slot_count >> CHUNK_SHIFT;
+        dc_handler **chunks = realloc(table->chunks, (chunk + 1) * sizeof *chunks);
+        if (chunks == NULL) return UINT32_MAX;
+        table->chunks = chunks;
+        chunks[chunk] = calloc(CHUNK_SIZE, sizeof(dc_handler));
+        if (chunks[chunk] == NULL) return UINT32_MAX;
+        table->chunk_count = chunk + 1;
+    }
+    return table->slot_count++;
+}
+
+static void give_back_slot(dc_table *table, uint32_t slot) {
+    handler_at(table, slot)->next = table->free_slots;
+    table->free_slots = slot + 1;
+}
+
+/* The handler flags, checked with what they apply to: a Swift call is a
+ * marshal with a signature returning void, on a compiler that can make it. */
+static dc_status check_options(const dc_handler_options *options, bool marshal, bool variadic,
+                               const dc_signature *signature) {
+    const uint32_t known = DC_HANDLER_ONCE | DC_HANDLER_FIRST | DC_HANDLER_STRICT | DC_HANDLER_OWNS_TARGET |
+                           DC_HANDLER_ALLOW_DUPLICATE | DC_HANDLER_SWIFT_CALL;
+    if (options == NULL) return DC_OK;
+    if (options->flags & ~known)
+        return dc__fail(DC_ERR_INVALID_ARGUMENT, "dc_table_add: unknown handler flags 0x%x", options->flags & ~known);
+    if (!(options->flags & DC_HANDLER_SWIFT_CALL)) return DC_OK;
+    if (!marshal)
+        return dc__fail(DC_ERR_INVALID_ARGUMENT,
+                        "dc_table_add: DC_HANDLER_SWIFT_CALL is for marshals (dc_table_add_marshal)");
+    if (variadic)
+        return dc__fail(DC_ERR_INVALID_ARGUMENT, "dc_table_add_marshal: DC_HANDLER_SWIFT_CALL needs a signature");
+    if (signature->return_type != DC_TYPE_VOID)
+        return dc__fail(DC_ERR_INVALID_ARGUMENT,
+                        "dc_table_add_marshal: a DC_HANDLER_SWIFT_CALL marshal returns void, not %s (\"%s\")",
+                        dc_type_name(signature->return_type), signature->encoding);
+    if (!SWIFT_CALLS)
+        return dc__fail(DC_ERR_UNSUPPORTED,
+                        "dc_table_add_marshal: DC_HANDLER_SWIFT_CALL needs a library built by clang for x86-64 or "
+                        "AArch64");
+    return DC_OK;
+}
+
+static dc_status check_target(const dc_table *table, const char *event, const dc_signature *signature,
+                              const void *target) {
+    if (target == NULL) return DC_OK;
+    if (signature->parameter_count == 0)
+        return dc__fail(DC_ERR_TYPE,
+                        "table %s, event \"%s\": a bound target needs parameter 0, but signature \"%s\" has none",
+                        display_name(table), event, signature->encoding);
+    if (!dc__is_pointer_like(signature->parameter_types[0]))
+        return dc__fail(DC_ERR_TYPE,
+                        "table %s, event \"%s\": a bound target is passed as parameter 0, which is %s in signature "
+                        "\"%s\" (expected object, pointer or string)",
+                        display_name(table), event, dc_type_name(signature->parameter_types[0]), signature->encoding);
+    return DC_OK;
+}
+
+/* The signature variadic marshals are registered with: no parameters, so
+ * they constrain no execute. Created once, never released. */
+static pthread_once_t variadic_once = PTHREAD_ONCE_INIT;
+static dc_signature *variadic_signature_value;
+static void create_variadic_signature(void) { dc_signature_create("v", &variadic_signature_value); }
+static dc_signature *variadic_signature(void) {
+    pthread_once(&variadic_once, create_variadic_signature);
+    return variadic_signature_value;
+}
+
+static dc_status add_locked(dc_table *table, event_record *record, dc_signature *signature, dc_function function,
+                            void *target, bool marshal, bool variadic, const dc_handler_options *options,
+                            dc_handler_id *out) {
+    uint32_t flags = options != NULL ? options->flags : 0;
+    bool indexed = !(flags & DC_HANDLER_ALLOW_DUPLICATE);
+    dc_handler *duplicate = indexed ? find_duplicate(table, record->id, function, target) : NULL;
+    if (duplicate != NULL) {
+        if (out != NULL) *out = id_of(duplicate);
+        return DC_EXISTS;
+    }
+
+    bool general = marshal || signature->stub == NULL || signature->return_type != DC_TYPE_VOID;
+    uint32_t state = (marshal ? DC__STATE_MARSHAL : target != NULL ? DC__STATE_TARGET : 0) |
+                     ((flags & DC_HANDLER_SWIFT_CALL) ? DC__STATE_SWIFT : 0) |
+                     (variadic ? DC__STATE_VARIADIC : (flags & DC_HANDLER_STRICT) ? DC__STATE_STRICT : 0) |
+                     ((flags & DC_HANDLER_ONCE) ? DC__STATE_ONCE : 0) |
+                     ((flags & DC_HANDLER_OWNS_TARGET) && target != NULL ? DC__STATE_OWNS_TARGET : 0) |
+                     (options != NULL && options->queue != NULL ? DC__STATE_QUEUED : 0) |
+                     (indexed ? 0 : DC__STATE_UNINDEXED) | (general ? DC__STATE_GENERAL : 0);
+    bool wants_extras = options != NULL && (options->queue != NULL || options->destroy != NULL);
+
+    /* Everything that can fail is allocated before the table changes. */
+    handler_array *array = atomic_load_explicit(&record->handlers, memory_order_relaxed);
+    uint32_t count = array != NULL ? atomic_load_explicit(&array->count, memory_order_relaxed) : 0;
+    bool needs_new_array = array == NULL || (flags & DC_HANDLER_FIRST) || count == array->capacity;
+    handler_array *new_array = needs_new_array ? rebuilt_array(array, NULL, record->live + 1) : NULL;
+    shape_set *spare_shapes = copy_shapes(atomic_load_explicit(&record->shapes, memory_order_relaxed), 1);
+    handler_extras *extras = wants_extras ? malloc(sizeof *extras) : NULL;
+    dedupe_index spare_index = {0};
+    bool index_ready = !indexed || dedupe_spare(&table->dedupe, 1, &spare_index);
+    uint32_t slot = take_slot(table);
+    if ((needs_new_array && new_array == NULL) || spare_shapes == NULL || (wants_extras && extras == NULL) ||
+        !index_ready || slot == UINT32_MAX) {
+        free(new_array), free(spare_shapes), free(extras), free(spare_index.slots);
+        if (slot != UINT32_MAX) give_back_slot(table, slot);
+        return dc__fail(DC_ERR_NO_MEMORY, "table %s: no memory to add a handler for \"%s\"", display_name(table),
+                        record->name);
+    }
+
+    /* Before the new handler is in its slot: a rebuild visits slots. */
+    if (spare_index.slots != NULL) dedupe_rebuild(table, &spare_index);
+    dc_handler *handler = handler_at(table, slot);
+    handler->function = function;
+    handler->signature = dc_signature_retain(signature);
+    handler->target = target;
+    handler->event = record->id;
+    handler->generation++;
+    handler->slot = slot;
+    handler->extras = extras;
+    if (extras != NULL) {
+        extras->queue = options->queue;
+        extras->destroy = options->destroy;
+        extras->destroy_data = options->destroy_data;
+        if (extras->queue != NULL) dc__queue_retain(extras->queue);
+    }
+    atomic_store_explicit(&handler->state, state, memory_order_relaxed);
+
+    add_shape(table, record, signature, shape_flags(state), spare_shapes);
+    if (flags & DC_HANDLER_FIRST) {
+        /* rebuilt_array copied the old order; put the new handler in front. */
+        uint32_t live = atomic_load_explicit(&new_array->count, memory_order_relaxed);
+        memmove(&new_array->items[1], &new_array->items[0], live * sizeof new_array->items[0]);
+        atomic_init(&new_array->items[0], handler);
+        atomic_init(&new_array->count, live + 1);
+        publish_array(table, record, new_array);
+    } else if (new_array != NULL) {
+        uint32_t live = atomic_load_explicit(&new_array->count, memory_order_relaxed);
+        atomic_init(&new_array->items[live], handler);
+        atomic_init(&new_array->count, live + 1);
+        publish_array(table, record, new_array);
+    } else {
+        handler->position = count;
+        atomic_store_explicit(&array->items[count], handler, memory_order_relaxed);
+        atomic_store_explicit(&array->count, count + 1, memory_order_release);
+    }
+
+    record->live++;
+    if (indexed) dedupe_insert(&table->dedupe, handler);
+    if (out != NULL) *out = ((uint64_t)handler->generation << 32) | slot;
+    return DC_OK;
+}
+
+static dc_status add_checked(dc_table *table, const char *event, dc_event_id event_id, dc_signature *signature,
+                             dc_function function, void *target, bool marshal, const dc_handler_options *options,
+                             dc_handler_id *out) {
+    bool variadic = marshal && signature == NULL; /* from the caller's NULL, not the shared "v" */
+    if (variadic && function != NULL) {
+        signature = variadic_signature();
+        if (signature == NULL) return dc__fail(DC_ERR_NO_MEMORY, "dc_table_add_marshal: out of memory");
+    }
+    if (table == NULL || (event == NULL && event_id == 0) || signature == NULL || function == NULL)
+        return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_add: %s must not be NULL",
+                        table == NULL       ? "the table"
+                        : event == NULL && event_id == 0 ? "the event"
+                        : signature == NULL ? "the signature"
+                        : marshal ? "the marshal"
+                                            : "the function");
+    dc_status status = check_options(options, marshal, variadic, signature);
+    if (status != DC_OK) return status;
+    pthread_mutex_lock(&table->lock);
+    event_record *record = NULL;
+    if (atomic_load_explicit(&table->destroy_called, memory_order_relaxed)) {
+        status = dc__fail(DC_ERR_STATE, "table %s is being destroyed: no handler can be added", display_name(table));
+    } else if (event != NULL) {
+        /* The target is checked before a new event is interned: a refused add
+         * changes nothing. */
+        if (!marshal) status = check_target(table, event, signature, target);
+        if (status == DC_OK) status = dc__table_intern_locked(table, event, &record);
+    } else if ((record = record_by_id(table, event_id)) == NULL) {
+        status = dc__fail(DC_ERR_NOT_FOUND, "table %s has no event with id %u", display_name(table), event_id);
+    } else if (!marshal) {
+        status = check_target(table, record->name, signature, target);
+    }
+    if (status == DC_OK) status = add_locked(table, record, signature, function, target, marshal, variadic, options, out);
+    if (status == DC_OK) dc__table_reclaim(table);
+    pthread_mutex_unlock(&table->lock);
+    return status;
+}
+
+DC_API dc_status dc_table_add(dc_table *table, const char *event, dc_signature *signature, dc_function function,
+                              void *target, const dc_handler_options *options, dc_handler_id *out) {
+    if (event == NULL) return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_add: the event must not be NULL");
+    return add_checked(table, event, 0, signature, function, target, false, options, out);
+}
+
+DC_API dc_status dc_table_add_id(dc_table *table, dc_event_id event, dc_signature *signature, dc_function function,
+                                 void *target, const dc_handler_options *options, dc_handler_id *out) {
+    if (table != NULL && event == 0)
+        return dc__fail(DC_ERR_NOT_FOUND, "table %s has no event with id 0", display_name(table));
+    return add_checked(table, NULL, event, signature, function, target, false, options, out);
+}
+
+DC_API dc_status dc_table_add_marshal(dc_table *table, const char *event, dc_signature *signature, dc_marshal marshal,
+                                      void *data, const dc_handler_options *options, dc_handler_id *out) {
+    if (event == NULL) return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_add_marshal: the event must not be NULL");
+    return add_checked(table, event, 0, signature, (dc_function)marshal, data, true, options, out);
+}
+
+DC_API dc_status dc_table_add_marshal_id(dc_table *table, dc_event_id event, dc_signature *signature,
+                                         dc_marshal marshal, void *data, const dc_handler_options *options,
+                                         dc_handler_id *out) {
+    if (table != NULL && event == 0)
+        return dc__fail(DC_ERR_NOT_FOUND, "table %s has no event with id 0", display_name(table));
+    return add_checked(table, NULL, event, signature, (dc_function)marshal, data, true, options, out);
+}
+/* ---- removing ------------------------------------------------------------------------------------ */
+
+/*
+ * Removal happens in three steps so that no lock is held while waiting for
+ * other threads or calling out:
+ *   1. under the lock (unlink_handler): mark removed, drop its shape, put
+ *      the tombstone in its array entry;
+ *   2. without it (finish_removal): drop queued deliveries, wait for calls
+ *      already running elsewhere, or hand the handler's finishing over to
+ *      the threads running them (dc__wait_for_calls());
+ *   3. once no call runs (finish_handlers): mark it finished, then call the
+ *      destroy notify and release an owned target.
+ * A removed handler stays in the duplicate index until a rebuild drops the
+ * removed ones together, once they are three times the live ones: a removal
+ * then touches no entry of the index (with a million handlers, each would
+ * be a cache miss). Its slot is retired once it is out of the index and
+ * finished (mark_removed_handler()). Every step is O(1) amortized.
+ * Handlers go in batches, so that removing many needs no memory: a batch is
+ * one lock hold of step 1.
+ */
+enum { REMOVAL_BATCH = 64 };
+
+typedef struct removal_batch {
+    size_t count;
+    dc_handler *handlers[REMOVAL_BATCH];
+    /* Matches whose removal another thread has begun and not finished: a
+     * remove by target, event or all waits for their calls too, so that its
+     * caller may free what they use once it returns. */
+    size_t others_count;
+    dc_handler *others[REMOVAL_BATCH];
+} removal_batch;
+
+/* Step 1 for one handler. Caller holds the lock. */
+static void unlink_handler(dc_table *table, dc_handler *handler, removal_batch *batch) {
+    uint32_t state = atomic_fetch_or_explicit(&handler->state, DC__STATE_REMOVED, memory_order_seq_cst);
+    event_record *record = record_by_id(table, handler->event);
+    remove_shape(table, record, handler->signature, shape_flags(state));
+    record->live--;
+    handler_array *array = atomic_load_explicit(&record->handlers, memory_order_relaxed);
+    atomic_store_explicit(&array->items[handler->position], &tombstone, memory_order_release);
+    mark_removed_handler(handler, DC__STATE_UNLISTED); /* not yet finished: completes nothing */
+    /* Compacting once tombstones outnumber live handlers costs O(1) per
+     * removal; failing to is harmless (the next removal tries again). */
+    if (++record->tombstones > 8 && record->tombstones > record->live) {
+        handler_array *compact = rebuilt_array(array, NULL, record->live);
+        if (compact != NULL) publish_array(table, record, compact);
+    }
+    if (!(state & DC__STATE_UNINDEXED)) {
+        dedupe_index *index = &table->dedupe, spare;
+        index->indexed--;
+        index->stale++;
+        if (dedupe_spare(index, 0, &spare) && spare.slots != NULL) dedupe_rebuild(table, &spare);
+    }
+    batch->handlers[batch->count++] = handler;
+}
+
+/* Step 3 for handlers no call of which runs any more. What it calls out to
+ * may destroy the table (dc_table_destroy() waits for the removal's end, but
+ * the finishing of a handed-over handler happens anywhere), so it reads
+ * nothing of the table after the callouts start. The lock is taken only to
+ * retire a slot this completes (mark_removed_handler()): no reader or writer
+ * touches what it reads before that. */
+static void finish_handlers(dc_table *table, dc_handler *const *handlers, size_t count) {
+    struct callout {
+        void (*destroy)(void *destroy_data);
+        void *destroy_data;
+        void *owned_target;
+    } callouts[REMOVAL_BATCH];
+    dc_handler *completed[REMOVAL_BATCH];
+    size_t completed_count = 0;
+    void (*release)(void *object) = table->callbacks.release;
+    for (size_t i = 0; i < count; i++) {
+        dc_handler *handler = handlers[i];
+        handler_extras *extras = handler->extras;
+        uint32_t state = atomic_load_explicit(&handler->state, memory_order_relaxed);
+        callouts[i] = (struct callout){extras != NULL ? extras->destroy : NULL,
+                                       extras != NULL ? extras->destroy_data : NULL,
+                                       (state & DC__STATE_OWNS_TARGET) ? handler->target : NULL};
+        if (extras != NULL && extras->queue != NULL) {
+            dc__queue_release(extras->queue);
+            extras->queue = NULL;
+        }
+        if (mark_removed_handler(handler, DC__STATE_FINISHED)) completed[completed_count++] = handler;
+    }
+    if (completed_count > 0) {
+        pthread_mutex_lock(&table->lock);
+        for (size_t i = 0; i < completed_count; i++) retire_slot(table, completed[i]);
+        dc__table_reclaim(table);
+        pthread_mutex_unlock(&table->lock);
+    }
+    for (size_t i = 0; i < count; i++) {
+        if (callouts[i].destroy != NULL) callouts[i].destroy(callouts[i].destroy_data);
+        if (callouts[i].owned_target != NULL && release != NULL) release(callouts[i].owned_target);
+    }
+}
+
+/* Step 3 for a handler handed over by dc__wait_for_calls(). */
+static void finish_handed_over(void *table, void *handler) {
+    dc_handler *const handlers[1] = {handler};
+    finish_handlers(table, handlers, 1);
+}
+
+/* Steps 2 and 3 for a batch. The caller must not hold the lock. */
+static void finish_removal(dc_table *table, removal_batch *batch) {
+    if (batch->count == 0 && batch->others_count == 0) return;
+    dc__heavy_fence();
+    /* Only their addresses: their slots may be reused meanwhile, which costs
+     * a wait for another handler's calls at most. */
+    for (size_t i = 0; i < batch->others_count; i++) dc__wait_for_calls(batch->others[i], NULL, NULL);
+    size_t waited = 0;
+    for (size_t i = 0; i < batch->count; i++) {
+        dc_handler *handler = batch->handlers[i];
+        /* Set when it was added; it stays until the slot is reclaimed. */
+        handler_extras *extras = handler->extras;
+        if (extras != NULL && extras->queue != NULL) dc__queue_purge(extras->queue, handler);
+        if (dc__wait_for_calls(handler, finish_handed_over, table)) batch->handlers[waited++] = handler;
+    }
+    finish_handlers(table, batch->handlers, waited);
+}
+
+DC_API dc_status dc_table_remove(dc_table *table, dc_handler_id id) {
+    if (table == NULL) return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_remove: the table must not be NULL");
+    removal_batch batch;
+    batch.count = batch.others_count = 0;
+    pthread_mutex_lock(&table->lock);
+    dc_handler *handler = find_handler(table, id);
+    if (handler != NULL) {
+        unlink_handler(table, handler, &batch);
+        dc__table_reclaim(table);
+    }
+    pthread_mutex_unlock(&table->lock);
+    if (handler == NULL)
+        return dc__fail(DC_ERR_NOT_FOUND, "table %s has no handler with id %llu", display_name(table),
+                        (unsigned long long)id);
+    dc__finishing_begin();
+    finish_removal(table, &batch);
+    dc__finishing_end();
+    return DC_OK;
+}
+
+/* Removes every live handler for which `matches` holds, a batch at a time;
+ * what the batches' destroy notifies add on the way may go too. */
+static size_t remove_where(dc_table *table, bool (*matches)(const dc_handler *, const void *), const void *context) {
+    size_t removed = 0;
+    dc__finishing_begin();
+    for (uint32_t slot = 0;;) {
+        removal_batch batch;
+        batch.count = batch.others_count = 0;
+        pthread_mutex_lock(&table->lock);
+        for (; slot < table->slot_count && batch.count < REMOVAL_BATCH && batch.others_count < REMOVAL_BATCH;
+             slot++) {
+            dc_handler *handler = handler_at(table, slot);
+            uint32_t state = atomic_load_explicit(&handler->state, memory_order_relaxed);
+            if (handler->signature == NULL || (state & DC__STATE_FINISHED) || !matches(handler, context)) continue;
+            if (state & DC__STATE_REMOVED)
+                batch.others[batch.others_count++] = handler;
+            else
+                unlink_handler(table, handler, &batch);
+        }
+        bool more = slot < table->slot_count;
+        dc__table_reclaim(table);
+        pthread_mutex_unlock(&table->lock);
+        removed += batch.count;
+        finish_removal(table, &batch);
+        if (!more) break;
+    }
+    dc__finishing_end();
+    return removed;
+}
+
+static bool has_target(const dc_handler *handler, const void *target) { return handler->target == target; }
+static bool has_event(const dc_handler *handler, const void *event) {
+    return handler->event == *(const dc_event_id *)event;
+}
+static bool any_handler(const dc_handler *handler, const void *context) {
+    (void)handler, (void)context;
+    return true;
+}
+
+DC_API dc_status dc_table_remove_target(dc_table *table, void *target, size_t *removed) {
+    if (table == NULL || target == NULL)
+        return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_remove_target: table and target must not be NULL");
+    size_t count = remove_where(table, has_target, target);
+    if (removed != NULL) *removed = count;
+    return DC_OK;
+}
+
+DC_API dc_status dc_table_remove_event_id(dc_table *table, dc_event_id event, size_t *removed) {
+    if (table == NULL) return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_remove_event_id: the table must not be NULL");
+    pthread_mutex_lock(&table->lock);
+    bool known = record_by_id(table, event) != NULL;
+    pthread_mutex_unlock(&table->lock);
+    if (!known) return dc__fail(DC_ERR_NOT_FOUND, "table %s has no event with id %u", display_name(table), event);
+    size_t count = remove_where(table, has_event, &event);
+    if (removed != NULL) *removed = count;
+    return DC_OK;
+}
+
+DC_API dc_status dc_table_remove_event(dc_table *table, const char *event, size_t *removed) {
+    if (table == NULL || event == NULL)
+        return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_remove_event: table and event must not be NULL");
+    size_t length = strlen(event);
+    pthread_mutex_lock(&table->lock);
+    event_record *record = record_by_name(table, event, length, hash_name(event, length));
+    pthread_mutex_unlock(&table->lock);
+    size_t count = record != NULL ? remove_where(table, has_event, &record->id) : 0;
+    if (removed != NULL) *removed = count;
+    return DC_OK;
+}
+
+DC_API dc_status dc_table_remove_all(dc_table *table, size_t *removed) {
+    if (table == NULL) return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_remove_all: the table must not be NULL");
+    size_t count = remove_where(table, any_handler, NULL);
+    if (removed != NULL) *removed = count;
+    return DC_OK;
+}
+
+/* Removes a once-handler after its run (or its dropped delivery). */
+void dc__table_remove_handler(dc_table *table, dc_handler *handler) {
+    removal_batch batch;
+    batch.count = batch.others_count = 0;
+    pthread_mutex_lock(&table->lock);
+    if (!(atomic_load_explicit(&handler->state, memory_order_relaxed) & DC__STATE_REMOVED)) {
+        unlink_handler(table, handler, &batch);
+        dc__table_reclaim(table);
+    }
+    pthread_mutex_unlock(&table->lock);
+    dc__finishing_begin();
+    finish_removal(table, &batch);
+    dc__finishing_end();
+}
+/* ---- blocking --------------------------------------------------------------------------------------- */
+
+/* Adds `delta` (+1 or -1) to a handler's block count, within its bounds;
+ * writes the handler to *out. */
+static dc_status change_block_count(dc_table *table, dc_handler_id id, int delta, dc_handler **out) {
+    if (table == NULL)
+        return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_%s: the table must not be NULL", delta > 0 ? "block" : "unblock");
+    pthread_mutex_lock(&table->lock);
+    dc_handler *handler = find_handler(table, id);
+    uint32_t blocks =
+        handler != NULL ? atomic_load_explicit(&handler->state, memory_order_relaxed) & DC__STATE_BLOCK_MASK : 0;
+    dc_status status = DC_OK;
+    if (handler == NULL)
+        status = dc__fail(DC_ERR_NOT_FOUND, "table %s has no handler with id %llu", display_name(table),
+                          (unsigned long long)id);
+    else if (delta > 0 && blocks == DC__STATE_BLOCK_MASK)
+        status = dc__fail(DC_ERR_STATE, "handler %llu is blocked %u times already, the most a block count holds",
+                          (unsigned long long)id, DC__STATE_BLOCK_MASK);
+    else if (delta < 0 && blocks == 0)
+        status = dc__fail(DC_ERR_STATE, "handler %llu is not blocked", (unsigned long long)id);
+    else if (delta > 0)
+        atomic_fetch_add_explicit(&handler->state, 1, memory_order_seq_cst);
+    else
+        atomic_fetch_sub_explicit(&handler->state, 1, memory_order_release);
+    pthread_mutex_unlock(&table->lock);
+    *out = handler;
+    return status;
+}
+
+DC_API dc_status dc_table_block(dc_table *table, dc_handler_id id) {
+    dc_handler *handler;
+    dc_status status = change_block_count(table, id, +1, &handler);
+    if (status != DC_OK) return status;
+    /* Calls that passed their state check before the block wait to return
+     * (but for dc__wait_for_calls()'s exception). */
+    dc__heavy_fence();
+    dc__wait_for_calls(handler, NULL, NULL);
+    return DC_OK;
+}
+
+DC_API dc_status dc_table_unblock(dc_table *table, dc_handler_id id) {
+    dc_handler *handler;
+    return change_block_count(table, id, -1, &handler);
+}
+
+size_t dc__table_remove_all(dc_table *table) { return remove_where(table, any_handler, NULL); }

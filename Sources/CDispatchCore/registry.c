@@ -1,0 +1,258 @@
+/*
+ * registry.c — a table's events: creating and destroying the table,
+ * interning event names, looking events up, and what the table says about
+ * itself. Registering and removing handlers is registration.c's, running
+ * them execute.c's.
+ */
+#include "table.h"
+
+#include <stddef.h>
+
+const event_record *dc__event_record_of(dc_table *table, dc_event_id event) {
+    dc_thread_record *reader = dc__read_begin();
+    if (reader == NULL) return NULL;
+    const event_record *record = record_by_id(table, event);
+    dc__read_end(reader);
+    return record;
+}
+
+/* ---- creation ------------------------------------------------------------------------------- */
+
+static name_index *new_name_index(uint32_t slots) {
+    name_index *names = calloc(1, sizeof *names + slots * sizeof names->slots[0]);
+    if (names != NULL) names->mask = slots - 1;
+    return names;
+}
+
+static event_list *new_event_list(uint32_t capacity) {
+    event_list *events = calloc(1, sizeof *events + capacity * sizeof events->records[0]);
+    if (events != NULL) events->capacity = capacity;
+    return events;
+}
+
+DC_API dc_status dc_table_create(const char *name, const dc_object_callbacks *callbacks, dc_table **out) {
+    if (out == NULL) return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_create: out must not be NULL");
+    dc__reclaim_initialize();
+    dc_table *table = calloc(1, sizeof *table);
+    event_list *events = new_event_list(8);
+    name_index *names = new_name_index(16);
+    char *copy = strdup(name != NULL ? name : "");
+    dedupe_index dedupe = {0};
+    bool indexed = table != NULL && new_dedupe_index(&dedupe, DEDUPE_INITIAL_ENTRIES);
+    if (table == NULL || events == NULL || names == NULL || copy == NULL || !indexed) {
+        free(table), free(events), free(names), free(copy), free(dedupe.slots);
+        return dc__fail(DC_ERR_NO_MEMORY, "dc_table_create: out of memory");
+    }
+    pthread_mutex_init(&table->lock, NULL);
+    atomic_init(&table->events, events);
+    atomic_init(&table->names, names);
+    table->name = copy;
+    table->dedupe = dedupe;
+    if (callbacks != NULL) table->callbacks = *callbacks;
+    *out = table;
+    return DC_OK;
+}
+
+DC_API const char *dc_table_name(const dc_table *table) { return table != NULL ? table->name : ""; }
+/* ---- interning ------------------------------------------------------------------------------- */
+
+/* Finds or creates the record of `name`. Caller holds the lock. */
+dc_status dc__table_intern_locked(dc_table *table, const char *name, event_record **out) {
+    size_t length = strlen(name);
+    uint64_t hash = hash_name(name, length);
+    event_record *found = record_by_name(table, name, length, hash);
+    if (found != NULL) {
+        *out = found;
+        return DC_OK;
+    }
+
+    event_list *events = atomic_load_explicit(&table->events, memory_order_relaxed);
+    name_index *names = atomic_load_explicit(&table->names, memory_order_relaxed);
+    uint32_t count = atomic_load_explicit(&events->count, memory_order_relaxed);
+    if (count == UINT32_MAX - 1)
+        return dc__fail(DC_ERR_NO_MEMORY, "table %s: no event ids left", display_name(table));
+
+    event_record *record = calloc(1, sizeof *record + length + 1);
+    event_list *grown_events = count == events->capacity ? new_event_list(events->capacity * 2) : NULL;
+    bool names_full = (count + 1) * 2 > names->mask + 1;
+    name_index *grown_names = names_full ? new_name_index((names->mask + 1) * 2) : NULL;
+    if (record == NULL || (count == events->capacity && grown_events == NULL) || (names_full && grown_names == NULL)) {
+        free(record), free(grown_events), free(grown_names);
+        return dc__fail(DC_ERR_NO_MEMORY, "table %s: no memory to intern event \"%s\"", display_name(table), name);
+    }
+    record->hash = hash;
+    record->id = count + 1;
+    record->name_length = length;
+    memcpy(record->name, name, length + 1);
+
+    if (grown_events != NULL) {
+        memcpy(grown_events->records, events->records, count * sizeof events->records[0]);
+        atomic_init(&grown_events->count, count);
+        atomic_store_explicit(&table->events, grown_events, memory_order_release);
+        dc__table_retire(table, events, dc__table_free_object);
+        events = grown_events;
+    }
+    events->records[count] = record;
+    atomic_store_explicit(&events->count, count + 1, memory_order_release);
+
+    if (grown_names != NULL) {
+        for (uint32_t i = 0; i <= names->mask; i++) {
+            event_record *old = atomic_load_explicit(&names->slots[i], memory_order_relaxed);
+            if (old == NULL) continue;
+            uint32_t j = (uint32_t)old->hash & grown_names->mask;
+            while (atomic_load_explicit(&grown_names->slots[j], memory_order_relaxed) != NULL)
+                j = (j + 1) & grown_names->mask;
+            atomic_init(&grown_names->slots[j], old);
+        }
+        atomic_store_explicit(&table->names, grown_names, memory_order_release);
+        dc__table_retire(table, names, dc__table_free_object);
+        names = grown_names;
+    }
+    uint32_t i = (uint32_t)hash & names->mask;
+    while (atomic_load_explicit(&names->slots[i], memory_order_relaxed) != NULL) i = (i + 1) & names->mask;
+    atomic_store_explicit(&names->slots[i], record, memory_order_release);
+    *out = record;
+    return DC_OK;
+}
+
+DC_API dc_status dc_table_intern(dc_table *table, const char *event, dc_event_id *out) {
+    if (table == NULL || event == NULL || out == NULL)
+        return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_intern: table, event and out must not be NULL");
+    pthread_mutex_lock(&table->lock);
+    event_record *record;
+    dc_status status = dc__table_intern_locked(table, event, &record);
+    if (status == DC_OK) dc__table_reclaim(table);
+    pthread_mutex_unlock(&table->lock);
+    if (status == DC_OK) *out = record->id;
+    return status;
+}
+
+DC_API dc_status dc_table_event_name(const dc_table *table, dc_event_id event, const char **out) {
+    if (table == NULL || out == NULL)
+        return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_event_name: table and out must not be NULL");
+    dc_table *mutable_table = (dc_table *)table;
+    pthread_mutex_lock(&mutable_table->lock);
+    event_record *record = record_by_id(table, event);
+    pthread_mutex_unlock(&mutable_table->lock);
+    if (record == NULL)
+        return dc__fail(DC_ERR_NOT_FOUND, "table %s has no event with id %u", display_name(table), event);
+    *out = record->name;
+    return DC_OK;
+}
+/* ---- introspection ------------------------------------------------------------------------------------ */
+
+DC_API bool dc_table_contains(const dc_table *table, dc_handler_id id) {
+    if (table == NULL || id == 0) return false;
+    dc_table *mutable_table = (dc_table *)table;
+    pthread_mutex_lock(&mutable_table->lock);
+    bool found = find_handler(table, id) != NULL;
+    pthread_mutex_unlock(&mutable_table->lock);
+    return found;
+}
+
+/* Live handlers of the event named by id, or by name when id is 0; -1 for an
+ * unknown id. */
+static long long live_count(const dc_table *table, dc_event_id id, const char *name) {
+    dc_table *mutable_table = (dc_table *)table;
+    pthread_mutex_lock(&mutable_table->lock);
+    const event_record *record = lookup_event(table, id, name);
+    long long live = record != NULL ? (long long)record->live : id != 0 ? -1 : 0;
+    pthread_mutex_unlock(&mutable_table->lock);
+    return live;
+}
+
+DC_API dc_status dc_table_handler_count(const dc_table *table, const char *event, size_t *out) {
+    if (table == NULL || event == NULL || out == NULL)
+        return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_handler_count: table, event and out must not be NULL");
+    *out = (size_t)live_count(table, 0, event);
+    return DC_OK;
+}
+
+DC_API dc_status dc_table_handler_count_id(const dc_table *table, dc_event_id event, size_t *out) {
+    if (table == NULL || out == NULL)
+        return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_handler_count_id: table and out must not be NULL");
+    long long live = event != 0 ? live_count(table, event, NULL) : -1;
+    if (live < 0) return dc__fail(DC_ERR_NOT_FOUND, "table %s has no event with id %u", display_name(table), event);
+    *out = (size_t)live;
+    return DC_OK;
+}
+
+DC_API dc_status dc_table_events(const dc_table *table, const char **names, size_t capacity, size_t *count) {
+    if (table == NULL || count == NULL || (names == NULL && capacity > 0))
+        return dc__fail(DC_ERR_NULL_ARGUMENT,
+                        "dc_table_events: table, count, and names when capacity > 0, must not be NULL");
+    dc_table *mutable_table = (dc_table *)table;
+    pthread_mutex_lock(&mutable_table->lock);
+    event_list *events = atomic_load_explicit(&table->events, memory_order_relaxed);
+    uint32_t event_count = atomic_load_explicit(&events->count, memory_order_relaxed);
+    size_t found = 0;
+    for (uint32_t i = 0; i < event_count; i++) {
+        if (events->records[i]->live == 0) continue;
+        if (found < capacity) names[found] = events->records[i]->name;
+        found++;
+    }
+    pthread_mutex_unlock(&mutable_table->lock);
+    *count = found;
+    return DC_OK;
+}
+/* ---- destroying -------------------------------------------------------------------------------------------- */
+
+/* Frees the table. Outside every read-side section and removal: executes,
+ * drains and removals still in the table on other threads are inside one. */
+static void destroy_now(dc_table *table) {
+    dc__table_remove_all(table);
+    /* Wait out the executes and drains still inside the table on other
+     * threads, and with them the finishing of handlers handed to them; none
+     * can start now, so afterwards everything retired can go. */
+    dc__synchronize();
+    dc__reclaim(&table->retired, true);
+    free(table->retiring); /* its handlers are released below */
+    /* Removed handlers not yet out of their array or the index were never
+     * retired. */
+    for (uint32_t slot = 0; slot < table->slot_count; slot++) {
+        dc_handler *handler = handler_at(table, slot);
+        if (handler->signature != NULL) dc__table_release_slot(handler, table);
+    }
+    event_list *events = atomic_load_explicit(&table->events, memory_order_relaxed);
+    uint32_t count = atomic_load_explicit(&events->count, memory_order_relaxed);
+    for (uint32_t i = 0; i < count; i++) {
+        event_record *record = events->records[i];
+        free(atomic_load_explicit(&record->handlers, memory_order_relaxed));
+        free(atomic_load_explicit(&record->shapes, memory_order_relaxed));
+        free(record);
+    }
+    free(events);
+    free(atomic_load_explicit(&table->names, memory_order_relaxed));
+    for (uint32_t chunk = 0; chunk < table->chunk_count; chunk++) free(table->chunks[chunk]);
+    free(table->chunks);
+    free(table->dedupe.slots);
+    free(table->name);
+    pthread_mutex_destroy(&table->lock);
+    free(table);
+}
+
+static bool run_destroy(dc__deferred *work, bool outside) {
+    if (!outside) return false;
+    destroy_now((dc_table *)((char *)work - offsetof(dc_table, destroy_work)));
+    return true;
+}
+
+/*
+ * Called inside an execute or drain (of any table), or from a destroy
+ * notify, the table cannot be freed at once: this thread may be inside it,
+ * and waiting there for the other threads to leave it could close a cycle of
+ * waits. Its handlers go now; the thread frees it once outside. The first
+ * call decides: a later one (from a handler still running on another
+ * thread, or a destroy notify) finds the table going and does nothing.
+ */
+DC_API void dc_table_destroy(dc_table *table) {
+    if (table == NULL) return;
+    if (atomic_exchange_explicit(&table->destroy_called, true, memory_order_acq_rel)) return;
+    if (dc__inside()) {
+        dc__table_remove_all(table);
+        table->destroy_work.run = run_destroy;
+        dc__defer_outside(&table->destroy_work);
+        return;
+    }
+    destroy_now(table);
+}

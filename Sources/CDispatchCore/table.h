@@ -1,0 +1,275 @@
+/*
+ * table.h — what the table's files share (registry.c, registration.c,
+ * execute.c): the table's layout, its handlers' extras, and the lookups and
+ * helpers each of them uses. Not installed; nothing here is exported.
+ *
+ * Readers take no lock. Writers serialize on table->lock and publish
+ * immutable or append-only structures with release stores; what they unlink is
+ * retired and freed by reclaim.c once no reader can hold it.
+ */
+#ifndef DISPATCH_CORE_TABLE_H
+#define DISPATCH_CORE_TABLE_H
+
+#include "internal.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- handlers ---------------------------------------------------------------------- */
+
+typedef struct dc__handler_extras {
+    dc_queue *queue;
+    void (*destroy)(void *destroy_data);
+    void *destroy_data;
+} handler_extras;
+
+/* The handler, its state bits and the structures below are laid out in
+ * dispatch_core_inline.h, which the Swift layer's inline execute shares. */
+typedef dc__handler dc_handler;
+
+#define SWIFT_CALLS DC__SWIFT_CALLS
+
+/* Handlers live in fixed chunks that never move, so a pointer to one stays
+ * valid for the table's life; slots are reused only after reclamation. */
+#define CHUNK_SHIFT 10
+#define CHUNK_SIZE (1u << CHUNK_SHIFT)
+
+/* The duplicate index over (event, function, target): open addressing with
+ * linear probing. An entry is a slot + 1 (0: empty) and 8 bits of its
+ * hash, which spare most probes a look at another handler. A removed
+ * handler's entry stays until the next rebuild (see "removing"); at most
+ * half the entries are in use, those included. */
+typedef struct dedupe_index {
+    uint32_t *slots;
+    uint8_t *tags;
+    uint32_t mask;
+    uint32_t indexed; /* entries of live handlers */
+    uint32_t stale;   /* entries of removed handlers */
+} dedupe_index;
+
+#define DEDUPE_INITIAL_ENTRIES 16u
+
+/* ---- per-event structures readers see ------------------------------------------------ */
+
+typedef dc__handler_array handler_array;
+typedef dc__handler_shape handler_shape;
+typedef dc__shape_set shape_set;
+typedef dc__event_record event_record;
+typedef dc__event_list event_list;
+
+/* Events by name: open addressing, a power-of-two number of slots, at most
+ * half full. Slots are filled once with a release store. */
+typedef struct name_index {
+    uint32_t mask;
+    _Atomic(event_record *) slots[];
+} name_index;
+
+struct dc_table {
+    _Atomic(event_list *) events;
+    _Atomic(name_index *) names;
+    dc_object_callbacks callbacks;
+    char *name;
+
+    pthread_mutex_t lock; /* serializes writers; never held while a handler runs */
+    dc_handler **chunks;
+    uint32_t chunk_count;
+    uint32_t slot_count; /* slots ever handed out */
+    uint32_t free_slots; /* free list head: slot + 1 */
+    dedupe_index dedupe;
+    dc_retired_list retired;
+    struct slot_batch *retiring; /* slots to retire at the end of this lock hold (reclaim()) */
+    _Atomic bool destroy_called;
+    dc__deferred destroy_work; /* the free owed once a destroy called inside a section is outside */
+};
+
+/*
+ * What is read without the lock, and what makes it safe. Everything else
+ * (chunks and slots, the dedupe index, free list, retired list, counts such
+ * as live and tombstones, a handler's `next` and `position`, its writer-side
+ * state bits) is read and written under the lock only.
+ *
+ * Inside a read-side section (executes, drains, dc__event_record_of()):
+ *  - `events`, `names` and the arrays and shape sets of event records: each
+ *    published by a release store; a replaced one is retired, so it is not
+ *    freed while a section that may hold it is open (reclaim.c);
+ *  - an event record's id, hash and name: set before it is published, never
+ *    changed; records live as long as the table;
+ *  - a handler reached through an array: function, signature, target,
+ *    extras, generation and slot are set before it is published and change
+ *    only when its slot is reused, after reclamation; its state is atomic;
+ *  - the table's name and callbacks: set by dc_table_create, never changed.
+ * The table itself lives while a section of any thread may read it: a
+ * destroy waits for every open section (dc__synchronize()), and its own
+ * thread's wait for the outside. No execute reads the table after leaving
+ * its section.
+ *
+ * Outside any section:
+ *  - a removed handler's extras, by its remover between step 1 and step 3
+ *    (see "removing"): its slot is retired only in step 3;
+ *  - a handler's address, by a remove or block waiting for its calls: used
+ *    as a key, never dereferenced;
+ *  - `destroy_called`: atomic; the name and callbacks, as above.
+ */
+
+/* Error and rare paths stay out of the execute loop's way. */
+#if defined(__GNUC__)
+#define COLD __attribute__((noinline, cold))
+#define NOINLINE __attribute__((noinline))
+#define ALWAYS_INLINE __attribute__((always_inline))
+#define UNREACHABLE() __builtin_unreachable()
+#else
+#define UNREACHABLE() ((void)0)
+#define COLD
+#define NOINLINE
+#define ALWAYS_INLINE
+#endif
+#define LIKELY(x) DC__LIKELY(x)
+#if defined(__GNUC__)
+#define PREFETCH(address) __builtin_prefetch(address)
+#else
+#define PREFETCH(address) ((void)0)
+#endif
+#define KEEP_IN_REGISTER(pointer) DC__KEEP_IN_REGISTER(pointer)
+
+/* ---- small helpers ---------------------------------------------------------------------- */
+
+/* The handler in `slot`. Caller holds the lock: growing moves the chunk list. */
+static inline dc_handler *handler_at(const dc_table *table, uint32_t slot) {
+    return &table->chunks[slot >> CHUNK_SHIFT][slot & (CHUNK_SIZE - 1)];
+}
+
+/* Reads only what does not change while a reader or the lock holds the
+ * handler: its generation and slot change when a reclaimed slot is reused. */
+static inline dc_handler_id id_of(const dc_handler *handler) {
+    return ((uint64_t)handler->generation << 32) | handler->slot;
+}
+
+/* The live handler an id names, or NULL. Caller holds the lock. */
+static inline dc_handler *find_handler(const dc_table *table, dc_handler_id id) {
+    uint32_t slot = (uint32_t)id, generation = (uint32_t)(id >> 32);
+    if (generation == 0 || slot >= table->slot_count) return NULL;
+    dc_handler *handler = handler_at(table, slot);
+    if (handler->generation != generation ||
+        (atomic_load_explicit(&handler->state, memory_order_relaxed) & DC__STATE_REMOVED))
+        return NULL;
+    return handler;
+}
+
+static inline uint64_t mix(uint64_t x) {
+    x ^= x >> 31;
+    x *= 0x7fb5d329728ea185ull;
+    x ^= x >> 27;
+    x *= 0x81dadef4bc2dd44dull;
+    return x ^ (x >> 33);
+}
+
+static inline uint64_t load_word(const char *bytes) {
+    uint64_t word;
+    memcpy(&word, bytes, sizeof word);
+    return word;
+}
+
+/* One multiply per word and a full mix at the end: the name index compares
+ * names in full, so the hash only has to spread them, and a string-keyed
+ * execute pays for it every time. */
+ALWAYS_INLINE static inline uint64_t hash_name(const char *name, size_t length) {
+    const uint64_t multiplier = 0x9e3779b97f4a7c15ull;
+    uint64_t hash = 0x243f6a8885a308d3ull ^ length;
+    const char *end = name + length;
+    for (; end - name >= 8; name += 8) {
+        hash = (hash ^ load_word(name)) * multiplier;
+        hash ^= hash >> 29;
+    }
+    if (name < end) {
+        uint64_t tail = 0;
+        memcpy(&tail, name, (size_t)(end - name));
+        hash = (hash ^ tail) * multiplier;
+    }
+    return mix(hash);
+}
+
+/* memcmp(a, b, length) == 0, a word at a time: event names are short. */
+static inline bool same_name(const char *a, const char *b, size_t length) {
+    for (; length >= 8; a += 8, b += 8, length -= 8)
+        if (load_word(a) != load_word(b)) return false;
+    return length == 0 || memcmp(a, b, length) == 0;
+}
+
+static inline uint32_t dedupe_hash(dc_event_id event, dc_function function, const void *target) {
+    uint64_t hash = mix((uint64_t)(uintptr_t)function ^ ((uint64_t)event << 48));
+    return (uint32_t)mix(hash ^ (uint64_t)(uintptr_t)target);
+}
+
+static inline const char *display_name(const dc_table *table) { return table->name[0] ? table->name : "(unnamed)"; }
+
+/* ---- lookup (readers) ---------------------------------------------------------------- */
+
+ALWAYS_INLINE static inline event_record *record_by_id(const dc_table *table, dc_event_id id) {
+    event_list *events = atomic_load_explicit(&table->events, memory_order_acquire);
+    /* id - 1 wraps for 0, so one comparison says "no such event". */
+    return id - 1 < atomic_load_explicit(&events->count, memory_order_acquire) ? events->records[id - 1] : NULL;
+}
+
+ALWAYS_INLINE static inline event_record *record_by_name(const dc_table *table, const char *name, size_t length,
+                                                         uint64_t hash) {
+    name_index *names = atomic_load_explicit(&table->names, memory_order_acquire);
+    for (uint32_t i = (uint32_t)hash & names->mask;; i = (i + 1) & names->mask) {
+        event_record *record = atomic_load_explicit(&names->slots[i], memory_order_acquire);
+        if (record == NULL) return NULL;
+        if (record->hash == hash && record->name_length == length && same_name(record->name, name, length))
+            return record;
+    }
+}
+
+/* The event named by id, or by name when id is 0. Readers call it inside a
+ * read-side section, writers under the lock: interning may replace what it reads. */
+ALWAYS_INLINE static inline const event_record *lookup_event(const dc_table *table, dc_event_id id, const char *name) {
+    if (id != 0 || name == NULL) return record_by_id(table, id);
+    size_t length = strlen(name);
+    return record_by_name(table, name, length, hash_name(name, length));
+}
+
+static inline uint32_t shape_flags(uint32_t state) {
+    return state & (DC__STATE_TARGET | DC__STATE_STRICT | DC__STATE_VARIADIC | DC__STATE_MARSHAL | DC__STATE_SWIFT);
+}
+
+/* Parameter 0 holds the bound target, if any; event arguments follow it. */
+static inline size_t first_argument_parameter(uint32_t state) { return (state & DC__STATE_TARGET) ? 1 : 0; }
+
+/* An empty index of `entries` (a power of two) entries; false when out of memory. */
+static inline bool new_dedupe_index(dedupe_index *index, uint32_t entries) {
+    index->slots = calloc(entries, sizeof *index->slots + sizeof *index->tags);
+    if (index->slots == NULL) return false;
+    index->tags = (uint8_t *)(index->slots + entries);
+    index->mask = entries - 1;
+    index->indexed = index->stale = 0;
+    return true;
+}
+/* ---- shared between the files ------------------------------------------------------------- */
+
+/* Finds or creates the record of `name`. Caller holds the lock (registry.c). */
+dc_status dc__table_intern_locked(dc_table *table, const char *name, event_record **out);
+
+/* Retires `object`, freed by `release` once no reader can hold it; when no
+ * memory is left for the bookkeeping it is kept (a leak, never a use after
+ * free). Caller holds the lock (registration.c). */
+void dc__table_retire(dc_table *table, void *object, void (*release)(void *, void *));
+void dc__table_free_object(void *object, void *context);
+
+/* Releases a retired handler's slot: its signature and extras, and the slot
+ * back to the free list unless its ids are used up (registration.c). */
+void dc__table_release_slot(void *object, void *context);
+
+/* Retires the slots collected in this lock hold, then frees what no reader
+ * can hold. Caller holds the lock (registration.c). */
+void dc__table_reclaim(dc_table *table);
+
+/* Removes a once-handler after its run, or after its delivery was dropped
+ * (registration.c). */
+void dc__table_remove_handler(dc_table *table, dc_handler *handler);
+
+/* Removes every handler; how many (registration.c). */
+size_t dc__table_remove_all(dc_table *table);
+
+#endif /* DISPATCH_CORE_TABLE_H */
