@@ -9,7 +9,7 @@
  * A snapshot taken after a removal never reaches the removed handler, so no
  * later execute announces it: a remover checking whether a call it did not
  * wait for is over (dc__wait_for_calls()) sees only that call. */
-static dc_handler tombstone = {.state = DC__STATE_REMOVED | DC__STATE_UNLISTED};
+static dc_handler tombstone = {.state = DC__STATE_REMOVED};
 
 /* ---- releasing retired things ------------------------------------------------------------ */
 
@@ -125,7 +125,7 @@ static handler_array *rebuilt_array(const handler_array *old, dc_handler *first,
  * event's array and the duplicate index, and its removal finished, so its
  * slot can be retired. Only the finishing runs without the lock. */
 static bool mark_removed_handler(dc_handler *handler, uint32_t bit) {
-    const uint32_t done = DC__STATE_REMOVED | DC__STATE_UNLISTED | DC__STATE_UNINDEXED | DC__STATE_FINISHED;
+    const uint32_t done = DC__STATE_REMOVED | DC__STATE_UNINDEXED | DC__STATE_FINISHED;
     uint32_t before = atomic_fetch_or_explicit(&handler->state, bit, memory_order_acq_rel);
     return !(before & bit) && ((before | bit) & done) == done;
 }
@@ -593,7 +593,6 @@ static void unlink_handler(dc_table *table, dc_handler *handler, removal_batch *
     record->live--;
     handler_array *array = atomic_load_explicit(&record->handlers, memory_order_relaxed);
     atomic_store_explicit(&array->items[handler->position], &tombstone, memory_order_release);
-    mark_removed_handler(handler, DC__STATE_UNLISTED); /* not yet finished: completes nothing */
     /* Compacting once tombstones outnumber live handlers costs O(1) per
      * removal; failing to is harmless (the next removal tries again). */
     if (++record->tombstones > 8 && record->tombstones > record->live) {

@@ -14,6 +14,7 @@
  * alarm ends the process if something hangs anyway.
  */
 #include "test_support.h"
+#include "thread_support.h"
 
 #include <poll.h>
 #include <pthread.h>
@@ -30,23 +31,6 @@ enum {
     WAIT_MILLISECONDS = 2500,
     WATCHDOG_SECONDS = 60
 };
-
-static uint64_t now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static bool wait_for_flag(atomic_bool *flag, uint64_t milliseconds) {
-    uint64_t deadline = now_ns() + milliseconds * 1000000u;
-    while (!atomic_load(flag)) {
-        if (now_ns() > deadline) {
-            return false;
-        }
-        sched_yield();
-    }
-    return true;
-}
 
 /* True when the fd is readable right now (poll with a zero timeout). */
 static bool fd_readable(int fd) {

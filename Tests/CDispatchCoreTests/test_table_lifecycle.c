@@ -22,6 +22,7 @@
  * matching tests (cmocka_set_test_filter), as a crash ends the run.
  */
 #include "test_support.h"
+#include "thread_support.h"
 
 #include <pthread.h>
 #include <sched.h>
@@ -41,28 +42,6 @@ enum {
 };
 
 /* ---- time, waiting, meeting ---------------------------------------------------------- */
-
-static uint64_t now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static uint64_t deadline_after_ms(uint64_t milliseconds) {
-    return now_ns() + milliseconds * 1000000u;
-}
-
-/* Waits until *flag is true; false when the deadline passed first. */
-static bool wait_for_flag(atomic_bool *flag, uint64_t milliseconds) {
-    uint64_t deadline = deadline_after_ms(milliseconds);
-    while (!atomic_load(flag)) {
-        if (now_ns() > deadline) {
-            return false;
-        }
-        sched_yield();
-    }
-    return true;
-}
 
 /* Counts the caller in and waits until `parties` callers have arrived, so
  * that all of them are inside their handlers at once; false when the deadline

@@ -19,6 +19,7 @@
  * process if something hangs anyway.
  */
 #include "test_support.h"
+#include "thread_support.h"
 
 #include <pthread.h>
 #include <sched.h>
@@ -46,31 +47,9 @@ enum {
     WATCHDOG_SECONDS = 60
 };
 
-static uint64_t now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static uint64_t deadline_after_ms(uint64_t milliseconds) {
-    return now_ns() + milliseconds * 1000000u;
-}
-
 static void sleep_ms(long milliseconds) {
     struct timespec ts = {milliseconds / 1000, (milliseconds % 1000) * 1000000L};
     nanosleep(&ts, NULL);
-}
-
-/* Waits until *flag is true; false when the deadline passed first. */
-static bool wait_for_flag(atomic_bool *flag, uint64_t milliseconds) {
-    uint64_t deadline = deadline_after_ms(milliseconds);
-    while (!atomic_load(flag)) {
-        if (now_ns() > deadline) {
-            return false;
-        }
-        sched_yield();
-    }
-    return true;
 }
 
 static dc_signature *create_signature(const char *encoding) {

@@ -145,9 +145,8 @@ struct dc__handler_extras;
 
 /* dc__handler.state: a block count in the low bits, flags above. */
 #define DC__STATE_BLOCK_MASK 0xFFFFu
-/* Set on a removed handler, by writers: out of its event's array (the
- * tombstone in its place), and its removal finished (destroy notify called). */
-#define DC__STATE_UNLISTED (1u << 16)
+/* Set on a removed handler, by its remover: its removal finished (destroy
+ * notify called). */
 #define DC__STATE_FINISHED (1u << 17)
 #define DC__STATE_SWIFT (1u << 20)       /* a marshal that is a Swift-convention function (DC_HANDLER_SWIFT_CALL) */
 #define DC__STATE_UNINDEXED (1u << 21)   /* not in the dedupe index (DC_HANDLER_ALLOW_DUPLICATE, or removed and out) */
