@@ -1,5 +1,5 @@
 /*
- * test_concurrency.c — signatures are shared across threads: several threads
+ * test_signature_threads.c — signatures shared across threads: several threads
  * create, call through and release the same signatures at once, spelled in
  * different ways. Some are kept alive by the main thread (every thread must get
  * that very pointer back); others are not, so their last reference is dropped

@@ -1,9 +1,9 @@
 /*
- * test_table_fast_paths.c — the shortcuts of the execute path give what the
- * general path gives: the summary of an event's handler shapes (one check of
- * the argument types for all shapes, and the call images of a sole shape
- * computed with it), images shared by handlers of one shape, and events whose
- * shapes change between executes.
+ * test_table_shapes.c — an event's handler shapes: the summary of them (one
+ * check of the argument types for all shapes, and the call images of a sole
+ * shape computed with it) gives what checking each shape gives, handlers of
+ * one shape share their images, and events whose shapes change between
+ * executes are checked against the new shapes.
  */
 #include "table_support.h"
 

@@ -1,5 +1,5 @@
 /*
- * test_table_fast_paths_2.c — the lean execute (plain void handlers of one
+ * test_table_lean.c — the lean execute (plain void handlers of one
  * shape of up to three word parameters, called directly) gives what the
  * general execute gives: arguments and bound targets where they belong, the
  * handlers it must hand to the general loop (once, queued, marshals) run in

@@ -1,5 +1,5 @@
 /*
- * test_table_fast_paths_3.c — the lean execute of marshal handlers (an event
+ * test_table_lean_marshal.c — the lean execute of marshal handlers (an event
  * whose handlers are all marshals of one void shape, or all variadic ones)
  * gives what the general execute gives: the caller's arguments as they are
  * with the handler's parameter count, *result typed void and zeroed, the
