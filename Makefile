@@ -66,6 +66,9 @@ endif
 
 SOURCE_DIR    := Sources/CDispatchCore
 HEADER        := $(SOURCE_DIR)/include/dispatch_core.h
+# What only a language binding needs; not installed (dispatch_core_binding.h).
+BINDING_DIR   := Sources/CDispatchCoreBinding
+BINDING_HEADER := $(BINDING_DIR)/dispatch_core_binding.h
 SOURCES       := $(sort $(wildcard $(SOURCE_DIR)/*.c))
 OBJECTS       := $(patsubst $(SOURCE_DIR)/%.c,$(BUILD)/obj/%.o,$(SOURCES))
 TEST_SOURCES  := $(sort $(wildcard Tests/CDispatchCoreTests/test_*.c))
@@ -130,9 +133,10 @@ endif
 LIB_CFLAGS    := -std=c11 $(WARNINGS) $(OPTIMIZE) -fPIC -fvisibility=hidden \
                  -DDC_BUILDING_LIBRARY -D_GNU_SOURCE -pthread $(FFI_CFLAGS) \
                  -I$(SOURCE_DIR)/include -I$(SOURCE_DIR) $(SANITIZE_FLAGS) $(CFLAGS)
-# Tests and the benchmark see the library as a client does: the public header only.
+# Tests and the benchmark see the library as a client does: the public header,
+# and the binding header for what they test of the binding.
 CLIENT_CFLAGS := -std=c11 $(WARNINGS) $(OPTIMIZE) -D_GNU_SOURCE -pthread \
-                 -I$(SOURCE_DIR)/include $(SANITIZE_FLAGS) $(CFLAGS)
+                 -I$(SOURCE_DIR)/include -I$(BINDING_DIR) $(SANITIZE_FLAGS) $(CFLAGS)
 
 # Debian packages the build and the tests need; a C or C++ compiler and nm are
 # added by `make deps` only when none is found.
@@ -241,7 +245,7 @@ demo:
 # Tests link against the shared library, so a public function that is not
 # exported fails to link here rather than in a user's program.
 $(BUILD)/tests/%: Tests/CDispatchCoreTests/%.c $(wildcard Tests/CDispatchCoreTests/*.h) \
-                  $(HEADER) $(SHARED_LIB) | $(BUILD)/tests
+                  $(HEADER) $(BINDING_HEADER) $(SHARED_LIB) | $(BUILD)/tests
 	$(TEST_CC) $(CLIENT_CFLAGS) $(CMOCKA_CFLAGS) $< -o $@ \
 	    -L$(BUILD) -l$(LIBRARY) -Wl,-rpath,'$$ORIGIN/..' $(CMOCKA_LIBS) \
 	    $(SANITIZE_FLAGS) $(LDFLAGS) -pthread
@@ -255,37 +259,47 @@ test-c: $(TESTS)
 	done; \
 	if [ -n "$$failed" ]; then echo "C tests failed:$$failed" >&2; exit 1; fi
 
-# The public header must stand alone, as C11 and as C++11.
-check-header: | $(BUILD)/tests
-	@printf '#include "dispatch_core.h"\n' > $(BUILD)/tests/header_alone.c
-	@printf '#include "dispatch_core.h"\n' > $(BUILD)/tests/header_alone.cpp
-	$(CC) -std=c11 -pedantic $(WARNINGS) -I$(SOURCE_DIR)/include \
-	    -c $(BUILD)/tests/header_alone.c -o $(BUILD)/tests/header_alone_c.o
-	$(CXX) -std=c++11 -pedantic $(WARNINGS) -I$(SOURCE_DIR)/include \
-	    -c $(BUILD)/tests/header_alone.cpp -o $(BUILD)/tests/header_alone_cpp.o
+# Each header must stand alone, as C11 and as C++11 (the binding header's
+# layouts and inline execute are C only; C++ sees its declarations).
+HEADERS_ALONE := $(HEADER) $(BINDING_HEADER)
 
-# Every exported symbol starts with dc_, and every function the header declares
-# with DC_API is exported. Symbols the linker itself defines (gold exports the
+check-header: | $(BUILD)/tests
+	@for header in $(HEADERS_ALONE); do \
+	    name=$$(basename $$header .h); \
+	    printf '#include "%s"\n' $$(basename $$header) > $(BUILD)/tests/$${name}_alone.c; \
+	    cp $(BUILD)/tests/$${name}_alone.c $(BUILD)/tests/$${name}_alone.cpp; \
+	    echo "check-header: $$header as C11 and as C++11"; \
+	    $(CC) -std=c11 -pedantic $(WARNINGS) -I$(SOURCE_DIR)/include -I$(BINDING_DIR) \
+	        -c $(BUILD)/tests/$${name}_alone.c -o $(BUILD)/tests/$${name}_alone_c.o || exit 1; \
+	    $(CXX) -std=c++11 -pedantic $(WARNINGS) -I$(SOURCE_DIR)/include -I$(BINDING_DIR) \
+	        -c $(BUILD)/tests/$${name}_alone.cpp -o $(BUILD)/tests/$${name}_alone_cpp.o || exit 1; \
+	done
+
+# The shared library exports exactly the functions dispatch_core.h declares
+# with DC_API and the functions and variables dispatch_core_binding.h declares
+# with DC__BINDING_API (the one list of binding symbols, all dc__): nothing
+# missing, nothing else. Symbols the linker itself defines (gold exports the
 # section markers _edata, _end and __bss_start) are not ours and are skipped.
 LINKER_SYMBOLS := _edata _end __bss_start _init _fini
 
 check-exports: $(SHARED_REAL)
-	@stray=$$($(NM) -D --defined-only $< | awk 'NF >= 3 && $$3 !~ /^dc_/ { print $$3 }' \
-	    | grep -vxF $(foreach s,$(LINKER_SYMBOLS),-e $(s)) || true); \
-	if [ -n "$$stray" ]; then \
-	    echo "error: $< exports symbols without the dc_ prefix:" >&2; \
-	    echo "$$stray" | sed 's/^/    /' >&2; exit 1; \
-	fi; \
-	exported=$$($(NM) -D --defined-only $< | awk 'NF >= 3 && $$3 ~ /^dc_/ { print $$3 }'); \
-	declared=$$(grep -E '^DC_API' $(HEADER) | grep -oE '\bdc_[a-z0-9_]+\(' | tr -d '('); \
-	missing=""; \
-	for name in $$declared; do \
-	    echo "$$exported" | grep -qx "$$name" || missing="$$missing $$name"; \
-	done; \
+	@exported=$$($(NM) -D --defined-only $< | awk 'NF >= 3 { print $$3 }' \
+	    | grep -vxF $(foreach s,$(LINKER_SYMBOLS),-e $(s)) | sort); \
+	declared=$$( { grep -E '^DC_API' $(HEADER) | grep -oE '\bdc_[a-z0-9_]+\(' | tr -d '('; \
+	    grep -E '\bDC__BINDING_API\b' $(BINDING_HEADER) | grep -v '^#' \
+	        | grep -oE '\bdc__[a-z0-9_]+\b *(\(|;|$$)' | grep -oE 'dc__[a-z0-9_]+'; } | sort -u); \
+	echo "$$exported" > $(BUILD)/exported.txt; echo "$$declared" > $(BUILD)/declared.txt; \
+	missing=$$(comm -13 $(BUILD)/exported.txt $(BUILD)/declared.txt); \
+	extra=$$(comm -23 $(BUILD)/exported.txt $(BUILD)/declared.txt); \
 	if [ -n "$$missing" ]; then \
-	    echo "error: declared in $(HEADER) but not exported:$$missing" >&2; exit 1; \
+	    echo "error: declared but not exported by $<:" >&2; echo "$$missing" | sed 's/^/    /' >&2; \
 	fi; \
-	echo "check-exports: $$(echo "$$exported" | wc -l) dc_ symbols exported, nothing else"
+	if [ -n "$$extra" ]; then \
+	    echo "error: exported by $< but declared in neither header:" >&2; echo "$$extra" | sed 's/^/    /' >&2; \
+	fi; \
+	if [ -n "$$missing$$extra" ]; then exit 1; fi; \
+	echo "check-exports: $$(echo "$$exported" | grep -c '^dc_[^_]') public and $$(echo "$$exported" \
+	    | grep -c '^dc__') binding symbols, as the headers declare"
 
 check-stubs:
 	@if command -v $(PYTHON) >/dev/null 2>&1; then \
@@ -543,8 +557,8 @@ $(FUZZ_BUILD)/obj/%.o: $(SOURCE_DIR)/%.c | $(FUZZ_BUILD)/obj $(BUILD)/.libffi-fo
 	$(SANITIZER_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,address,undefined $(FUZZ_OBJECT_FLAGS) \
 	    $(FFI_CFLAGS) -I$(SOURCE_DIR)/include -I$(SOURCE_DIR) -MMD -MP -c $< -o $@
 
-$(FUZZ_BUILD)/fuzz_%: $(FUZZ_DIR)/fuzz_%.c $(FUZZ_DIR)/fuzz_support.h $(HEADER) $(FUZZ_OBJECTS)
-	$(SANITIZER_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer,address,undefined -I$(SOURCE_DIR)/include \
+$(FUZZ_BUILD)/fuzz_%: $(FUZZ_DIR)/fuzz_%.c $(FUZZ_DIR)/fuzz_support.h $(HEADER) $(BINDING_HEADER) $(FUZZ_OBJECTS)
+	$(SANITIZER_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer,address,undefined -I$(SOURCE_DIR)/include -I$(BINDING_DIR) \
 	    $< $(FUZZ_OBJECTS) -o $@ $(FFI_LIBS) $(SANITIZER_LDFLAGS) -pthread
 
 $(FUZZ_BUILD) $(FUZZ_BUILD)/obj:
@@ -609,7 +623,7 @@ STRESS_MAKE_address   = SANITIZE=address,undefined CFLAGS=-g LDFLAGS="$(SANITIZE
 STRESS_MAKE_thread    = SANITIZE=thread CFLAGS="-g -DDC_NO_MEMBARRIER" \
                         LDFLAGS="$(SANITIZER_LDFLAGS) $(TSAN_LDFLAGS)"
 STRESS_SOURCES    := $(FUZZ_DIR)/stress_table.c $(FUZZ_DIR)/stress_support.h $(FUZZ_DIR)/fuzz_support.h \
-                     Tests/CDispatchCoreTests/value_equality.h $(SOURCE_DIR)/include/dispatch_core_inline.h
+                     Tests/CDispatchCoreTests/value_equality.h $(BINDING_HEADER)
 
 .PHONY: stress stress-build
 

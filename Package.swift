@@ -25,14 +25,19 @@ let package = Package(
             dependencies: ["CFFI"],
             cSettings: [.define("_GNU_SOURCE")]
         ),
+        // What only a language binding needs of the C core: a header beside
+        // the core's sources (not installed) and its module map.
+        .systemLibrary(name: "CDispatchCoreBinding", path: "Sources/CDispatchCoreBinding"),
         .target(
             name: "EventKitSwift",
-            dependencies: ["CDispatchCore", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["CDispatchCore", "CDispatchCoreBinding", .product(name: "Logging", package: "swift-log")]
         ),
         .executableTarget(name: "EventKitDemo", dependencies: ["EventKitSwift"]),
         .testTarget(
             name: "EventKitSwiftTests",
-            dependencies: ["EventKitSwift", "CDispatchCore", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "EventKitSwift", "CDispatchCore", "CDispatchCoreBinding", .product(name: "Logging", package: "swift-log"),
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -421,7 +421,7 @@ ALWAYS_INLINE static inline void run_handlers(execution *run, dc_thread_record *
     }
 }
 
-static const dc_execute_options default_options = {DC_ACCUMULATE_FIRST, 0, NULL, 0, NULL};
+static const dc_execute_options default_options = {DC_ACCUMULATE_FIRST, 0, NULL, 0};
 
 static dc_status check_execute_options(const dc_execute_options *options) {
     const uint32_t known = DC_EXECUTE_REQUIRE_HANDLER | DC_EXECUTE_STRICT;
@@ -469,7 +469,7 @@ ALWAYS_INLINE static inline dc_status leave_execute(execution *run, dc_thread_re
  * values, several shapes, conversions. */
 NOINLINE static dc_status execute_generally(dc_table *table, dc_event_id event_id, const char *event_name,
                                             const dc_value *arguments, size_t count,
-                                            const dc_execute_options *options, dc_result *result) {
+                                            const dc_execute_options *options, void *context, dc_result *result) {
     if (event_id == 0 && event_name == NULL)
         return dc__fail(DC_ERR_NOT_FOUND, "table %s has no event with id 0", display_name(table));
     if (options == NULL) {
@@ -494,7 +494,7 @@ NOINLINE static dc_status execute_generally(dc_table *table, dc_event_id event_i
     execution run = {table, record, arguments, count, options, false, {0}};
     dc_execute_frame *frame = &reader->frames[depth - 1];
     frame->table = table;
-    frame->context = options->context;
+    frame->context = context;
     frame->stopped = false;
 
     /* The snapshot: handlers added from here on wait for the next execute. */
@@ -529,11 +529,11 @@ NOINLINE static dc_status execute_generally(dc_table *table, dc_event_id event_i
  * (once, queued) hands the rest of the snapshot to the general loop
  * (dc__finish_generally()). Events of marshals of one void shape take the same
  * steps, calling each marshal as run_handler_generally() does
- * (dc__lean_execute_as(), in dispatch_core_inline.h).
+ * (dc__lean_execute_as(), in dispatch_core_binding.h).
  */
 
 /*
- * A lean execute gives its entry point a dc_brief_result: the status and,
+ * A lean execute gives its entry point a dc__brief_result: the status and,
  * for a brief execute, its report (a plain execute ignores the report and
  * writes *result). Passed by value, so on the lean path it stays in
  * registers: kept in memory, its return would load the status and
@@ -544,10 +544,10 @@ NOINLINE static dc_status execute_generally(dc_table *table, dc_event_id event_i
 /* The outcome of an execute the general way, which wrote `full`: the report
  * says more than the count when anything but handlers returning nothing
  * happened. */
-static dc_brief_result reported(dc_status status, const dc_result *full) {
+static dc__brief_result reported(dc_status status, const dc_result *full) {
     bool detailed = full->queued != 0 || full->dropped != 0 || full->return_count != 0 || full->has_return_value ||
                     full->stopped;
-    return (dc_brief_result){status, detailed, full->handled};
+    return (dc__brief_result){status, detailed, full->handled};
 }
 
 /* The rest of a lean execute's snapshot, from a handler that needs more than
@@ -557,7 +557,7 @@ static dc_brief_result reported(dc_status status, const dc_result *full) {
  * `returned`, when not NULL, is the value the handler before `item` returned
  * (a variadic marshal, counted in `handled`): it is accumulated first, as
  * run_handler_generally() would have, and may stop the emission. */
-NOINLINE dc_brief_result dc__finish_generally(dc_execute_frame *frame, const dc_value *arguments, size_t count,
+NOINLINE dc__brief_result dc__finish_generally(dc_execute_frame *frame, const dc_value *arguments, size_t count,
                                                  const dc_execute_options *options,
                                                  const dc__handler_slot *item, const dc__handler_slot *end,
                                                  size_t handled, const dc_value *returned, dc_result *result) {
@@ -626,39 +626,25 @@ static inline bool lean_options(const dc_execute_options *options) {
     LEAN_MARSHAL_EXECUTE_CASE(true, asymmetric)                                                                       \
     LEAN_SWIFT_EXECUTE_CASES(asymmetric)
 
-NOINLINE static dc_brief_result execute_generally_briefly(dc_table *table, dc_event_id event_id,
-                                                         const char *event_name, const dc_value *arguments,
-                                                         size_t count, void *context, dc_result *result) {
-    const dc_execute_options with_context = {DC_ACCUMULATE_FIRST, 0, NULL, 0, context};
+/* execute_generally() for execute_lean(): for a brief execute, the report
+ * of what it wrote, to the caller's result or one of its own. */
+NOINLINE static dc__brief_result execute_lean_generally(dc_table *table, dc_event_id event_id, const char *event_name,
+                                                        const dc_value *arguments, size_t count,
+                                                        const dc_execute_options *options, void *context,
+                                                        dc_result *result, bool brief) {
     dc_result own;
-    dc_result *full = result != NULL ? result : &own;
-    dc_status status = execute_generally(table, event_id, event_name, arguments, count, &with_context, full);
-    if (status != DC_OK) return (dc_brief_result){status, false, 0};
+    dc_result *full = result != NULL || !brief ? result : &own;
+    dc_status status = execute_generally(table, event_id, event_name, arguments, count, options, context, full);
+    if (status != DC_OK || !brief) return (dc__brief_result){status, false, 0};
     return reported(status, full);
-}
-
-/* execute_generally() for execute_lean(), which may have a context without
- * options and a report to make (a brief execute's): then the default options
- * with that context, and the report of what it wrote, to the caller's result
- * or one of its own. */
-ALWAYS_INLINE static inline dc_brief_result execute_lean_generally(dc_table *table, dc_event_id event_id,
-                                                                   const char *event_name,
-                                                                   const dc_value *arguments, size_t count,
-                                                                   const dc_execute_options *options, void *context,
-                                                                   dc_result *result, bool brief) {
-    if (!brief)
-        return (dc_brief_result){
-            execute_generally(table, event_id, event_name, arguments, count, options, result), false, 0};
-    return execute_generally_briefly(table, event_id, event_name, arguments, count, context, result);
 }
 
 /* Inlined into each entry point, so each gets the copy its constant arguments
  * (no options, id or name, brief or not) make smallest. The id 0 goes the
- * general way, which reports it. `context`, with `options` NULL, is the
- * context of the default options. A brief execute reports in the outcome on
+ * general way, which reports it. A brief execute reports in the outcome on
  * DC_OK, and writes *result only when the report is detailed (the general
  * way writes it whenever it is not NULL). */
-ALWAYS_INLINE static inline dc_brief_result execute_lean(dc_table *table, dc_event_id event_id,
+ALWAYS_INLINE static inline dc__brief_result execute_lean(dc_table *table, dc_event_id event_id,
                                                          const char *event_name, const event_record *known,
                                                          const dc_value *arguments, size_t count,
                                                          const dc_execute_options *options, void *context,
@@ -687,10 +673,10 @@ ALWAYS_INLINE static inline dc_brief_result execute_lean(dc_table *table, dc_eve
             dc_execute_frame *frame = &reader->frames[depth - 1];
             KEEP_IN_REGISTER(frame);
             frame->table = table;
-            frame->context = options != NULL ? options->context : context;
+            frame->context = context;
             frame->stopped = false;
             bool done = false;
-            dc_brief_result outcome;
+            dc__brief_result outcome;
             switch (shapes->lean_call) {
             LEAN_EXECUTE_CASES(true)
             LEAN_EXECUTE_CASES(false)
@@ -731,42 +717,38 @@ DC_API dc_status dc_table_execute_id(dc_table *table, dc_event_id event, const d
     return execute_lean(table, event, NULL, NULL, arguments, count, NULL, NULL, result, false).status;
 }
 
-/* A brief execute. One with no arguments (the Swift layer's `() -> Void`
- * events) takes a copy of the lean execute of its own, which knows that no
- * argument is read: no NULL test, no argument count to look up. Only where
- * Swift calls exist (clang); gcc warns that it cannot prove the NULL unread. */
-ALWAYS_INLINE static inline dc_brief_result execute_briefly(dc_table *table, dc_event_id event_id,
-                                                            const char *event_name, const event_record *known,
-                                                            const dc_value *arguments, size_t count,
-                                                            void *context, dc_result *result) {
-#if SWIFT_CALLS
-    if (count == 0) return execute_lean(table, event_id, event_name, known, NULL, 0, NULL, context, result, true);
-#endif
-    return execute_lean(table, event_id, event_name, known, arguments, count, NULL, context, result, true);
+DC__BINDING_API dc_status dc__table_execute(dc_table *table, const char *event, dc_event_id event_id,
+                                            const dc_value *arguments, size_t count,
+                                            const dc_execute_options *options, void *context, dc_result *result) {
+    if (table == NULL) return dc__fail(DC_ERR_NULL_ARGUMENT, "dc__table_execute: the table must not be NULL");
+    if (event == NULL && event_id == 0)
+        return dc__fail(DC_ERR_NULL_ARGUMENT, "dc__table_execute: the event must not be NULL when its id is 0");
+    return execute_lean(table, event != NULL ? 0 : event_id, event, NULL, arguments, count, options, context, result,
+                        false)
+        .status;
 }
 
-DC_API dc_brief_result dc_table_execute_brief(dc_table *table, const char *event, const dc_value *arguments,
-                                              size_t count, void *context, dc_result *result) {
-    if (table == NULL || event == NULL)
-        return (dc_brief_result){
-            dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_execute_brief: table and event must not be NULL"), false, 0};
-    return execute_briefly(table, 0, event, NULL, arguments, count, context, result);
-}
-
-DC_API dc_brief_result dc_table_execute_id_brief(dc_table *table, dc_event_id event, const dc_value *arguments,
-                                                 size_t count, void *context, dc_result *result) {
+DC__BINDING_API dc__brief_result dc__table_execute_brief(dc_table *table, const char *event, dc_event_id event_id,
+                                                         const dc_value *arguments, size_t count, void *context,
+                                                         dc_result *result) {
     if (table == NULL)
-        return (dc_brief_result){
-            dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_execute_id_brief: the table must not be NULL"), false, 0};
-    return execute_briefly(table, event, NULL, NULL, arguments, count, context, result);
+        return (dc__brief_result){
+            dc__fail(DC_ERR_NULL_ARGUMENT, "dc__table_execute_brief: the table must not be NULL"), false, 0};
+    if (event == NULL && event_id == 0)
+        return (dc__brief_result){
+            dc__fail(DC_ERR_NULL_ARGUMENT, "dc__table_execute_brief: the event must not be NULL when its id is 0"),
+            false, 0};
+    return execute_lean(table, event != NULL ? 0 : event_id, event, NULL, arguments, count, NULL, context, result,
+                        true);
 }
 
-dc_brief_result dc__execute_record_brief(dc_table *table, const event_record *record, const dc_value *arguments,
-                                        size_t count, void *context, dc_result *result) {
-    return execute_briefly(table, record->id, NULL, record, arguments, count, context, result);
+DC__BINDING_API dc__brief_result dc__execute_record(dc_table *table, const event_record *record,
+                                                    const dc_value *arguments, size_t count, void *context,
+                                                    dc_result *result) {
+    return execute_lean(table, record->id, NULL, record, arguments, count, NULL, context, result, true);
 }
 
-DC_API void *dc_table_execute_context(const dc_table *table) {
+DC__BINDING_API void *dc__table_execute_context(const dc_table *table) {
     dc_thread_record *reader = dc__current_record;
     for (unsigned depth = reader != NULL && table != NULL ? reader->depth : 0; depth > 0; depth--)
         if (reader->frames[depth - 1].table == table) return reader->frames[depth - 1].context;

@@ -6,7 +6,7 @@
 #define DISPATCH_CORE_INTERNAL_H
 
 #include "dispatch_core.h"
-#include "dispatch_core_inline.h"
+#include "../CDispatchCoreBinding/dispatch_core_binding.h"
 
 #include <ffi.h>
 #include <stdatomic.h>
@@ -139,7 +139,7 @@ struct dc_signature {
 /* ---- read-side sections and deferred freeing (reclaim.c) ------------------- */
 
 /* The sections themselves, the thread records and dc__read_enter() /
- * dc__read_leave() are in dispatch_core_inline.h, which the Swift layer's
+ * dc__read_leave() are in dispatch_core_binding.h, which the Swift layer's
  * inline execute shares. */
 
 /* Decides once how fences work (registers with membarrier). Called by every

@@ -361,24 +361,24 @@ static void give_back_slot(dc_table *table, uint32_t slot) {
  * marshal with a signature returning void, on a compiler that can make it. */
 static dc_status check_options(const dc_handler_options *options, bool marshal, bool variadic,
                                const dc_signature *signature) {
-    const uint32_t known = DC_HANDLER_ONCE | DC_HANDLER_FIRST | DC_HANDLER_STRICT | DC_HANDLER_OWNS_TARGET |
-                           DC_HANDLER_ALLOW_DUPLICATE | DC_HANDLER_SWIFT_CALL;
+    const uint32_t known = DC_HANDLER_ONCE | DC_HANDLER_FIRST | DC_HANDLER_STRICT | DC__HANDLER_OWNS_TARGET |
+                           DC__HANDLER_ALLOW_DUPLICATE | DC__HANDLER_SWIFT_CALL;
     if (options == NULL) return DC_OK;
     if (options->flags & ~known)
         return dc__fail(DC_ERR_INVALID_ARGUMENT, "dc_table_add: unknown handler flags 0x%x", options->flags & ~known);
-    if (!(options->flags & DC_HANDLER_SWIFT_CALL)) return DC_OK;
+    if (!(options->flags & DC__HANDLER_SWIFT_CALL)) return DC_OK;
     if (!marshal)
         return dc__fail(DC_ERR_INVALID_ARGUMENT,
-                        "dc_table_add: DC_HANDLER_SWIFT_CALL is for marshals (dc_table_add_marshal)");
+                        "dc_table_add: DC__HANDLER_SWIFT_CALL is for marshals (dc_table_add_marshal)");
     if (variadic)
-        return dc__fail(DC_ERR_INVALID_ARGUMENT, "dc_table_add_marshal: DC_HANDLER_SWIFT_CALL needs a signature");
+        return dc__fail(DC_ERR_INVALID_ARGUMENT, "dc_table_add_marshal: DC__HANDLER_SWIFT_CALL needs a signature");
     if (signature->return_type != DC_TYPE_VOID)
         return dc__fail(DC_ERR_INVALID_ARGUMENT,
-                        "dc_table_add_marshal: a DC_HANDLER_SWIFT_CALL marshal returns void, not %s (\"%s\")",
+                        "dc_table_add_marshal: a DC__HANDLER_SWIFT_CALL marshal returns void, not %s (\"%s\")",
                         dc_type_name(signature->return_type), signature->encoding);
     if (!SWIFT_CALLS)
         return dc__fail(DC_ERR_UNSUPPORTED,
-                        "dc_table_add_marshal: DC_HANDLER_SWIFT_CALL needs a library built by clang for x86-64 or "
+                        "dc_table_add_marshal: DC__HANDLER_SWIFT_CALL needs a library built by clang for x86-64 or "
                         "AArch64");
     return DC_OK;
 }
@@ -412,7 +412,7 @@ static dc_status add_locked(dc_table *table, event_record *record, dc_signature 
                             void *target, bool marshal, bool variadic, const dc_handler_options *options,
                             dc_handler_id *out) {
     uint32_t flags = options != NULL ? options->flags : 0;
-    bool indexed = !(flags & DC_HANDLER_ALLOW_DUPLICATE);
+    bool indexed = !(flags & DC__HANDLER_ALLOW_DUPLICATE);
     dc_handler *duplicate = indexed ? find_duplicate(table, record->id, function, target) : NULL;
     if (duplicate != NULL) {
         if (out != NULL) *out = id_of(duplicate);
@@ -421,10 +421,10 @@ static dc_status add_locked(dc_table *table, event_record *record, dc_signature 
 
     bool general = marshal || signature->stub == NULL || signature->return_type != DC_TYPE_VOID;
     uint32_t state = (marshal ? DC__STATE_MARSHAL : target != NULL ? DC__STATE_TARGET : 0) |
-                     ((flags & DC_HANDLER_SWIFT_CALL) ? DC__STATE_SWIFT : 0) |
+                     ((flags & DC__HANDLER_SWIFT_CALL) ? DC__STATE_SWIFT : 0) |
                      (variadic ? DC__STATE_VARIADIC : (flags & DC_HANDLER_STRICT) ? DC__STATE_STRICT : 0) |
                      ((flags & DC_HANDLER_ONCE) ? DC__STATE_ONCE : 0) |
-                     ((flags & DC_HANDLER_OWNS_TARGET) && target != NULL ? DC__STATE_OWNS_TARGET : 0) |
+                     ((flags & DC__HANDLER_OWNS_TARGET) && target != NULL ? DC__STATE_OWNS_TARGET : 0) |
                      (options != NULL && options->queue != NULL ? DC__STATE_QUEUED : 0) |
                      (indexed ? 0 : DC__STATE_UNINDEXED) | (general ? DC__STATE_GENERAL : 0);
     bool wants_extras = options != NULL && (options->queue != NULL || options->destroy != NULL);

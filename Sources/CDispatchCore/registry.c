@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-const event_record *dc__event_record_of(dc_table *table, dc_event_id event) {
+DC__BINDING_API const event_record *dc__event_record_of(dc_table *table, dc_event_id event) {
     dc_thread_record *reader = dc__read_begin();
     if (reader == NULL) return NULL;
     const event_record *record = record_by_id(table, event);

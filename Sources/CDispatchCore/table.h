@@ -25,7 +25,7 @@ typedef struct dc__handler_extras {
 } handler_extras;
 
 /* The handler, its state bits and the structures below are laid out in
- * dispatch_core_inline.h, which the Swift layer's inline execute shares. */
+ * dispatch_core_binding.h, which the Swift layer's inline execute shares. */
 typedef dc__handler dc_handler;
 
 #define SWIFT_CALLS DC__SWIFT_CALLS

@@ -1,4 +1,5 @@
 internal import CDispatchCore
+internal import CDispatchCoreBinding
 
 // Typed keys: handlers and executes whose argument types the compiler checks.
 // A typed handler is registered with the signature of its key's arguments, so
@@ -223,7 +224,7 @@ extension CommandTable {
     func executeOutcome(_ key: EventKeyStorage) throws -> ExecuteOutcome {
         let event = try event(of: key)
         return try briefOutcome(event: key.name) { context, result in
-            dc__execute_record_brief_inline(cTable, event.record, context, result)
+            dc__execute_record_inline(cTable, event.record, context, result)
         }
     }
 
@@ -237,7 +238,7 @@ extension CommandTable {
     ) throws -> ExecuteOutcome {
         let event = try event(of: key)
         return try briefOutcome(event: key.name) { context, result in
-            dc__execute_record_brief(cTable, event.record, cArguments, count, context, result)
+            dc__execute_record(cTable, event.record, cArguments, count, context, result)
         }
     }
 

@@ -1,4 +1,5 @@
 internal import CDispatchCore
+internal import CDispatchCoreBinding
 import Logging
 import Synchronization
 
@@ -208,7 +209,7 @@ extension CommandTable {
     func handlerOptions(
         _ options: HandlerOptions, of handler: MarshalHandler, queue: OpaquePointer?
     ) -> dc_handler_options {
-        let flags = options.cFlags | handler.flags | UInt32(DC_HANDLER_OWNS_TARGET | DC_HANDLER_ALLOW_DUPLICATE)
+        let flags = options.cFlags | handler.flags | UInt32(DC__HANDLER_OWNS_TARGET | DC__HANDLER_ALLOW_DUPLICATE)
         return dc_handler_options(flags: flags, queue: queue, destroy: nil, destroy_data: nil)
     }
 
@@ -466,7 +467,7 @@ extension CommandTable {
             // withCString passes a native string's own bytes, or puts a small
             // string's on the stack; passing the String straight to C would
             // copy it to the heap.
-            event.withCString { dc_table_execute_brief(cTable, $0, cArguments, count, context, result) }
+            event.withCString { dc__table_execute_brief(cTable, $0, 0, cArguments, count, context, result) }
         }
     }
 
@@ -481,10 +482,10 @@ extension CommandTable {
         var handlerError = HandlerError()
         var result = dc_result()
         let status = withUnsafeMutablePointer(to: &handlerError) { slot in
-            var options = dc_execute_options(
-                accumulator: accumulator, flags: flags, results: nil, results_capacity: 0,
-                context: UnsafeMutableRawPointer(slot))
-            return event.withCString { dc_table_execute_with(cTable, $0, cArguments, count, &options, &result) }
+            var options = dc_execute_options(accumulator: accumulator, flags: flags, results: nil, results_capacity: 0)
+            return event.withCString {
+                dc__table_execute(cTable, $0, 0, cArguments, count, &options, UnsafeMutableRawPointer(slot), &result)
+            }
         }
         if status != DC_OK || handlerError.failed || logger != nil {
             try finish(status, result, &handlerError, event: event)
@@ -504,7 +505,7 @@ extension CommandTable {
     @inline(__always)
     func briefOutcome(
         event: @autoclosure () -> String,
-        _ execute: (UnsafeMutableRawPointer, UnsafeMutablePointer<dc_result>) -> dc_brief_result
+        _ execute: (UnsafeMutableRawPointer, UnsafeMutablePointer<dc_result>) -> dc__brief_result
     ) throws -> ExecuteOutcome {
         var handlerError = HandlerError()
         // The result is left uninitialized: it is read only when the report
@@ -528,7 +529,7 @@ extension CommandTable {
     /// only when `brief.detailed`.
     @inline(never)
     func finish(
-        _ brief: dc_brief_result, _ result: UnsafePointer<dc_result>, _ handlerError: inout HandlerError,
+        _ brief: dc__brief_result, _ result: UnsafePointer<dc_result>, _ handlerError: inout HandlerError,
         event: String
     ) throws -> ExecuteOutcome {
         // Read only when detailed: otherwise the C execute may not have

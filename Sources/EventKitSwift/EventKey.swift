@@ -1,4 +1,5 @@
 internal import CDispatchCore
+internal import CDispatchCoreBinding
 import Synchronization
 
 /// The name of an event together with the types of its arguments, so the

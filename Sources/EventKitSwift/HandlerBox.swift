@@ -1,4 +1,5 @@
 internal import CDispatchCore
+internal import CDispatchCoreBinding
 import Synchronization
 
 #if canImport(Glibc)
@@ -10,7 +11,7 @@ import Musl
 /// What a Swift handler that is more than a closure the C core calls itself
 /// (see `MarshalHandler`) is to the C table: a box registered as a marshal
 /// handler's data, retained once at registration and released by the table
-/// (`DC_HANDLER_OWNS_TARGET`, through the table's `release` callback),
+/// (`DC__HANDLER_OWNS_TARGET`, through the table's `release` callback),
 /// exactly once, when the handler goes away.
 ///
 /// The C table calls one `@convention(c)` trampoline per box kind, which
@@ -46,7 +47,7 @@ class FailableHandlerBox: HandlerBox, @unchecked Sendable {
     /// place for it (C cannot receive a Swift error): the emission stops and
     /// the error is dropped.
     final func fail(with error: any Error) {
-        if let slot = dc_table_execute_context(cTable) {
+        if let slot = dc__table_execute_context(cTable) {
             slot.assumingMemoryBound(to: HandlerError.self).pointee.record(error)
         }
         dc_table_stop_emission(cTable)

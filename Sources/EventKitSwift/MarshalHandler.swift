@@ -1,13 +1,14 @@
 internal import CDispatchCore
+internal import CDispatchCoreBinding
 
 /// What the C table is given for a Swift handler: the function it calls as a
 /// marshal, the data it passes, holding one reference the table takes over
-/// (`DC_HANDLER_OWNS_TARGET`), and the flag saying how it calls them.
+/// (`DC__HANDLER_OWNS_TARGET`), and the flag saying how it calls them.
 ///
 /// A box with a `@convention(c)` trampoline serves any closure. A closure
 /// that returns nothing and cannot throw, taking nothing or the C arguments,
 /// goes without one where the C core can call Swift's own convention
-/// (`DC_HANDLER_SWIFT_CALL`): the table calls the closure's function with its
+/// (`DC__HANDLER_SWIFT_CALL`): the table calls the closure's function with its
 /// context, so a call passes through no trampoline and the handler allocates
 /// no box.
 struct MarshalHandler {
@@ -70,7 +71,7 @@ struct MarshalHandler {
         } else {
             data = nil
         }
-        flags = UInt32(DC_HANDLER_SWIFT_CALL)
+        flags = UInt32(DC__HANDLER_SWIFT_CALL)
     }
 
     /// Gives back the reference `data` holds, when the table did not take it

@@ -13,6 +13,7 @@
 #include "test_support.h"
 
 #include <stdlib.h>
+#include "dispatch_core_binding.h"
 
 /* ---- what the functions under test may call ----------------------------------------- */
 
@@ -435,7 +436,7 @@ static void table_creation_and_names_refuse_null(void **state) {
     assert_refused(dc_table_handler_count_id(NULL, 1, &count), DC_ERR_NULL_ARGUMENT);
     assert_refused(dc_table_events(NULL, NULL, 0, &count), DC_ERR_NULL_ARGUMENT);
     assert_int_equal(count, UNTOUCHED_COUNT);
-    assert_null(dc_table_execute_context(NULL));
+    assert_null(dc__table_execute_context(NULL));
     assert_refused(dc_table_stop_emission(NULL), DC_ERR_NULL_ARGUMENT);
 }
 
@@ -460,7 +461,7 @@ static void registration_refuses_bad_input_and_leaves_the_table_unchanged(void *
     dc_handler_id id = UNTOUCHED_ID;
     const dc_handler_options notify = {0, NULL, count_destroy, NULL};
     const dc_handler_options unknown_flag = {1u << 20, NULL, count_destroy, NULL};
-    const dc_handler_options owns = {DC_HANDLER_OWNS_TARGET, NULL, count_destroy, NULL};
+    const dc_handler_options owns = {DC__HANDLER_OWNS_TARGET, NULL, count_destroy, NULL};
 
     /* NULL table, event, signature, function. */
     assert_refused(dc_table_add(NULL, "tap", fx.plain, DC_FUNCTION(counted_flag), NULL, &notify, &id),
@@ -656,7 +657,7 @@ static void executes_refuse_wrong_types_and_arities_before_any_handler_runs(void
     assert_refused_unchanged(dc_table_execute(fx.table, "many", eight, 8, &result), DC_ERR_TYPE);
 
     /* Strict executes: every handler must take exactly what is given. */
-    const dc_execute_options strict = {DC_ACCUMULATE_FIRST, DC_EXECUTE_STRICT, NULL, 0, NULL};
+    const dc_execute_options strict = {DC_ACCUMULATE_FIRST, DC_EXECUTE_STRICT, NULL, 0};
     assert_refused_unchanged(dc_table_execute_with(fx.table, "tap", &out_of_range, 1, &strict, &result),
                              DC_ERR_ARITY);
     assert_refused_unchanged(dc_table_execute_with(fx.table, "many", eight, 7, &strict, &result), DC_ERR_ARITY);
@@ -672,11 +673,11 @@ static void executes_refuse_bad_options_before_any_handler_runs(void **state) {
     const dc_result untouched = result;
     dc_value results[2];
     const dc_execute_options bad_options[] = {
-        {(dc_accumulator)4, 0, NULL, 0, NULL},
-        {(dc_accumulator)-1, 0, NULL, 0, NULL},
-        {DC_ACCUMULATE_FIRST, 1u << 9, NULL, 0, NULL},
-        {DC_ACCUMULATE_LAST, DC_EXECUTE_STRICT | (1u << 31), results, 2, NULL},
-        {DC_ACCUMULATE_ALL, 0, NULL, 2, NULL},
+        {(dc_accumulator)4, 0, NULL, 0},
+        {(dc_accumulator)-1, 0, NULL, 0},
+        {DC_ACCUMULATE_FIRST, 1u << 9, NULL, 0},
+        {DC_ACCUMULATE_LAST, DC_EXECUTE_STRICT | (1u << 31), results, 2},
+        {DC_ACCUMULATE_ALL, 0, NULL, 2},
     };
     for (size_t i = 0; i < ARRAY_COUNT(bad_options); i++) {
         assert_refused_unchanged(dc_table_execute_with(fx.table, "tap", NULL, 0, &bad_options[i], &result),
@@ -685,7 +686,7 @@ static void executes_refuse_bad_options_before_any_handler_runs(void **state) {
                                  DC_ERR_INVALID_ARGUMENT);
     }
     /* An event with no handler to run when one is required: unknown, or all blocked. */
-    const dc_execute_options required = {DC_ACCUMULATE_FIRST, DC_EXECUTE_REQUIRE_HANDLER, NULL, 0, NULL};
+    const dc_execute_options required = {DC_ACCUMULATE_FIRST, DC_EXECUTE_REQUIRE_HANDLER, NULL, 0};
     assert_refused_unchanged(dc_table_execute_with(fx.table, "no such event", NULL, 0, &required, &result),
                              DC_ERR_NO_HANDLER);
     assert_ok(dc_table_block(fx.table, fx.ids[2]));
@@ -699,7 +700,7 @@ static void executes_refuse_bad_options_before_any_handler_runs(void **state) {
 static void emission_control_outside_an_execute_is_refused(void **state) {
     (void)state;
     assert_refused_unchanged(dc_table_stop_emission(fx.table), DC_ERR_STATE);
-    assert_null(dc_table_execute_context(fx.table));
+    assert_null(dc__table_execute_context(fx.table));
 }
 
 /* ---- queues ---------------------------------------------------------------------------------- */

@@ -15,6 +15,7 @@
  * execute) is in test_table_reentrancy.c.
  */
 #include "table_support.h"
+#include "dispatch_core_binding.h"
 
 /* ---- handlers with parameters ----------------------------------------------------- */
 
@@ -527,7 +528,7 @@ static void duplicates_are_found_among_many_targets_after_removals(void **state)
 
 static void allow_duplicate_registers_the_same_handler_again_unseen_by_the_index(void **state) {
     (void)state;
-    const dc_handler_options again = handler_options(DC_HANDLER_ALLOW_DUPLICATE, NULL);
+    const dc_handler_options again = handler_options(DC__HANDLER_ALLOW_DUPLICATE, NULL);
     dc_handler_id indexed = add_recorder("tick", record_1);
     dc_handler_id copies[2] = {0, 0};
     for (size_t i = 0; i < 2; i++) {
@@ -563,7 +564,7 @@ static void index_stays_right_with_many_handlers_outside_it(void **state) {
     enum { TARGETS = 600 };
     static int tags[TARGETS];
     static dc_handler_id ids[TARGETS], copies[TARGETS];
-    const dc_handler_options again = handler_options(DC_HANDLER_ALLOW_DUPLICATE, NULL);
+    const dc_handler_options again = handler_options(DC__HANDLER_ALLOW_DUPLICATE, NULL);
     dc_signature *v_ptr = sig("v^v");
     /* Interleaved, so the index grows while handlers outside it come and go. */
     for (int i = 0; i < TARGETS; i++) {
@@ -1712,7 +1713,7 @@ static void unknown_handler_flags_are_rejected(void **state) {
     assert_fails(dc_table_add(table, "tick", sig("v"), DC_FUNCTION(record_4), NULL, &unknown,
                                 &id),
                    DC_ERR_INVALID_ARGUMENT);
-    const dc_handler_options next_bit = handler_options(DC_HANDLER_ALLOW_DUPLICATE << 1, NULL);
+    const dc_handler_options next_bit = handler_options(DC__HANDLER_ALLOW_DUPLICATE << 1, NULL);
     assert_fails(dc_table_add(table, "tick", sig("v"), DC_FUNCTION(record_4), NULL, &next_bit,
                                 &id),
                    DC_ERR_INVALID_ARGUMENT);

@@ -1,5 +1,5 @@
 /*
- * test_table_brief.c — dc_table_execute_brief and dc_table_execute_id_brief:
+ * test_table_brief.c — dc__table_execute_brief, by name and by id:
  * the count in the returned report, and the dc_result only when the execute
  * did more (a return value, a queued delivery, a stop), on the lean way and
  * the general one, by name and by id, with and without a result; the
@@ -10,11 +10,12 @@
 #include "table_support.h"
 
 #include <string.h>
+#include "dispatch_core_binding.h"
 
 /* A thread's first execute makes its reader record, the general way; the
  * tests that look at the lean way make it first. */
 static void make_reader_record(void) {
-    assert_int_equal(dc_table_execute_brief(table, "warm-up", NULL, 0, NULL, NULL).status, DC_OK);
+    assert_int_equal(dc__table_execute_brief(table, "warm-up", 0, NULL, 0, NULL, NULL).status, DC_OK);
 }
 
 /* A dc_result no execute would write: any change shows. */
@@ -30,7 +31,7 @@ static void assert_untouched(const dc_result *result) {
 }
 
 /* A brief report of DC_OK with `handled` handlers, detailed or not. */
-static void assert_report(dc_brief_result brief, size_t handled, bool detailed) {
+static void assert_report(dc__brief_result brief, size_t handled, bool detailed) {
     assert_int_equal(brief.status, DC_OK);
     assert_int_equal(brief.handled, handled);
     assert_int_equal(brief.detailed, detailed);
@@ -43,11 +44,11 @@ static void assert_brief_both_ways(const char *event, size_t handled, bool detai
     assert_ok(dc_table_intern(table, event, &id));
     make_reader_record();
     dc_result result = untouched_result();
-    dc_brief_result brief = dc_table_execute_brief(table, event, NULL, 0, NULL, &result);
+    dc__brief_result brief = dc__table_execute_brief(table, event, 0, NULL, 0, NULL, &result);
     assert_report(brief, handled, detailed);
     if (!detailed && lean) assert_untouched(&result);
     result = untouched_result();
-    brief = dc_table_execute_id_brief(table, id, NULL, 0, NULL, &result);
+    brief = dc__table_execute_brief(table, NULL, id, NULL, 0, NULL, &result);
     assert_report(brief, handled, detailed);
     if (!detailed && lean) assert_untouched(&result);
 }
@@ -57,7 +58,7 @@ static void assert_brief_both_ways(const char *event, size_t handled, bool detai
 static void *seen_context;
 static void see_context(void *data, const dc_value *arguments, size_t count, dc_value *result) {
     (void)arguments, (void)count, (void)result;
-    seen_context = dc_table_execute_context(table);
+    seen_context = dc__table_execute_context(table);
     log_call((int)(intptr_t)data);
 }
 
@@ -87,14 +88,14 @@ static void marshals_get_the_context_and_the_result_stays_untouched(void **state
     make_reader_record();
     int slot = 0;
     dc_result result = untouched_result();
-    dc_brief_result brief =
-        dc_table_execute_brief(table, "m", (dc_value[]){dc_int64(5)}, 1, &slot, &result);
+    dc__brief_result brief =
+        dc__table_execute_brief(table, "m", 0, (dc_value[]){dc_int64(5)}, 1, &slot, &result);
     assert_report(brief, 1, false);
     assert_ptr_equal(seen_context, &slot);
     assert_untouched(&result);
     /* Without a result, the same. */
     seen_context = NULL;
-    brief = dc_table_execute_brief(table, "m", (dc_value[]){dc_int64(5)}, 1, &slot, NULL);
+    brief = dc__table_execute_brief(table, "m", 0, (dc_value[]){dc_int64(5)}, 1, &slot, NULL);
     assert_int_equal(brief.handled, 1);
     assert_ptr_equal(seen_context, &slot);
     assert_call_log(3, 3);
@@ -107,13 +108,13 @@ static void a_stop_is_detailed(void **state) {
     add_recorder("s", record_2);
     assert_brief_both_ways("s", 2, true, true);
     dc_result result = untouched_result();
-    dc_brief_result brief = dc_table_execute_brief(table, "s", NULL, 0, NULL, &result);
+    dc__brief_result brief = dc__table_execute_brief(table, "s", 0, NULL, 0, NULL, &result);
     assert_true(brief.detailed);
     assert_int_equal(result.handled, 2);
     assert_true(result.stopped);
     assert_int_equal(result.return_value.type, DC_TYPE_VOID);
     /* No result to write to: the report still says so. */
-    brief = dc_table_execute_brief(table, "s", NULL, 0, NULL, NULL);
+    brief = dc__table_execute_brief(table, "s", 0, NULL, 0, NULL, NULL);
     assert_true(brief.detailed);
     assert_int_equal(brief.handled, 2);
     assert_call_log(1, 9, 1, 9, 1, 9, 1, 9);
@@ -126,7 +127,7 @@ static void a_returned_value_is_detailed(void **state) {
     add_recorder("r", record_1);
     assert_ok(dc_table_add(table, "r", sig("q"), DC_FUNCTION(answer), NULL, NULL, NULL));
     dc_result result = untouched_result();
-    dc_brief_result brief = dc_table_execute_brief(table, "r", NULL, 0, NULL, &result);
+    dc__brief_result brief = dc__table_execute_brief(table, "r", 0, NULL, 0, NULL, &result);
     assert_report(brief, 2, true);
     assert_int_equal(result.handled, 2);
     assert_true(result.has_return_value);
@@ -143,7 +144,7 @@ static void a_queued_delivery_is_detailed(void **state) {
     add_recorder("q", record_1);
     add_recorder_with("q", record_2, &queued);
     dc_result result = untouched_result();
-    dc_brief_result brief = dc_table_execute_brief(table, "q", NULL, 0, NULL, &result);
+    dc__brief_result brief = dc__table_execute_brief(table, "q", 0, NULL, 0, NULL, &result);
     assert_report(brief, 1, true);
     assert_int_equal(result.queued, 1);
     assert_call_log(1);
@@ -165,9 +166,9 @@ static void the_general_way_with_nothing_more_is_not_detailed(void **state) {
     dc_event_id id = 0;
     assert_ok(dc_table_intern(table, "g", &id));
     dc_result result = untouched_result();
-    dc_brief_result brief = dc_table_execute_brief(table, "g", NULL, 0, NULL, &result);
+    dc__brief_result brief = dc__table_execute_brief(table, "g", 0, NULL, 0, NULL, &result);
     assert_report(brief, 3, false);
-    brief = dc_table_execute_id_brief(table, id, NULL, 0, NULL, &result);
+    brief = dc__table_execute_brief(table, NULL, id, NULL, 0, NULL, &result);
     assert_report(brief, 2, false);
     assert_call_log(1, 4, 2, 1, 4);
 }
@@ -175,11 +176,11 @@ static void the_general_way_with_nothing_more_is_not_detailed(void **state) {
 static void an_event_without_handlers_runs_none(void **state) {
     (void)state;
     dc_result result = untouched_result();
-    dc_brief_result brief = dc_table_execute_brief(table, "nobody", NULL, 0, NULL, &result);
+    dc__brief_result brief = dc__table_execute_brief(table, "nobody", 0, NULL, 0, NULL, &result);
     assert_report(brief, 0, false);
     dc_event_id id = 0;
     assert_ok(dc_table_intern(table, "empty", &id));
-    assert_report(dc_table_execute_id_brief(table, id, NULL, 0, NULL, NULL), 0, false);
+    assert_report(dc__table_execute_brief(table, NULL, id, NULL, 0, NULL, NULL), 0, false);
 }
 
 /* ---- nesting ---------------------------------------------------------------------------- */
@@ -187,19 +188,19 @@ static void an_event_without_handlers_runs_none(void **state) {
 static int inner_slot, outer_slot;
 static void *inner_seen, *outer_seen_after;
 static void nest(void) {
-    assert_report(dc_table_execute_brief(table, "inner", NULL, 0, &inner_slot, NULL), 1, false);
-    outer_seen_after = dc_table_execute_context(table);
+    assert_report(dc__table_execute_brief(table, "inner", 0, NULL, 0, &inner_slot, NULL), 1, false);
+    outer_seen_after = dc__table_execute_context(table);
 }
-static void see_inner(void) { inner_seen = dc_table_execute_context(table); }
+static void see_inner(void) { inner_seen = dc__table_execute_context(table); }
 
 static void a_brief_execute_inside_a_handler_has_its_own_context(void **state) {
     (void)state;
     assert_ok(dc_table_add(table, "outer", sig("v"), DC_FUNCTION(nest), NULL, NULL, NULL));
     assert_ok(dc_table_add(table, "inner", sig("v"), DC_FUNCTION(see_inner), NULL, NULL, NULL));
-    assert_report(dc_table_execute_brief(table, "outer", NULL, 0, &outer_slot, NULL), 1, false);
+    assert_report(dc__table_execute_brief(table, "outer", 0, NULL, 0, &outer_slot, NULL), 1, false);
     assert_ptr_equal(inner_seen, &inner_slot);
     assert_ptr_equal(outer_seen_after, &outer_slot);
-    assert_null(dc_table_execute_context(table));
+    assert_null(dc__table_execute_context(table));
 }
 
 /* ---- errors ------------------------------------------------------------------------------ */
@@ -211,33 +212,33 @@ static void errors_are_the_full_executes_and_run_nothing(void **state) {
     dc_result result = untouched_result();
 
     const char *primed = dc_test_prime_error_message();
-    dc_brief_result brief = dc_table_execute_brief(NULL, "tick", NULL, 0, NULL, &result);
+    dc__brief_result brief = dc__table_execute_brief(NULL, "tick", 0, NULL, 0, NULL, &result);
     dc_test_assert_failure(primed, brief.status, DC_ERR_NULL_ARGUMENT, (const char *const[]){"table", NULL},
-                           "dc_table_execute_brief(NULL, ...)", __FILE__, __LINE__);
+                           "dc__table_execute_brief(NULL, ...)", __FILE__, __LINE__);
     assert_int_equal(brief.handled, 0);
     assert_false(brief.detailed);
 
     primed = dc_test_prime_error_message();
-    brief = dc_table_execute_brief(table, NULL, NULL, 0, NULL, &result);
+    brief = dc__table_execute_brief(table, NULL, 0, NULL, 0, NULL, &result);
     dc_test_assert_failure(primed, brief.status, DC_ERR_NULL_ARGUMENT, (const char *const[]){"event", NULL},
-                           "dc_table_execute_brief(table, NULL, ...)", __FILE__, __LINE__);
+                           "dc__table_execute_brief(table, NULL, ...)", __FILE__, __LINE__);
 
     primed = dc_test_prime_error_message();
-    brief = dc_table_execute_id_brief(NULL, 1, NULL, 0, NULL, &result);
+    brief = dc__table_execute_brief(NULL, NULL, 1, NULL, 0, NULL, &result);
     dc_test_assert_failure(primed, brief.status, DC_ERR_NULL_ARGUMENT, (const char *const[]){"table", NULL},
-                           "dc_table_execute_id_brief(NULL, ...)", __FILE__, __LINE__);
+                           "dc__table_execute_brief(NULL, NULL, 1, ...)", __FILE__, __LINE__);
 
     primed = dc_test_prime_error_message();
-    brief = dc_table_execute_id_brief(table, 999, NULL, 0, NULL, &result);
+    brief = dc__table_execute_brief(table, NULL, 999, NULL, 0, NULL, &result);
     dc_test_assert_failure(primed, brief.status, DC_ERR_NOT_FOUND, (const char *const[]){"999", NULL},
-                           "dc_table_execute_id_brief(table, 999, ...)", __FILE__, __LINE__);
+                           "dc__table_execute_brief(table, NULL, 999, ...)", __FILE__, __LINE__);
     assert_int_equal(brief.handled, 0);
 
     /* A double where the handler takes an int64: nothing runs. */
     primed = dc_test_prime_error_message();
-    brief = dc_table_execute_brief(table, "typed", (dc_value[]){dc_double(1.5)}, 1, NULL, &result);
+    brief = dc__table_execute_brief(table, "typed", 0, (dc_value[]){dc_double(1.5)}, 1, NULL, &result);
     dc_test_assert_failure(primed, brief.status, DC_ERR_TYPE, (const char *const[]){"typed", NULL},
-                           "dc_table_execute_brief(table, \"typed\", double)", __FILE__, __LINE__);
+                           "dc__table_execute_brief(table, \"typed\", double)", __FILE__, __LINE__);
     assert_int_equal(brief.handled, 0);
     assert_false(brief.detailed);
     assert_nothing_called();

@@ -9,6 +9,7 @@
 #include "table_support.h"
 
 #include <string.h>
+#include "dispatch_core_binding.h"
 
 /* ---- handlers of 0..3 pointer parameters --------------------------------------------- */
 
@@ -292,7 +293,7 @@ static void nested_executes_stop_at_the_depth_limit_and_unwind(void **state) {
 static void *seen_context;
 static void look_at_context(void *a) {
     (void)a;
-    seen_context = dc_table_execute_context(table);
+    seen_context = dc__table_execute_context(table);
     log_call(80);
 }
 
@@ -304,13 +305,13 @@ static void options_of_a_lean_execute_behave_as_on_the_general_one(void **state)
     int context = 0;
     dc_value results[2];
     dc_execute_options options = {.accumulator = DC_ACCUMULATE_ALL, .results = results,
-                                  .results_capacity = 2, .context = &context};
+                                  .results_capacity = 2};
     dc_result result;
-    assert_ok(dc_table_execute_with(table, "o", two, 2, &options, &result));
+    assert_ok(dc__table_execute(table, "o", 0, two, 2, &options, &context, &result));
     assert_ptr_equal(seen_context, &context);
     assert_int_equal(result.handled, 1);
     assert_int_equal(result.return_count, 0);
-    assert_null(dc_table_execute_context(table));
+    assert_null(dc__table_execute_context(table));
     /* Strict: exactly as many arguments as the handler takes. */
     options.flags = DC_EXECUTE_STRICT;
     assert_status(dc_table_execute_with(table, "o", two, 2, &options, NULL), DC_ERR_ARITY);

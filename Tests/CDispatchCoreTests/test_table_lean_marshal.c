@@ -13,6 +13,7 @@
 #include <stdatomic.h>
 #include <string.h>
 #include <time.h>
+#include "dispatch_core_binding.h"
 
 /* ---- what marshals saw ------------------------------------------------------------------ */
 
@@ -41,7 +42,7 @@ static void see(void *data, const dc_value *arguments, size_t count, const dc_va
     if (count > 0) seen_first = arguments[0];
     seen_result = *result;
     seen_data = data;
-    seen_context = dc_table_execute_context(table);
+    seen_context = dc__table_execute_context(table);
     marshal_calls++;
 }
 
@@ -145,20 +146,19 @@ static void many_marshals_run_in_order_by_id_and_key_with_and_without_a_result(v
     assert_ok(dc_table_intern(table, "many", &id));
     dc_marshal marshals[] = {marshal_1, marshal_2, marshal_3, marshal_4, marshal_5};
     int data[5];
-    const dc_handler_options owns = handler_options(DC_HANDLER_OWNS_TARGET, NULL);
+    const dc_handler_options owns = handler_options(DC__HANDLER_OWNS_TARGET, NULL);
     for (size_t i = 0; i < 5; i++) add_marshal("many", "vB", marshals[i], &data[i], i % 2 ? &owns : NULL);
     const dc_value argument[] = {dc_bool(true)};
     int context = 0;
-    const dc_execute_options options = {.context = &context};
     dc_result result;
     memset(&result, 0x5a, sizeof result);
-    assert_ok(dc_table_execute_id_with(table, id, argument, 1, &options, &result));
+    assert_ok(dc__table_execute(table, NULL, id, argument, 1, NULL, &context, &result));
     assert_void_result(&result, 5, false);
     assert_ptr_equal(seen_data, &data[4]);
-    assert_ok(dc_table_execute_id_with(table, id, argument, 1, &options, NULL));
+    assert_ok(dc__table_execute(table, NULL, id, argument, 1, NULL, &context, NULL));
     assert_ok(dc_table_execute_id(table, id, argument, 1, NULL));
     memset(&result, 0x5a, sizeof result);
-    assert_ok(dc_table_execute_with(table, "many", argument, 1, &options, &result));
+    assert_ok(dc__table_execute(table, "many", 0, argument, 1, NULL, &context, &result));
     assert_void_result(&result, 5, false);
     result = execute_ok("many", argument, 1);
     assert_void_result(&result, 5, false);
@@ -176,12 +176,11 @@ static void context_is_the_callers_inside_and_gone_after(void **state) {
     add_marshal("c", "v", marshal_1, NULL, NULL);
     add_marshal("c", "v", marshal_2, NULL, NULL);
     int context = 0;
-    const dc_execute_options options = {.context = &context};
     forget_seen();
     dc_result result;
-    assert_ok(dc_table_execute_with(table, "c", NULL, 0, &options, &result));
+    assert_ok(dc__table_execute(table, "c", 0, NULL, 0, NULL, &context, &result));
     assert_ptr_equal(seen_context, &context);
-    assert_null(dc_table_execute_context(table));
+    assert_null(dc__table_execute_context(table));
     /* No options: no context. */
     forget_seen();
     seen_context = &context;
@@ -308,7 +307,7 @@ static void remove_doomed(void *data, const dc_value *arguments, size_t count, d
 static void marshal_removed_by_an_earlier_one_is_not_called_in_the_same_execute(void **state) {
     (void)state;
     int data = 0;
-    const dc_handler_options owns = handler_options(DC_HANDLER_OWNS_TARGET, NULL);
+    const dc_handler_options owns = handler_options(DC__HANDLER_OWNS_TARGET, NULL);
     add_marshal("r", "v", remove_doomed, NULL, NULL);
     add_marshal("r", "v", marshal_2, NULL, NULL);
     doomed = add_marshal("r", "v", marshal_3, &data, &owns);
@@ -346,14 +345,13 @@ static void destroy_marshal(void *data, const dc_value *arguments, size_t count,
 static void destroy_from_a_marshal_waits_for_the_execute_to_end(void **state) {
     (void)state;
     int data[3];
-    const dc_handler_options owns = handler_options(DC_HANDLER_OWNS_TARGET, NULL);
+    const dc_handler_options owns = handler_options(DC__HANDLER_OWNS_TARGET, NULL);
     add_marshal("d", "v", marshal_1, &data[0], &owns);
     add_marshal("d", "v", destroy_marshal, &data[1], &owns);
     add_marshal("d", "v", marshal_3, &data[2], &owns);
     int context = 0;
-    const dc_execute_options options = {.context = &context};
     dc_result result;
-    assert_ok(dc_table_execute_with(table, "d", NULL, 0, &options, &result));
+    assert_ok(dc__table_execute(table, "d", 0, NULL, 0, NULL, &context, &result));
     assert_void_result(&result, 2, false);
     assert_int_equal(releases, 3);
     assert_call_log(1, 70);
@@ -368,17 +366,16 @@ static void execute_again(void *data, const dc_value *arguments, size_t count, d
     nesting_depth++;
     if (nesting_depth > deepest) deepest = nesting_depth;
     /* Each execute's context is the depth of the marshal that made it. */
-    int *mine = dc_table_execute_context(table);
+    int *mine = dc__table_execute_context(table);
     if (nesting_depth == 1)
         assert_null(mine);
     else
         assert_int_equal(*mine, nesting_depth - 1);
     int context = nesting_depth;
-    const dc_execute_options options = {.context = &context};
-    dc_status status = dc_table_execute_id_with(table, nesting_event, arguments, count, &options, NULL);
+    dc_status status = dc__table_execute(table, NULL, nesting_event, arguments, count, NULL, &context, NULL);
     if (status != DC_OK) innermost_status = status;
     /* The inner executes' frames are gone: this one's context again. */
-    assert_ptr_equal(dc_table_execute_context(table), mine);
+    assert_ptr_equal(dc__table_execute_context(table), mine);
     nesting_depth--;
 }
 
@@ -543,8 +540,7 @@ static dc_result held_result;
 static void *run_held_execute(void *unused) {
     (void)unused;
     int context = 0;
-    const dc_execute_options options = {.context = &context};
-    assert_ok(dc_table_execute_with(held_table, "held", NULL, 0, &options, &held_result));
+    assert_ok(dc__table_execute(held_table, "held", 0, NULL, 0, NULL, &context, &held_result));
     return NULL;
 }
 
@@ -552,7 +548,7 @@ static void remove_on_another_thread_returns_after_the_running_marshal(void **st
     (void)state;
     held_table = table;
     int data = 0;
-    const dc_handler_options owns = handler_options(DC_HANDLER_OWNS_TARGET, NULL);
+    const dc_handler_options owns = handler_options(DC__HANDLER_OWNS_TARGET, NULL);
     dc_handler_id id = add_marshal("held", "v", held_marshal, &data, &owns);
     atomic_store(&held_entered, false);
     atomic_store(&held_release, false);

@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
+#include "dispatch_core_binding.h"
 
 enum {
     /* How long a thread waits for another to reach a point it must reach. */
@@ -731,7 +732,7 @@ CALLEE static void take_double(double value) { (void)value; }
 
 static void add_duplicates(dc_table *table, const char *event, size_t count) {
     dc_signature *signature = create_signature("v");
-    const dc_handler_options duplicate = {.flags = DC_HANDLER_ALLOW_DUPLICATE};
+    const dc_handler_options duplicate = {.flags = DC__HANDLER_ALLOW_DUPLICATE};
     for (size_t i = 0; i < count; i++) {
         assert_ok(dc_table_add(table, event, signature, DC_FUNCTION(take_nothing), NULL, &duplicate,
                                NULL));
@@ -793,7 +794,7 @@ static void *run_type_failures(void *context) {
 
 static void *run_growth(void *context) {
     type_race *r = context;
-    const dc_handler_options duplicate = {.flags = DC_HANDLER_ALLOW_DUPLICATE};
+    const dc_handler_options duplicate = {.flags = DC__HANDLER_ALLOW_DUPLICATE};
     for (size_t i = 0; i < (size_t)TYPE_RACE_GROWTH_CHUNKS * HANDLERS_PER_CHUNK; i++) {
         if (dc_table_add(r->table, "growth", r->nothing, DC_FUNCTION(take_nothing), NULL, &duplicate,
                          NULL) != DC_OK) {
@@ -892,7 +893,7 @@ static void *run_growth_during_notify(void *context) {
         !wait_for_flag(&removal.notify_waiting, WAIT_MILLISECONDS)) {
         removal.failed_adds++;
     } else {
-        const dc_handler_options duplicate = {.flags = DC_HANDLER_ALLOW_DUPLICATE};
+        const dc_handler_options duplicate = {.flags = DC__HANDLER_ALLOW_DUPLICATE};
         for (unsigned long i = 0; i < removal.adds_wanted; i++) {
             if (dc_table_add(removal.table, "growth", signature, DC_FUNCTION(take_nothing), NULL,
                              &duplicate, NULL) != DC_OK) {
@@ -1041,7 +1042,7 @@ static void destroy_from_a_handler_of_another_table_removes_at_once_and_refuses_
     dc_handler_options options;
     memset(&options, 0, sizeof options);
     options.destroy = count_victim_notify;
-    options.flags = DC_HANDLER_ALLOW_DUPLICATE;
+    options.flags = DC__HANDLER_ALLOW_DUPLICATE;
     for (int i = 0; i < 3; i++)
         assert_ok(dc_table_add(outsider.victim, "tap", signature, DC_FUNCTION(victim_handler), NULL, &options, NULL));
     assert_ok(dc_table_add(runner, "go", signature, DC_FUNCTION(destroy_the_victim), NULL, NULL, NULL));

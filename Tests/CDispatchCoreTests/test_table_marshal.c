@@ -5,6 +5,7 @@
 #include "table_support.h"
 
 #include <string.h>
+#include "dispatch_core_binding.h"
 
 /* What the last marshal call saw. */
 static struct {
@@ -184,7 +185,7 @@ static void variadic_marshal_chooses_its_result_type(void **state) {
 /* The fixture's table releases through count_release, counting `releases`. */
 static void owned_target_is_released_once_when_the_handler_goes_and_not_for_a_duplicate(void **state) {
     (void)state;
-    dc_handler_options owns = {DC_HANDLER_OWNS_TARGET, NULL, NULL, NULL};
+    dc_handler_options owns = {DC__HANDLER_OWNS_TARGET, NULL, NULL, NULL};
     dc_handler_id id = 0;
     assert_ok(dc_table_add_marshal(table, "e", sig("v"), remember, (void *)8, &owns, &id));
     assert_int_equal(dc_table_add_marshal(table, "e", sig("v"), remember, (void *)8, &owns, NULL), DC_EXISTS);
@@ -200,7 +201,7 @@ static void owned_target_is_released_once_when_the_handler_goes_and_not_for_a_du
 
 static void owned_data_added_twice_with_allow_duplicate_is_released_once_per_handler(void **state) {
     (void)state;
-    dc_handler_options owns = {DC_HANDLER_OWNS_TARGET | DC_HANDLER_ALLOW_DUPLICATE, NULL, NULL, NULL};
+    dc_handler_options owns = {DC__HANDLER_OWNS_TARGET | DC__HANDLER_ALLOW_DUPLICATE, NULL, NULL, NULL};
     dc_handler_id ids[2] = {0, 0};
     /* Two references handed over, two handlers, two releases. */
     assert_ok(dc_table_add_marshal(table, "e", sig("v"), remember, (void *)8, &owns, &ids[0]));
@@ -219,21 +220,20 @@ static void owned_data_added_twice_with_allow_duplicate_is_released_once_per_han
 static void *context_seen;
 static void read_context(void *data, const dc_value *arguments, size_t count, dc_value *result) {
     (void)data, (void)arguments, (void)count, (void)result;
-    context_seen = dc_table_execute_context(table);
+    context_seen = dc__table_execute_context(table);
 }
 
 static void handlers_reach_the_context_of_the_execute_running_them(void **state) {
     (void)state;
     assert_ok(dc_table_add_marshal(table, "ctx", sig("v"), read_context, NULL, NULL, NULL));
     int slot = 0;
-    const dc_execute_options with_context = {.context = &slot};
-    assert_ok(dc_table_execute_with(table, "ctx", NULL, 0, &with_context, NULL));
+    assert_ok(dc__table_execute(table, "ctx", 0, NULL, 0, NULL, &slot, NULL));
     assert_ptr_equal(context_seen, &slot);
     assert_ok(dc_table_execute(table, "ctx", NULL, 0, NULL));
     assert_null(context_seen);
     /* outside any execute there is none */
-    assert_null(dc_table_execute_context(table));
-    assert_null(dc_table_execute_context(NULL));
+    assert_null(dc__table_execute_context(table));
+    assert_null(dc__table_execute_context(NULL));
 }
 
 int main(void) {

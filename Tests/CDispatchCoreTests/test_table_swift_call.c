@@ -1,5 +1,5 @@
 /*
- * test_table_swift_call.c — DC_HANDLER_SWIFT_CALL marshals: functions of
+ * test_table_swift_call.c — DC__HANDLER_SWIFT_CALL marshals: functions of
  * Swift's calling convention, called with their context in the Swift context
  * register, as the Swift layer registers its closures. Here they are C
  * functions clang compiles with that convention.
@@ -11,6 +11,7 @@
 #include "table_support.h"
 
 #include <string.h>
+#include "dispatch_core_binding.h"
 
 #if defined(__clang__) && (defined(__x86_64__) || defined(__aarch64__))
 #define TEST_SWIFT_CALLS 1
@@ -20,7 +21,7 @@
 #define TEST_SWIFT_CALLS 0
 #endif
 
-static const dc_handler_options swift_call = {DC_HANDLER_SWIFT_CALL, NULL, NULL, NULL};
+static const dc_handler_options swift_call = {DC__HANDLER_SWIFT_CALL, NULL, NULL, NULL};
 
 /* Whether the table has interned any event: a refused add interns none. */
 static bool any_event_interned(void) {
@@ -34,10 +35,10 @@ static void swift_call_misuse_is_refused_and_the_table_unchanged(void **state) {
     dc_handler_id id = 77;
     /* A plain function cannot be one. */
     assert_failure(dc_table_add(table, "plain", sig("v"), DC_FUNCTION(record_1), NULL, &swift_call, &id),
-                   DC_ERR_INVALID_ARGUMENT, "DC_HANDLER_SWIFT_CALL", "marshal");
+                   DC_ERR_INVALID_ARGUMENT, "DC__HANDLER_SWIFT_CALL", "marshal");
     /* It needs a signature: it is never variadic. */
     assert_failure(dc_table_add_marshal(table, "variadic", NULL, (dc_marshal)(void *)record_1, &context, &swift_call, &id),
-                   DC_ERR_INVALID_ARGUMENT, "DC_HANDLER_SWIFT_CALL", "signature");
+                   DC_ERR_INVALID_ARGUMENT, "DC__HANDLER_SWIFT_CALL", "signature");
     /* It returns nothing. */
     assert_failure(dc_table_add_marshal(table, "returns", sig("qq"), (dc_marshal)(void *)record_1, &context, &swift_call, &id),
                    DC_ERR_INVALID_ARGUMENT, "void", "int64", "qq");
@@ -88,7 +89,7 @@ SWIFT_CALL static void stop_here(void *context SWIFT_CONTEXT) {
  * nothing, and the test is skipped. */
 static bool add_swift(const char *event, const char *encoding, void *function, void *context, uint32_t flags,
                       dc_handler_id *id) {
-    const dc_handler_options options = {DC_HANDLER_SWIFT_CALL | flags, NULL, NULL, NULL};
+    const dc_handler_options options = {DC__HANDLER_SWIFT_CALL | flags, NULL, NULL, NULL};
     const char *primed = dc_test_prime_error_message();
     dc_status status = dc_table_add_marshal(table, event, sig(encoding), (dc_marshal)function, context, &options, id);
     if (status == DC_OK) return true;
@@ -119,7 +120,7 @@ static void swift_call_without_parameters_gets_its_context(void **state) {
     dc_result result;
     assert_ok(dc_table_execute_id(table, event, NULL, 0, &result));
     assert_int_equal(result.handled, 1);
-    dc_brief_result brief = dc_table_execute_id_brief(table, event, NULL, 0, NULL, NULL);
+    dc__brief_result brief = dc__table_execute_brief(table, NULL, event, NULL, 0, NULL, NULL);
     assert_int_equal(brief.status, DC_OK);
     assert_int_equal(brief.handled, 1);
     const dc_execute_options last = {.accumulator = DC_ACCUMULATE_LAST};
@@ -180,7 +181,7 @@ static void swift_call_runs_once_on_a_queue_and_stops_an_emission(void **state) 
 
     reset_call_log();
     dc_queue *queue = queue_owned_elsewhere();
-    const dc_handler_options on_queue = {DC_HANDLER_SWIFT_CALL, queue, NULL, NULL};
+    const dc_handler_options on_queue = {DC__HANDLER_SWIFT_CALL, queue, NULL, NULL};
     assert_ok(dc_table_add_marshal(table, "later", sig("v"), (dc_marshal)(void *)count_call, &queued, &on_queue,
                                    NULL));
     assert_int_equal(execute_ok("later", NULL, 0).queued, 1);
@@ -204,9 +205,9 @@ static void owned_context_is_released_once_when_the_handler_goes(void **state) {
     (void)state;
     int tag = 1;
     dc_handler_id id = 0;
-    ADD_SWIFT_OR_SKIP("owned", "v", count_call, &tag, DC_HANDLER_OWNS_TARGET | DC_HANDLER_ALLOW_DUPLICATE, &id);
+    ADD_SWIFT_OR_SKIP("owned", "v", count_call, &tag, DC__HANDLER_OWNS_TARGET | DC__HANDLER_ALLOW_DUPLICATE, &id);
     dc_handler_id second = 0;
-    ADD_SWIFT_OR_SKIP("owned", "v", count_call, &tag, DC_HANDLER_OWNS_TARGET | DC_HANDLER_ALLOW_DUPLICATE, &second);
+    ADD_SWIFT_OR_SKIP("owned", "v", count_call, &tag, DC__HANDLER_OWNS_TARGET | DC__HANDLER_ALLOW_DUPLICATE, &second);
     assert_true(second != id);
     assert_int_equal(execute_ok("owned", NULL, 0).handled, 2);
     assert_ok(dc_table_remove(table, id));

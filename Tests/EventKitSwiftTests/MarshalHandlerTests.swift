@@ -1,4 +1,5 @@
 import CDispatchCore
+import CDispatchCoreBinding
 @testable import EventKitSwift
 import Synchronization
 import Testing
@@ -37,7 +38,7 @@ struct MarshalHandlerTests {
         let reading = MarshalHandler(reading: { _ in captured.calls.add(1, ordering: .relaxed) })
         #expect(MarshalHandler.swiftCalls)
         for handler in [withContext, withoutContext, reading] {
-            #expect(handler.flags == UInt32(DC_HANDLER_SWIFT_CALL))
+            #expect(handler.flags == UInt32(DC__HANDLER_SWIFT_CALL))
         }
         #expect(withContext.data != nil)
         #expect(withoutContext.data == nil)

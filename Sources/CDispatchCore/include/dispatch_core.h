@@ -21,6 +21,10 @@
  *    destroy or release does nothing.
  *  - Threads: signatures are immutable and may be shared and used from any
  *    thread. An invocation, like NSInvocation, is used by one thread at a time.
+ *
+ * What only a language binding needs (the Swift layer's calling convention,
+ * owned targets, execute contexts, the inline execute) is not here: it is in
+ * dispatch_core_binding.h, which is not installed.
  */
 #ifndef DISPATCH_CORE_H
 #define DISPATCH_CORE_H
@@ -202,9 +206,11 @@ static inline dc_value dc_void(void) {
  *  - nothing else fits: bool and integers do not mix, integers and floating
  *    point do not mix, objects, pointers and strings do not mix.
  *
- * On success writes the converted value to *out (which may alias value). On
- * failure returns DC_ERR_TYPE with a message naming both types (and the value,
- * when it was out of range), and leaves *out unchanged.
+ * On success writes the converted value to *out (which may alias value).
+ * Errors, each leaving *out unchanged: DC_ERR_NULL_ARGUMENT (value or out
+ * NULL); DC_ERR_INVALID_ARGUMENT (`type` is not a dc_type); DC_ERR_TYPE (the
+ * value does not fit, with a message naming both types and, when it was out
+ * of range, the value; or the value's own type tag is not a dc_type).
  */
 DC_API dc_status dc_value_convert(const dc_value *value, dc_type type, dc_value *out);
 
@@ -426,7 +432,7 @@ DC_API dc_status dc_call(dc_signature *signature, dc_function function,
  * for a call running on a thread that is itself waiting in a remove or block
  * made inside a handler. Such a call may still be running when the remove or
  * block returns; it is the handler's last, and the handler's destroy notify
- * (and the release of an owned target) runs once it has returned, on
+ * runs once it has returned, on
  * whichever of the two threads sees it over first. Made outside every
  * handler, a remove or block waits for every running call.
  * A waiting remove or block is also why a handler must not be removed while
@@ -502,29 +508,9 @@ enum {
     DC_HANDLER_FIRST = 1u << 1,
     /* The event's argument count must equal the handler's parameter count
      * (less the bound target); otherwise an execute fails with DC_ERR_ARITY. */
-    DC_HANDLER_STRICT = 1u << 2,
-    /* The table takes over one reference to the target (a marshal's data):
-     * when the handler goes away it gives it back through the table's
-     * `release` callback, as a destroy notify would, without the memory a
-     * destroy notify costs. Not taken when dc_table_add returns DC_EXISTS. */
-    DC_HANDLER_OWNS_TARGET = 1u << 3,
-    /* Register even when the same (event, function, target) is registered
-     * already, as g_signal_connect does: no DC_EXISTS, and the handler takes
-     * no entry in the table's duplicate index (4 to 8 bytes less per
-     * handler), so a later add without this flag does not find it either.
-     * For targets that are new by construction, such as a language
-     * binding's closure box (the Swift layer's closures use it). */
-    DC_HANDLER_ALLOW_DUPLICATE = 1u << 4,
-    /* For dc_table_add_marshal: `marshal` is not a dc_marshal but a function
-     * of the Swift calling convention (clang's swiftcall) with `data` in the
-     * Swift context register: a Swift closure's function and context, called
-     * directly with nothing in between. It takes nothing else when the
-     * signature has no parameters, else `const dc_value *arguments`, one per
-     * parameter, checked and converted as for any marshal. The signature must
-     * be given and return void. The Swift layer registers its closures this
-     * way. DC_ERR_UNSUPPORTED when the library was built by a compiler without
-     * that convention (it is built in by clang on x86-64 and AArch64). */
-    DC_HANDLER_SWIFT_CALL = 1u << 5
+    DC_HANDLER_STRICT = 1u << 2
+    /* Bits 3 to 7 are language bindings' (dispatch_core_binding.h); any
+     * other bit is DC_ERR_INVALID_ARGUMENT. */
 };
 
 typedef struct dc_handler_options {
@@ -561,8 +547,7 @@ typedef struct dc_handler_options {
  * the existing handler is kept unchanged, *out is its id, and `options` is
  * ignored (its destroy notify is not kept and will not be called).
  * Errors: DC_ERR_NULL_ARGUMENT (table, event, signature or function NULL);
- * DC_ERR_INVALID_ARGUMENT (unknown flags, or DC_HANDLER_SWIFT_CALL, which is
- * for marshals); DC_ERR_TYPE (a target is given but the signature's
+ * DC_ERR_INVALID_ARGUMENT (unknown flags); DC_ERR_TYPE (a target is given but the signature's
  * parameter 0 is not pointer-like, or it has no parameters);
  * DC_ERR_STATE (the table is being destroyed); DC_ERR_NO_MEMORY. The table
  * is unchanged on every error.
@@ -603,9 +588,7 @@ typedef void (*dc_marshal)(void *data, const dc_value *arguments, size_t count, 
  * or converted) and *result arrives as dc_void(); it may set any type.
  * DC_HANDLER_STRICT does not apply to it.
  *
- * Errors: as dc_table_add (marshal NULL is DC_ERR_NULL_ARGUMENT), and for
- * DC_HANDLER_SWIFT_CALL: DC_ERR_INVALID_ARGUMENT (no signature, or one
- * returning a value), DC_ERR_UNSUPPORTED (see the flag).
+ * Errors: as dc_table_add (marshal NULL is DC_ERR_NULL_ARGUMENT).
  */
 DC_API dc_status dc_table_add_marshal(dc_table *table, const char *event, dc_signature *signature,
                                       dc_marshal marshal, void *data,
@@ -703,9 +686,6 @@ typedef struct dc_execute_options {
      * stored, dc_result.return_count counts them all. */
     dc_value *results;
     size_t results_capacity;
-    /* Anything the caller wants its handlers to reach during this execute,
-     * through dc_table_execute_context (NULL when unused). */
-    void *context;
 } dc_execute_options;
 
 /* What an execute did. */
@@ -756,37 +736,6 @@ DC_API dc_status dc_table_execute_id_with(dc_table *table, dc_event_id event,
                                           const dc_value *arguments, size_t count,
                                           const dc_execute_options *options,
                                           dc_result *result);
-
-/* What a brief execute reports. */
-typedef struct dc_brief_result {
-    dc_status status;
-    /* The execute did more than run handlers that return nothing: a value was
-     * returned, a delivery queued or dropped, or the emission stopped. Then
-     * the dc_result given to the execute holds all of it; otherwise the
-     * caller need not read it (it may or may not have been written). */
-    bool detailed;
-    size_t handled; /* handlers that ran; 0 on an error */
-} dc_brief_result;
-
-/*
- * dc_table_execute_with / dc_table_execute_id_with with the default options
- * and `context`, for callers that usually need only how many handlers ran,
- * such as a language binding's execute: the same checks, calls and errors,
- * with the common report in registers and the full one in `result` (may be
- * NULL) when `detailed`. The shortest way to execute.
- */
-DC_API dc_brief_result dc_table_execute_brief(dc_table *table, const char *event, const dc_value *arguments,
-                                              size_t count, void *context, dc_result *result);
-DC_API dc_brief_result dc_table_execute_id_brief(dc_table *table, dc_event_id event,
-                                                 const dc_value *arguments, size_t count, void *context,
-                                                 dc_result *result);
-
-/*
- * The context given in dc_execute_options by the innermost execute of `table`
- * running on the calling thread; NULL when none is running or it gave none.
- * For handlers: a language binding passes where a handler's error should go.
- */
-DC_API void *dc_table_execute_context(const dc_table *table);
 
 /* Deepest nesting of executes (a handler executing, whose handler executes, ...)
  * on one thread; deeper is DC_ERR_DEPTH instead of a stack overflow. */

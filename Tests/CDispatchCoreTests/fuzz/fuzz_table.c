@@ -36,7 +36,7 @@
 #include "fuzz_support.h"
 
 /* The Swift layer's record-based executes, checked against the same model. */
-#include "dispatch_core_inline.h"
+#include "dispatch_core_binding.h"
 
 enum {
     EVENT_COUNT = 4,        /* names handlers are registered for */
@@ -44,7 +44,7 @@ enum {
     SIGNATURE_COUNT = 10,
     FUNCTION_COUNT = 2 * SIGNATURE_COUNT,
     MARSHAL_FIRST = FUNCTION_COUNT, /* marshals are functions 20 and 21 */
-    SWIFT_NONE = MARSHAL_FIRST + 2,   /* 22 and 23: DC_HANDLER_SWIFT_CALL marshals, */
+    SWIFT_NONE = MARSHAL_FIRST + 2,   /* 22 and 23: DC__HANDLER_SWIFT_CALL marshals, */
     SWIFT_VALUES = MARSHAL_FIRST + 3, /* for signatures without and with parameters */
     POOL_SIZE = 4,
     MAX_REGISTRATIONS = 48,
@@ -158,7 +158,7 @@ static void retain_object(void *object) {
 static void release_object(void *object) {
     registration *r = registration_at(object);
     if (r != NULL) {
-        FUZZ_CHECK((r->flags & DC_HANDLER_OWNS_TARGET) && r->target == object && r->target_releases == 0,
+        FUZZ_CHECK((r->flags & DC__HANDLER_OWNS_TARGET) && r->target == object && r->target_releases == 0,
                    "the table released marshal data %p it did not own, or twice", object);
         r->target_releases++;
         return;
@@ -346,7 +346,7 @@ static void mark_removed(registration *r, const char *how) {
     FUZZ_CHECK(r->destroy_calls == (r->has_destroy ? 1 : 0),
                "handler %llu removed (%s): its destroy notify ran %d times", (unsigned long long)r->id, how,
                r->destroy_calls);
-    if ((r->flags & DC_HANDLER_OWNS_TARGET) && r->target == (void *)r)
+    if ((r->flags & DC__HANDLER_OWNS_TARGET) && r->target == (void *)r)
         FUZZ_CHECK(r->target_releases == 1, "handler %llu removed (%s): its owned data was released %d times",
                    (unsigned long long)r->id, how, r->target_releases);
     r->live = false;
@@ -440,7 +440,7 @@ static void check_table_matches_model(void) {
         long owned = 0;
         for (unsigned j = 0; j < registration_count; j++)
             if (registrations[j].live && registrations[j].target == &pool[i] &&
-                (registrations[j].flags & DC_HANDLER_OWNS_TARGET))
+                (registrations[j].flags & DC__HANDLER_OWNS_TARGET))
                 owned++;
         FUZZ_CHECK(pool[i].references >= owned, "object %u: %ld references, but %ld handlers own it", i,
                    pool[i].references, owned);
@@ -572,8 +572,8 @@ static registration *begin_call(unsigned function, void *data, const dc_value *v
                f->event >= 0 ? event_names[f->event] : "?");
     if (count == SWIFT_COUNT) count = parameter_count(r);
     if (!table_gone)
-        FUZZ_CHECK(dc_table_execute_context(table) == f->context, "execute context %p, expected %p",
-                   dc_table_execute_context(table), f->context);
+        FUZZ_CHECK(dc__table_execute_context(table) == f->context, "execute context %p, expected %p",
+                   dc__table_execute_context(table), f->context);
     if (f->kind == FRAME_EXECUTE)
         check_parameters(r, f, values, count);
     else if (!is_variadic(r))
@@ -690,14 +690,14 @@ static void do_add(bool marshal) {
     unsigned target_choice = fuzz_below(input, marshal ? POOL_SIZE + 2 : POOL_SIZE + 1);
     r->target = target_choice == 0 ? NULL : target_choice <= POOL_SIZE ? (void *)&pool[target_choice - 1] : (void *)r;
     uint8_t flag_byte = fuzz_byte(input);
-    r->flags = flag_byte & 0x1F; /* DC_HANDLER_ONCE ... DC_HANDLER_ALLOW_DUPLICATE */
+    r->flags = flag_byte & 0x1F; /* DC_HANDLER_ONCE ... DC__HANDLER_ALLOW_DUPLICATE */
     bool unknown_flag = (flag_byte & 0xC0) == 0xC0;
     /* A Swift marshal: its signature must be given and return void. */
     bool swift = marshal && (flag_byte & 0x20);
     bool swift_refused = swift && (is_variadic(r) || return_type_of(r) != DC_TYPE_VOID);
     if (swift) {
         r->function = !is_variadic(r) && parameter_count(r) > 0 ? SWIFT_VALUES : SWIFT_NONE;
-        r->flags |= DC_HANDLER_SWIFT_CALL;
+        r->flags |= DC__HANDLER_SWIFT_CALL;
     }
     uint8_t how = fuzz_byte(input);
     r->queue = (queue_choice)(how % 3);
@@ -728,10 +728,10 @@ static void do_add(bool marshal) {
     /* What the table must answer, in the order it checks. A registration
      * allowing duplicates neither finds one nor is found. */
     registration *duplicate = NULL, *maybe_duplicate = NULL;
-    for (unsigned i = 0; i < registration_count && !(r->flags & DC_HANDLER_ALLOW_DUPLICATE); i++) {
+    for (unsigned i = 0; i < registration_count && !(r->flags & DC__HANDLER_ALLOW_DUPLICATE); i++) {
         registration *other = &registrations[i];
         if (!other->live || other->event != r->event || other->function != r->function || other->target != r->target ||
-            (other->flags & DC_HANDLER_ALLOW_DUPLICATE))
+            (other->flags & DC__HANDLER_ALLOW_DUPLICATE))
             continue;
         if (!other->spent && !((other->flags & DC_HANDLER_ONCE) && other->queue == QUEUE_POSTING)) duplicate = other;
         else if (!other->spent) maybe_duplicate = other; /* a once-handler posted or not: the table knows */
@@ -743,7 +743,7 @@ static void do_add(bool marshal) {
     else if (!marshal && r->target != NULL && !signature_takes_target(r->signature)) expected = DC_ERR_TYPE;
     else if (duplicate != NULL) expected = DC_EXISTS;
 
-    pool_object *owned = (r->flags & DC_HANDLER_OWNS_TARGET) ? pool_object_at(r->target) : NULL;
+    pool_object *owned = (r->flags & DC__HANDLER_OWNS_TARGET) ? pool_object_at(r->target) : NULL;
     if (owned != NULL) owned->references++; /* the reference the table takes over */
 
     dc_signature *signature = r->signature >= 0 ? signatures[r->signature] : NULL;
@@ -965,7 +965,8 @@ static void do_execute(void) {
     bool null_arguments = count > 0 && (how & 0xF0) == 0xF0;
 
     dc_value results[RESULTS_CAPACITY];
-    dc_execute_options options = {DC_ACCUMULATE_FIRST, 0, NULL, 0, NULL};
+    dc_execute_options options = {DC_ACCUMULATE_FIRST, 0, NULL, 0};
+    void *context = NULL; /* for the handlers, through dc__table_execute_context() */
     bool bad_options = false;
     if (with_options) {
         uint8_t accumulator = fuzz_byte(input), flags = fuzz_byte(input);
@@ -977,7 +978,7 @@ static void do_execute(void) {
         options.results = results;
         if (options.accumulator == DC_ACCUMULATE_ALL && options.results_capacity > 0 && (flags & 0x30) == 0x30)
             options.results = NULL, bad_options = true;
-        options.context = (how & 0x10) ? (void *)&frames[frame_count] : NULL;
+        context = (how & 0x10) ? (void *)&frames[frame_count] : NULL;
     }
 
     dc_event_id id = 0;
@@ -1008,8 +1009,8 @@ static void do_execute(void) {
     f->count = count;
     f->strict = (options.flags & DC_EXECUTE_STRICT) != 0;
     f->accumulator = options.accumulator;
-    if (brief) options.context = (void *)&frames[frame_count];
-    f->context = with_options || brief ? options.context : NULL;
+    if (brief) context = (void *)&frames[frame_count];
+    f->context = with_options || brief ? context : NULL;
     take_snapshot(f);
     bool type_error = false, arity_error = false;
     if (expected == DC_OK) predict_fit(f, &type_error, &arity_error);
@@ -1026,26 +1027,29 @@ static void do_execute(void) {
           expected != DC_OK ? " (expected to be refused)" : type_error || arity_error ? " (expected not to fit)" : "");
     frame_count++;
     dc_status status;
-    dc_brief_result report = {DC_ERR_STATE, true, 4242};
+    dc__brief_result report = {DC_ERR_STATE, true, 4242};
     if (brief && by_id && (how & 0x20)) {
         /* The Swift layer's way: the event's record, and without arguments
          * the inline execute compiled into the caller. */
         const dc__event_record *record = dc__event_record_of(table, id);
         FUZZ_CHECK(record != NULL, "no record for the interned id %u", id);
-        report = count == 0 ? dc__execute_record_brief_inline(table, record, options.context, result_pointer)
-                            : dc__execute_record_brief(table, record, passed, count, options.context,
+        report = count == 0 ? dc__execute_record_inline(table, record, context, result_pointer)
+                            : dc__execute_record(table, record, passed, count, context,
                                                        result_pointer);
         status = report.status;
     } else if (brief) {
-        report = by_id ? dc_table_execute_id_brief(table, id, passed, count, options.context, result_pointer)
-                       : dc_table_execute_brief(table, event_names[event], passed, count, options.context,
+        report = by_id ? dc__table_execute_brief(table, NULL, id, passed, count, context, result_pointer)
+                       : dc__table_execute_brief(table, event_names[event], 0, passed, count, context,
                                                 result_pointer);
         status = report.status;
     } else if (by_id)
-        status = with_options ? dc_table_execute_id_with(table, id, passed, count, &options, result_pointer)
+        status = with_options && context != NULL ? dc__table_execute(table, NULL, id, passed, count, &options, context, result_pointer)
+                : with_options ? dc_table_execute_id_with(table, id, passed, count, &options, result_pointer)
                               : dc_table_execute_id(table, id, passed, count, result_pointer);
     else
-        status = with_options ? dc_table_execute_with(table, event_names[event], passed, count, &options, result_pointer)
+        status = with_options && context != NULL
+                     ? dc__table_execute(table, event_names[event], 0, passed, count, &options, context, result_pointer)
+                     : with_options ? dc_table_execute_with(table, event_names[event], passed, count, &options, result_pointer)
                               : dc_table_execute(table, event_names[event], passed, count, result_pointer);
     frame_count--;
     TRACE("execute -> %s, %zu calls", dc_status_name(status), f->calls);

@@ -89,7 +89,7 @@
 #include "stress_support.h"
 
 /* The Swift layer's record-based executes, stressed beside the rest. */
-#include "dispatch_core_inline.h"
+#include "dispatch_core_binding.h"
 
 enum {
     SLOT_COUNT = 2,
@@ -148,8 +148,8 @@ typedef enum record_kind {
     KIND_BOUND,     /* a C function with the record bound as its target */
     KIND_ANONYMOUS, /* a C function copy of its own, no target */
     KIND_MARSHAL,   /* a dc_marshal with the record as its data */
-    KIND_SWIFT,     /* a DC_HANDLER_SWIFT_CALL marshal with the record as its context */
-    KIND_CROWD,     /* many marshals with the record as their data (DC_HANDLER_ALLOW_DUPLICATE) */
+    KIND_SWIFT,     /* a DC__HANDLER_SWIFT_CALL marshal with the record as its context */
+    KIND_CROWD,     /* many marshals with the record as their data (DC__HANDLER_ALLOW_DUPLICATE) */
     KIND_DUPLICATE  /* an add of another record's (event, function, target): calls are that record's */
 } record_kind;
 
@@ -565,7 +565,7 @@ static void release_object(void *object) {
     record *r = record_from(object);
     if (r != NULL) {
         unsigned before = atomic_fetch_add(&r->target_releases, 1);
-        STRESS_CHECK((r->flags & DC_HANDLER_OWNS_TARGET) && before == 0,
+        STRESS_CHECK((r->flags & DC__HANDLER_OWNS_TARGET) && before == 0,
                      "the table released r%u's target (%s), which it %s", r->index, kind_names[r->kind],
                      before > 0 ? "had released already" : "did not own");
         return;
@@ -704,14 +704,14 @@ static frame *begin_call(record *r, const dc_value *values, size_t count) {
         STRESS_CHECK(ambiguous || r->queue_owner < 0 || r->queue_owner == (int)me->index,
                      "handler r%u, queued to thread %d's queue, ran in an execute on thread %u", r->index,
                      r->queue_owner, me->index);
-        void *context = dc_table_execute_context(table);
+        void *context = dc__table_execute_context(table);
         STRESS_CHECK(context == f->context, "handler r%u: execute context %p, expected %p", r->index, context,
                      f->context);
     } else {
         STRESS_CHECK(r->queue_owner == (int)me->index,
                      "a delivery of handler r%u (queue of thread %d) ran in a drain of thread %u's queue", r->index,
                      r->queue_owner, me->index);
-        STRESS_CHECK(dc_table_execute_context(table) == NULL, "a delivery of r%u sees an execute context", r->index);
+        STRESS_CHECK(dc__table_execute_context(table) == NULL, "a delivery of r%u sees an execute context", r->index);
     }
     if (r->kind != KIND_CROWD && !ambiguous) {
         if (atomic_load(&r->removed)) {
@@ -981,7 +981,7 @@ static void check_removed_by_this_call(const record *r, const char *how) {
     unsigned destroys = atomic_load(&r->destroy_calls);
     STRESS_CHECK(destroys == (r->has_destroy ? 1u : 0u), "%s of r%u returned, its destroy notify had run %u times",
                  how, r->index, destroys);
-    if ((r->flags & DC_HANDLER_OWNS_TARGET) && r->kind != KIND_ANONYMOUS)
+    if ((r->flags & DC__HANDLER_OWNS_TARGET) && r->kind != KIND_ANONYMOUS)
         STRESS_CHECK(atomic_load(&r->target_releases) == 1, "%s of r%u returned, its owned target was not released",
                      how, r->index);
 }
@@ -1041,9 +1041,9 @@ static void do_add(unsigned slot) {
     if (chance(15)) flags |= DC_HANDLER_ONCE;
     if (chance(20)) flags |= DC_HANDLER_FIRST;
     if (chance(8)) flags |= DC_HANDLER_STRICT;
-    if (chance(10)) flags |= DC_HANDLER_ALLOW_DUPLICATE;
-    if (target != NULL && chance(20)) flags |= DC_HANDLER_OWNS_TARGET;
-    if (kind == KIND_SWIFT) flags |= DC_HANDLER_SWIFT_CALL;
+    if (chance(10)) flags |= DC__HANDLER_ALLOW_DUPLICATE;
+    if (target != NULL && chance(20)) flags |= DC__HANDLER_OWNS_TARGET;
+    if (kind == KIND_SWIFT) flags |= DC__HANDLER_SWIFT_CALL;
     unsigned queue_roll = below(100);
     r->queue_owner = queue_roll < 60 ? -1 : queue_roll < 80 ? (int)me->index : (int)below(thread_count);
     r->has_destroy = chance(60);
@@ -1060,7 +1060,7 @@ static void do_add(unsigned slot) {
         case 0: given_flags |= 1u << 9, expected = DC_ERR_INVALID_ARGUMENT; break;
         case 1:
             if (kind == KIND_BOUND || kind == KIND_ANONYMOUS)
-                given_flags |= DC_HANDLER_SWIFT_CALL, expected = DC_ERR_INVALID_ARGUMENT;
+                given_flags |= DC__HANDLER_SWIFT_CALL, expected = DC_ERR_INVALID_ARGUMENT;
             break;
         case 2:
             if (kind == KIND_ANONYMOUS && r->signature != 1) target = r, expected = DC_ERR_TYPE;
@@ -1140,7 +1140,7 @@ static void do_add_duplicate(unsigned slot) {
     d->alias = original;
     d->signature = original->signature;
     d->has_destroy = true;
-    d->flags = original->flags & (DC_HANDLER_FIRST | DC_HANDLER_STRICT | DC_HANDLER_SWIFT_CALL);
+    d->flags = original->flags & (DC_HANDLER_FIRST | DC_HANDLER_STRICT | DC__HANDLER_SWIFT_CALL);
     atomic_store(&original->ambiguous, true);
     stress_push(note(OP_ADD_DUPLICATE, slot, original->event, d->index, original->index));
     table_slot *s = &slots[slot];
@@ -1174,7 +1174,7 @@ static void do_add_duplicate(unsigned slot) {
     }
     atomic_store(&d->state_when_returned, atomic_load(&s->state));
     atomic_store(&d->add_status, status);
-    if (original->flags & DC_HANDLER_ALLOW_DUPLICATE) {
+    if (original->flags & DC__HANDLER_ALLOW_DUPLICATE) {
         /* Not in the duplicate index: never found. */
         if (!(status == DC_ERR_STATE && !table_open(slot))) expect_status(status, DC_OK, primed, "a duplicate add");
     } else if (status == DC_EXISTS) {
@@ -1208,7 +1208,7 @@ static void do_add_crowd(unsigned slot) {
     if (c == NULL) return;
     c->signature = CROWD_SIGNATURE;
     c->has_destroy = true;
-    c->flags = DC_HANDLER_ALLOW_DUPLICATE;
+    c->flags = DC__HANDLER_ALLOW_DUPLICATE;
     atomic_store(&c->add_status, DC_OK);
     unsigned count = CROWD_LEAST + below(CROWD_MOST - CROWD_LEAST + 1);
     stress_push(note(OP_ADD_CROWD, slot, CROWD_EVENT, c->index, count));
@@ -1216,7 +1216,7 @@ static void do_add_crowd(unsigned slot) {
     table_slot *s = &slots[slot];
     dc_event_id id = intern_checked(slot, CROWD_EVENT);
     for (unsigned i = 0; i < count; i++) {
-        dc_handler_options options = {DC_HANDLER_ALLOW_DUPLICATE | (i % 16 == 15 ? DC_HANDLER_FIRST : 0u), NULL,
+        dc_handler_options options = {DC__HANDLER_ALLOW_DUPLICATE | (i % 16 == 15 ? DC_HANDLER_FIRST : 0u), NULL,
                                       destroy_notify, c};
         const char *primed = fuzz_prime_message();
         dc_status status = dc_table_add_marshal_id(s->table, id, signatures[CROWD_SIGNATURE], crowd_marshal, c,
@@ -1453,7 +1453,8 @@ static void do_execute(unsigned slot) {
     bool null_arguments = count > 0 && (how & 0xF0) == 0xF0;
 
     dc_value results[RESULTS_CAPACITY];
-    dc_execute_options options = {DC_ACCUMULATE_FIRST, 0, NULL, 0, NULL};
+    dc_execute_options options = {DC_ACCUMULATE_FIRST, 0, NULL, 0};
+    void *context = NULL; /* for the handlers, through dc__table_execute_context() */
     bool bad_options = false;
     if (with_options) {
         uint8_t accumulator = (uint8_t)stress_next(random_source()), flags = (uint8_t)stress_next(random_source());
@@ -1465,7 +1466,7 @@ static void do_execute(unsigned slot) {
         options.results = results;
         if (options.accumulator == DC_ACCUMULATE_ALL && options.results_capacity > 0 && (flags & 0x30) == 0x30)
             options.results = NULL, bad_options = true;
-        options.context = (how & 0x10) ? (void *)&me->frames[me->frame_count] : NULL;
+        context = (how & 0x10) ? (void *)&me->frames[me->frame_count] : NULL;
     }
 
     stress_push(note(OP_EXECUTE, slot, event, NO_RECORD, (uint32_t)count));
@@ -1492,8 +1493,8 @@ static void do_execute(unsigned slot) {
     f->count = count;
     f->strict = (options.flags & DC_EXECUTE_STRICT) != 0;
     f->accumulator = options.accumulator;
-    if (brief) options.context = (void *)f;
-    f->context = with_options || brief ? options.context : NULL;
+    if (brief) context = (void *)f;
+    f->context = with_options || brief ? context : NULL;
     f->opened_at = ++me->sequence;
 
     dc_result result;
@@ -1503,27 +1504,29 @@ static void do_execute(unsigned slot) {
     const char *primed = fuzz_prime_message();
     me->frame_count++;
     dc_status status;
-    dc_brief_result report = {DC_ERR_STATE, true, 4242};
+    dc__brief_result report = {DC_ERR_STATE, true, 4242};
     if (brief && by_id && (how & 0x20)) {
         /* The Swift layer's way: the event's record, and without arguments the
          * inline execute compiled into the caller. */
         const dc__event_record *event_record = dc__event_record_of(s->table, id);
         STRESS_CHECK(event_record != NULL, "no record for the interned id %u", id);
-        report = count == 0 ? dc__execute_record_brief_inline(s->table, event_record, options.context, result_pointer)
-                            : dc__execute_record_brief(s->table, event_record, passed, count, options.context,
+        report = count == 0 ? dc__execute_record_inline(s->table, event_record, context, result_pointer)
+                            : dc__execute_record(s->table, event_record, passed, count, context,
                                                        result_pointer);
         status = report.status;
     } else if (brief) {
-        report = by_id ? dc_table_execute_id_brief(s->table, id, passed, count, options.context, result_pointer)
-                       : dc_table_execute_brief(s->table, event_names[event], passed, count, options.context,
+        report = by_id ? dc__table_execute_brief(s->table, NULL, id, passed, count, context, result_pointer)
+                       : dc__table_execute_brief(s->table, event_names[event], 0, passed, count, context,
                                                 result_pointer);
         status = report.status;
     } else if (by_id) {
-        status = with_options ? dc_table_execute_id_with(s->table, id, passed, count, &options, result_pointer)
+        status = with_options && context != NULL ? dc__table_execute(s->table, NULL, id, passed, count, &options, context, result_pointer)
+                : with_options ? dc_table_execute_id_with(s->table, id, passed, count, &options, result_pointer)
                               : dc_table_execute_id(s->table, id, passed, count, result_pointer);
     } else {
-        status = with_options
-                     ? dc_table_execute_with(s->table, event_names[event], passed, count, &options, result_pointer)
+        status = with_options && context != NULL
+                     ? dc__table_execute(s->table, event_names[event], 0, passed, count, &options, context, result_pointer)
+                     : with_options ? dc_table_execute_with(s->table, event_names[event], passed, count, &options, result_pointer)
                      : dc_table_execute(s->table, event_names[event], passed, count, result_pointer);
     }
     me->frame_count--;
@@ -1636,7 +1639,7 @@ static void do_query(unsigned slot) {
                      r->index);
     STRESS_CHECK(strcmp(dc_table_name(s->table), s->name) == 0, "the table is named \"%s\", not \"%s\"",
                  dc_table_name(s->table), s->name);
-    STRESS_CHECK(dc_table_execute_context(s->table) == NULL, "an execute context outside any execute");
+    STRESS_CHECK(dc__table_execute_context(s->table) == NULL, "an execute context outside any execute");
     primed = fuzz_prime_message();
     expect_status(dc_table_stop_emission(s->table), DC_ERR_STATE, primed, "dc_table_stop_emission outside any execute");
     stress_pop();
@@ -1759,7 +1762,7 @@ static void finish_round(void) {
                          state_names[r->state_when_added], state_names[atomic_load(&r->state_when_returned)], how,
                          (unsigned)(atomic_load(&slots[r->slot].destroyed_by) >> 32));
         }
-        bool owned = registered && (r->flags & DC_HANDLER_OWNS_TARGET) && r->kind != KIND_ANONYMOUS;
+        bool owned = registered && (r->flags & DC__HANDLER_OWNS_TARGET) && r->kind != KIND_ANONYMOUS;
         STRESS_CHECK(releases == (owned ? 1u : 0u),
                      "r%u (%s, added by thread %u %s, the table %s then) ended the round with its owned target "
                      "released %u times",

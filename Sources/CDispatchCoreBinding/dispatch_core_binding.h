@@ -1,21 +1,31 @@
 /*
- * dispatch_core_inline.h — what the C core's executes read, laid out for the
- * core and for the Swift layer's inline execute.
+ * dispatch_core_binding.h — what a language binding of the C core needs and a
+ * C program does not: flags for the binding's own handlers, executes that
+ * carry a context for the binding's handlers and report briefly, and the lean
+ * execute inlined into the binding's code with the layouts it reads.
  *
- * Not part of the C API: it is not installed, and everything here changes
- * with the library. The C core includes it through internal.h; the Swift
- * layer, built from the same sources, sees it through the module, so that
- * dc__execute_record_brief_inline() (the end of this file) and the lean loop
- * it shares with execute.c (dc__lean_execute_as()) are compiled into the Swift
- * code that calls it: a typed execute of closures that take nothing then
- * makes no call into the library.
+ * Not installed, and not a stable API: it changes with the library, and a
+ * binding is built from the same sources (the Swift layer imports it as the
+ * module CDispatchCoreBinding, module.modulemap beside this file). The C core
+ * includes it through internal.h, so the inline execute below and the
+ * library's lean execute are one piece of code.
+ *
+ * Exports: the installed library exports what dispatch_core.h declares with
+ * DC_API and what this header declares with DC__BINDING_API, nothing else
+ * (`make check-exports`); every name here starts with dc__ or DC__.
  */
-#ifndef DISPATCH_CORE_INLINE_H
-#define DISPATCH_CORE_INLINE_H
+#ifndef DISPATCH_CORE_BINDING_H
+#define DISPATCH_CORE_BINDING_H
 
 #include "dispatch_core.h"
 
 #include <stdatomic.h>
+
+#if defined(DC_BUILDING_LIBRARY) && defined(__GNUC__)
+#define DC__BINDING_API __attribute__((visibility("default")))
+#else
+#define DC__BINDING_API
+#endif
 
 #if defined(__GNUC__)
 #define DC__ALWAYS_INLINE static inline __attribute__((always_inline))
@@ -29,7 +39,98 @@
 #define DC__KEEP_IN_REGISTER(pointer) ((void)0)
 #endif
 
-struct dc_table;
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- handler flags (dc_handler_options.flags, with the DC_HANDLER_ ones) ---------- */
+
+enum {
+    /* The table takes over one reference to the target (a marshal's data):
+     * when the handler goes away it gives it back through the table's
+     * `release` callback, as a destroy notify would, without the memory a
+     * destroy notify costs. Not taken when dc_table_add returns DC_EXISTS. */
+    DC__HANDLER_OWNS_TARGET = 1u << 3,
+    /* Register even when the same (event, function, target) is registered
+     * already, as g_signal_connect does: no DC_EXISTS, and the handler takes
+     * no entry in the table's duplicate index (4 to 8 bytes less per
+     * handler), so a later add without this flag does not find it either.
+     * For targets that are new by construction, such as a binding's closure
+     * box. */
+    DC__HANDLER_ALLOW_DUPLICATE = 1u << 4,
+    /* For dc_table_add_marshal: `marshal` is not a dc_marshal but a function
+     * of the Swift calling convention (clang's swiftcall) with `data` in the
+     * Swift context register: a Swift closure's function and context, called
+     * directly with nothing in between. It takes nothing else when the
+     * signature has no parameters, else `const dc_value *arguments`, one per
+     * parameter, checked and converted as for any marshal. The signature must
+     * be given and return void (DC_ERR_INVALID_ARGUMENT otherwise, and for a
+     * plain function). DC_ERR_UNSUPPORTED when the library was built by a
+     * compiler without that convention (clang has it on x86-64 and AArch64:
+     * DC__SWIFT_CALLS below). */
+    DC__HANDLER_SWIFT_CALL = 1u << 5
+};
+
+/* ---- executes for a binding ------------------------------------------------------- */
+
+/* What a binding's execute reports. */
+typedef struct dc__brief_result {
+    dc_status status;
+    /* The execute did more than run handlers that return nothing: a value was
+     * returned, a delivery queued or dropped, or the emission stopped. Then
+     * the dc_result given to the execute holds all of it; otherwise the
+     * caller need not read it (it may or may not have been written). */
+    bool detailed;
+    size_t handled; /* handlers that ran; 0 on an error */
+} dc__brief_result;
+
+/*
+ * dc_table_execute_with (`event` not NULL) or dc_table_execute_id_with (by
+ * `event_id` when `event` is NULL), with `context` for the handlers to reach
+ * (dc__table_execute_context()). `options` may be NULL for the defaults.
+ * Also DC_ERR_NULL_ARGUMENT when `event` is NULL and `event_id` 0.
+ */
+DC__BINDING_API dc_status dc__table_execute(dc_table *table, const char *event, dc_event_id event_id,
+                                            const dc_value *arguments, size_t count,
+                                            const dc_execute_options *options, void *context, dc_result *result);
+
+/*
+ * dc__table_execute() with the default options, for a binding's commonest
+ * execute, which usually needs only how many handlers ran: the same checks,
+ * calls and errors, with the common report in registers and the full one in
+ * `result` (may be NULL) only when `detailed`. The shortest way to execute.
+ */
+DC__BINDING_API dc__brief_result dc__table_execute_brief(dc_table *table, const char *event, dc_event_id event_id,
+                                                         const dc_value *arguments, size_t count, void *context,
+                                                         dc_result *result);
+
+/*
+ * The context given by the innermost execute of `table` running on the
+ * calling thread; NULL when none is running or it gave none. A binding's
+ * handler finds there, for example, where its error should go.
+ */
+DC__BINDING_API void *dc__table_execute_context(const dc_table *table);
+
+/* An event's record: what a binding keeps with a typed key, as records live
+ * as long as their table (laid out below, for C). */
+typedef struct dc__event_record dc__event_record;
+
+/* The record of `event` in `table`. NULL for an unknown event, or when the
+ * thread has no record of its own and none can be made (registry.c). */
+DC__BINDING_API const dc__event_record *dc__event_record_of(dc_table *table, dc_event_id event);
+
+/* dc__table_execute_brief() of the event whose record is `record`
+ * (dc__event_record_of()), which saves looking the event up (execute.c). */
+DC__BINDING_API dc__brief_result dc__execute_record(dc_table *table, const dc__event_record *record,
+                                                    const dc_value *arguments, size_t count, void *context,
+                                                    dc_result *result);
+
+/*
+ * What follows is C only (C++ has no _Atomic before C++23): the layouts the
+ * lean execute reads, and the lean execute itself, which a binding inlines
+ * through dc__execute_record_inline().
+ */
+#ifndef __cplusplus
 
 /* ---- read-side sections (reclaim.c) -------------------------------------------- */
 
@@ -53,7 +154,7 @@ typedef struct dc_execute_frame {
     /* Read by writers; with the rest of the frame, so an execute's loop
      * reaches both through one pointer. */
     _Atomic(const void *) calling;
-    struct dc_table *table; /* NULL for a queue drain */
+    dc_table *table; /* NULL for a queue drain */
     void *context;          /* dc_execute_options.context */
     bool stopped;           /* dc_table_stop_emission was called for this frame */
 } dc_execute_frame;
@@ -81,9 +182,9 @@ typedef struct dc_thread_record {
     struct dc_thread_record *next;
 } dc_thread_record;
 
-extern _Atomic uint64_t dc__global_epoch;
-extern bool dc__asymmetric_fences;
-extern _Thread_local dc_thread_record *dc__current_record
+extern DC__BINDING_API _Atomic uint64_t dc__global_epoch;
+extern DC__BINDING_API bool dc__asymmetric_fences;
+extern DC__BINDING_API _Thread_local dc_thread_record *dc__current_record
 #if defined(__GNUC__)
     __attribute__((tls_model("initial-exec")))
 #endif
@@ -115,7 +216,7 @@ static inline void dc__read_enter(dc_thread_record *record, unsigned depth) {
 
 /* Leaves the section at `depth` the way dc__read_leave() does, with owed
  * work (reclaim.c). */
-void dc__read_leave_deferring(dc_thread_record *record, unsigned depth);
+DC__BINDING_API void dc__read_leave_deferring(dc_thread_record *record, unsigned depth);
 
 /* Leaves the section at `depth`, whose frame the caller has at hand, with
  * dc__light_fence_of(asymmetric_fences). The fence orders the store that
@@ -148,7 +249,7 @@ struct dc__handler_extras;
 /* Set on a removed handler, by its remover: its removal finished (destroy
  * notify called). */
 #define DC__STATE_FINISHED (1u << 17)
-#define DC__STATE_SWIFT (1u << 20)       /* a marshal that is a Swift-convention function (DC_HANDLER_SWIFT_CALL) */
+#define DC__STATE_SWIFT (1u << 20)       /* a marshal that is a Swift-convention function (DC__HANDLER_SWIFT_CALL) */
 #define DC__STATE_UNINDEXED (1u << 21)   /* not in the dedupe index (DC_HANDLER_ALLOW_DUPLICATE, or removed and out) */
 #define DC__STATE_GENERAL (1u << 22)     /* more than a void stub call: a marshal, libffi, or a return value */
 #define DC__STATE_OWNS_TARGET (1u << 23) /* release the target through the table's callbacks */
@@ -234,7 +335,7 @@ typedef struct dc__shape_set {
 
 _Static_assert(DC_MAX_PARAMETERS < 64, "dc__shape_set.counts has a bit for every argument count a shape takes");
 
-typedef struct dc__event_record {
+struct dc__event_record {
     _Atomic(dc__handler_array *) handlers; /* NULL until the first handler */
     _Atomic(dc__shape_set *) shapes;       /* NULL until the first handler */
     uint64_t hash;
@@ -243,7 +344,7 @@ typedef struct dc__event_record {
     uint32_t tombstones; /* entries of removed handlers in the array (writer side) */
     size_t name_length;
     char name[];
-} dc__event_record;
+};
 
 /* Events by id: records[id - 1]. Grows by publishing a copy. */
 typedef struct dc__event_list {
@@ -268,19 +369,19 @@ DC__ALWAYS_INLINE uint32_t dc__announce_call(dc_execute_frame *frame, const dc__
 /* Leaves a lean execute's frame and read-side section, `handled` handlers
  * having run. Reloads what it needs rather than keeping it through the
  * handlers' calls. A brief execute writes *result only when stopped. */
-DC__ALWAYS_INLINE dc_brief_result dc__leave_lean(dc_execute_frame *frame, size_t handled, bool stopped,
+DC__ALWAYS_INLINE dc__brief_result dc__leave_lean(dc_execute_frame *frame, size_t handled, bool stopped,
                                                  dc_result *result, bool brief, bool asymmetric_fences) {
     frame->table = NULL;
     dc_thread_record *reader = dc__current_record;
     dc__read_leave_fencing(reader, frame, reader->depth, asymmetric_fences);
     if ((!brief || stopped) && result != NULL)
         *result = (dc_result){.handled = handled, .stopped = stopped, .return_value = dc_void()};
-    return (dc_brief_result){DC_OK, stopped, handled};
+    return (dc__brief_result){DC_OK, stopped, handled};
 }
 
 /* The rest of a lean execute's snapshot from `item` on, the general way, and
  * the execute's end (execute.c). */
-dc_brief_result dc__finish_generally(dc_execute_frame *frame, const dc_value *arguments, size_t count,
+DC__BINDING_API dc__brief_result dc__finish_generally(dc_execute_frame *frame, const dc_value *arguments, size_t count,
                                      const dc_execute_options *options, const dc__handler_slot *item,
                                      const dc__handler_slot *end, size_t handled, const dc_value *returned,
                                      dc_result *result);
@@ -288,7 +389,7 @@ dc_brief_result dc__finish_generally(dc_execute_frame *frame, const dc_value *ar
 /* ---- Swift-convention handlers ------------------------------------------------------ */
 
 /*
- * DC_HANDLER_SWIFT_CALL marshals: a Swift closure's function, called with its
+ * DC__HANDLER_SWIFT_CALL marshals: a Swift closure's function, called with its
  * context in the Swift context register (r13 on x86-64, x20 on AArch64), as
  * Swift calls a closure. One taking no parameters has no other; one taking
  * parameters reads them from the values. Only clang has the convention, and
@@ -370,13 +471,13 @@ _Static_assert(DC__LEAN_MAX_PARAMETERS == 3, "dc__lean_execute_as calls up to th
  * (`swift`, DC__LEAN_SWIFT_CALL()) are called as call_marshal() calls them:
  * with the arguments as they are when `parameters` is not 0 (the signature
  * has parameters), else with their context alone. Also the Swift layer's
- * inline execute's loop (dc__execute_record_brief_inline()).
+ * inline execute's loop (dc__execute_record_inline()).
  */
 DC__NO_SANITIZE_FUNCTION DC__ALWAYS_INLINE bool
 dc__lean_execute_as(bool marshal, bool swift, unsigned parameters, bool target, bool variadic, bool asymmetric_fences,
                 const dc__handler_array *array, uint32_t handler_count, const dc__shape_set *shapes,
                 const dc_value *arguments, size_t count, const dc_execute_options *options, dc_execute_frame *frame,
-                dc_result *result, bool brief, dc_brief_result *outcome) {
+                dc_result *result, bool brief, dc__brief_result *outcome) {
     /* A marshal's shape takes every parameter of its signature (no target is
      * bound to a marshal), so most_takes is its parameter count, known to be
      * 0 for a Swift marshal without values. */
@@ -453,18 +554,8 @@ dc__lean_execute_as(bool marshal, bool swift, unsigned parameters, bool target, 
 
 /* ---- the Swift layer's inline execute ---------------------------------------------- */
 
-/* The record of `event` in `table`: what the Swift layer keeps with a key,
- * as records live as long as their table. NULL for an unknown event, or when
- * the thread has no record of its own and none can be made (registry.c). */
-const dc__event_record *dc__event_record_of(struct dc_table *table, dc_event_id event);
-
-/* dc_table_execute_id_brief() of the event whose record is `record`
- * (dc__event_record_of()), which saves looking it up (execute.c). */
-dc_brief_result dc__execute_record_brief(struct dc_table *table, const dc__event_record *record,
-                                         const dc_value *arguments, size_t count, void *context, dc_result *result);
-
 /*
- * dc__execute_record_brief(table, record, NULL, 0, context, result) for the
+ * dc__execute_record(table, record, NULL, 0, context, result) for the
  * Swift layer's typed executes without arguments. Inlined into the Swift
  * caller, it runs the commonest of them, an event whose handlers are all
  * Swift closures taking nothing, without a call into the library: the start
@@ -472,14 +563,14 @@ dc_brief_result dc__execute_record_brief(struct dc_table *table, const dc__event
  * with asymmetric fences (membarrier(2) is there: without it, every call pays
  * a full fence).
  * Every other event, and a thread without a record or nested too deep, goes
- * to dc__execute_record_brief() after leaving the section; a handler that is
+ * to dc__execute_record() after leaving the section; a handler that is
  * more than a plain call (once, queued) hands the rest of the snapshot to
  * dc__finish_generally(). Starting from the record rather than the event's id
  * saves the loads of the event list: on this path every load waits for the
  * one before it. `record` must be an event's of `table`, which must not be
  * NULL.
  */
-DC__ALWAYS_INLINE dc_brief_result dc__execute_record_brief_inline(struct dc_table *table,
+DC__ALWAYS_INLINE dc__brief_result dc__execute_record_inline(dc_table *table,
                                                                   const dc__event_record *record,
                                                                   void *context, dc_result *result) {
 #if DC__SWIFT_CALLS
@@ -498,7 +589,7 @@ DC__ALWAYS_INLINE dc_brief_result dc__execute_record_brief_inline(struct dc_tabl
             frame->table = table;
             frame->context = context;
             frame->stopped = false;
-            dc_brief_result outcome;
+            dc__brief_result outcome;
             dc__lean_execute_as(true, true, 0, false, false, true, array, handler_count, NULL, NULL, 0, NULL, frame,
                                 result, true, &outcome);
             return outcome;
@@ -506,7 +597,13 @@ DC__ALWAYS_INLINE dc_brief_result dc__execute_record_brief_inline(struct dc_tabl
         dc__read_leave(reader, &reader->frames[depth - 1], depth);
     }
 #endif
-    return dc__execute_record_brief(table, record, NULL, 0, context, result);
+    return dc__execute_record(table, record, NULL, 0, context, result);
 }
 
-#endif /* DISPATCH_CORE_INLINE_H */
+#endif /* !__cplusplus */
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DISPATCH_CORE_BINDING_H */
