@@ -242,6 +242,15 @@ demo:
 	@$(MAKE) --no-print-directory deps
 	$(SWIFT) run EventKitDemo
 
+# The Swift suite again with the C core's calls in Swift's own convention
+# turned off (DC_NO_SWIFT_CALLS, for the library and the binding alike), so the
+# binding's fallback, closures boxed behind @convention(c) trampolines, stays
+# tested. A build folder of its own, so neither build undoes the other.
+.PHONY: test-swift-fallback
+test-swift-fallback:
+	@$(MAKE) --no-print-directory deps
+	$(SWIFT) test --scratch-path .build/swift-fallback -Xcc -DDC_NO_SWIFT_CALLS
+
 # Tests link against the shared library, so a public function that is not
 # exported fails to link here rather than in a user's program.
 $(BUILD)/tests/%: Tests/CDispatchCoreTests/%.c $(wildcard Tests/CDispatchCoreTests/*.h) \

@@ -394,9 +394,12 @@ DC__BINDING_API dc__brief_result dc__finish_generally(dc_execute_frame *frame, c
  * Swift calls a closure. One taking no parameters has no other; one taking
  * parameters reads them from the values. Only clang has the convention, and
  * the Swift toolchain supports it on these two; elsewhere registering one is
- * DC_ERR_UNSUPPORTED and no handler is one.
+ * DC_ERR_UNSUPPORTED and no handler is one. Defining DC_NO_SWIFT_CALLS (for
+ * the library and the binding alike, `swift test -Xcc -DDC_NO_SWIFT_CALLS`)
+ * turns the convention off where it exists, so the binding's fallback,
+ * @convention(c) trampolines, is tested too (`make test-swift-fallback`).
  */
-#if defined(__clang__) && (defined(__x86_64__) || defined(__aarch64__))
+#if defined(__clang__) && (defined(__x86_64__) || defined(__aarch64__)) && !defined(DC_NO_SWIFT_CALLS)
 #define DC__SWIFT_CALLS 1
 typedef void (*dc__swift_function_0)(void *context __attribute__((swift_context))) __attribute__((swiftcall));
 typedef void (*dc__swift_function_1)(const dc_value *arguments, void *context __attribute__((swift_context)))
@@ -412,6 +415,12 @@ DC__ALWAYS_INLINE void dc__call_swift(const dc__handler *handler, const dc_value
 }
 #else
 #define DC__SWIFT_CALLS 0
+#endif
+/* 1 when DC_NO_SWIFT_CALLS turned the convention off (for the binding's tests). */
+#if defined(DC_NO_SWIFT_CALLS)
+#define DC__SWIFT_CALLS_TURNED_OFF 1
+#else
+#define DC__SWIFT_CALLS_TURNED_OFF 0
 #endif
 
 /* ---- the lean execute (execute.c's execute_lean()) ------------------------------ */

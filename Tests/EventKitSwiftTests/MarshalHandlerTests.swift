@@ -28,6 +28,17 @@ private final class Tally: Sendable {
     func addOne() { add(1) }
 }
 
+/// Whether this build has the C core call closures in Swift's own convention:
+/// on x86-64 and AArch64 (SwiftPM builds the core with clang), unless the
+/// build turned it off to test the fallback (`make test-swift-fallback`).
+private var swiftCallsExpected: Bool {
+    #if arch(x86_64) || arch(arm64)
+        return DC__SWIFT_CALLS_TURNED_OFF == 0
+    #else
+        return false
+    #endif
+}
+
 @Suite("MarshalHandler")
 struct MarshalHandlerTests {
     @Test("Closures are called by the C core itself, with their context as the table's reference")
@@ -36,14 +47,60 @@ struct MarshalHandlerTests {
         let withContext = MarshalHandler { captured.calls.add(1, ordering: .relaxed) }
         let withoutContext = MarshalHandler { contextFreeCalls.add(1, ordering: .relaxed) }
         let reading = MarshalHandler(reading: { _ in captured.calls.add(1, ordering: .relaxed) })
-        #expect(MarshalHandler.swiftCalls)
+        #expect(MarshalHandler.swiftCalls == swiftCallsExpected)
         for handler in [withContext, withoutContext, reading] {
-            #expect(handler.flags == UInt32(DC__HANDLER_SWIFT_CALL))
+            // Otherwise a box and its @convention(c) trampoline.
+            #expect(handler.flags == (swiftCallsExpected ? UInt32(DC__HANDLER_SWIFT_CALL) : 0))
         }
         #expect(withContext.data != nil)
-        #expect(withoutContext.data == nil)
+        #expect((withoutContext.data == nil) == swiftCallsExpected)
         // Each reference the tables would have taken goes back.
         for handler in [withContext, withoutContext, reading] { handler.discard() }
+    }
+
+    @Test("The C core registers Swift-convention handlers exactly when the binding makes them")
+    func coreAndBindingAgreeOnSwiftCalls() throws {
+        // The library and the binding are built with the same setting: a
+        // core built without the convention refuses the flag.
+        let table = CommandTable(name: "agreement")
+        let signature = try Signature("v")
+        var options = dc_handler_options(
+            flags: UInt32(DC__HANDLER_SWIFT_CALL), queue: nil, destroy: nil, destroy_data: nil)
+        let function: dc_marshal = { _, _, _, _ in }
+        let status = dc_table_add_marshal(table.unsafeCTable, "e", signature.cSignature, function, nil, &options, nil)
+        #expect(status == (swiftCallsExpected ? DC_OK : DC_ERR_UNSUPPORTED))
+    }
+
+    @Test("The toolchain lays closures out and calls them as the C core does: values and captures arrive exact")
+    func closureLayoutAndConventionAreTheCores() throws {
+        // A closure capturing an object and a word, called by C with two
+        // arguments: a context register or a closure layout other than the
+        // one MarshalHandler reads would lose or swap them (or crash).
+        let table = CommandTable(name: "convention")
+        let captured = Captured()
+        let first: Int64 = 0x1122_3344_5566_7788
+        let scale: Int64 = 3
+        let seen = Mutex<[Int64]>([])
+        let handler = MarshalHandler(reading: { arguments in
+            let a = ScalarArgument.argument(arguments, 0, as: Int64.self)
+            let b = ScalarArgument.argument(arguments, 1, as: Int64.self)
+            seen.withLock { $0 += [a, b, a &* scale] }
+            captured.calls.add(1, ordering: .relaxed)
+        })
+        let signature = try Signature("vqq")
+        var id: dc_handler_id = 0
+        var options = dc_handler_options(flags: handler.flags, queue: nil, destroy: nil, destroy_data: nil)
+        let status = dc_table_add_marshal(
+            table.unsafeCTable, "pair", signature.cSignature, handler.function, handler.data, &options, &id)
+        #expect(status == DC_OK)
+        if status != DC_OK { handler.discard() }
+        var values = [dc_int64(-7), dc_int64(first)]
+        var result = dc_result()
+        #expect(dc_table_execute(table.unsafeCTable, "pair", &values, 2, &result) == DC_OK)
+        #expect(result.handled == 1)
+        #expect(seen.withLock { $0 } == [-7, first, -21])
+        #expect(captured.calls.load(ordering: .relaxed) == 1)
+        #expect(dc_table_remove(table.unsafeCTable, id) == DC_OK)
     }
 
     @Test("A closure's context, holding what it captured, lives exactly as long as its handler")
