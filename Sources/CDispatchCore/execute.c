@@ -728,6 +728,20 @@ DC__BINDING_API dc_status dc__table_execute(dc_table *table, const char *event, 
         .status;
 }
 
+/* A brief execute. One with no arguments (the Swift layer's `() -> Void`
+ * events) is compiled apart, knowing that no argument is read: no NULL test,
+ * no argument count to look up (9% of a Swift execute by name). Only where
+ * Swift calls exist (clang); gcc warns that it cannot prove the NULL unread. */
+ALWAYS_INLINE static inline dc__brief_result execute_briefly(dc_table *table, dc_event_id event_id,
+                                                             const char *event_name, const event_record *known,
+                                                             const dc_value *arguments, size_t count, void *context,
+                                                             dc_result *result) {
+#if SWIFT_CALLS
+    if (count == 0) return execute_lean(table, event_id, event_name, known, NULL, 0, NULL, context, result, true);
+#endif
+    return execute_lean(table, event_id, event_name, known, arguments, count, NULL, context, result, true);
+}
+
 DC__BINDING_API dc__brief_result dc__table_execute_brief(dc_table *table, const char *event, dc_event_id event_id,
                                                          const dc_value *arguments, size_t count, void *context,
                                                          dc_result *result) {
@@ -738,14 +752,15 @@ DC__BINDING_API dc__brief_result dc__table_execute_brief(dc_table *table, const 
         return (dc__brief_result){
             dc__fail(DC_ERR_NULL_ARGUMENT, "dc__table_execute_brief: the event must not be NULL when its id is 0"),
             false, 0};
-    return execute_lean(table, event != NULL ? 0 : event_id, event, NULL, arguments, count, NULL, context, result,
-                        true);
+    /* Each way compiled apart, as the public executes by name and by id are. */
+    if (event != NULL) return execute_briefly(table, 0, event, NULL, arguments, count, context, result);
+    return execute_briefly(table, event_id, NULL, NULL, arguments, count, context, result);
 }
 
 DC__BINDING_API dc__brief_result dc__execute_record(dc_table *table, const event_record *record,
                                                     const dc_value *arguments, size_t count, void *context,
                                                     dc_result *result) {
-    return execute_lean(table, record->id, NULL, record, arguments, count, NULL, context, result, true);
+    return execute_briefly(table, record->id, NULL, record, arguments, count, context, result);
 }
 
 DC__BINDING_API void *dc__table_execute_context(const dc_table *table) {
