@@ -727,6 +727,24 @@ model:
 
 # ---- install ------------------------------------------------------------------
 
+# Once the files are in place, programs must be able to load $(SONAME). glibc's
+# loader looks in LD_LIBRARY_PATH, a program's rpath, its cache (/etc/ld.so.cache)
+# and its built-in directories; a directory listed in /etc/ld.so.conf, as
+# /usr/local/lib is on Debian, is seen only through the cache, which `ldconfig`
+# rebuilds. The rule: LIBDIR is a loader directory when `ldconfig -v -N` (which
+# lists the directories the cache is built from, and writes nothing) names it,
+# both sides compared with symlinks resolved (on a merged-/usr system /lib is
+# /usr/lib). Asking ldconfig rather than keeping a list follows the machine's own
+# configuration, multiarch directories included. For a loader directory, install
+# runs ldconfig as root and otherwise prints the `sudo ldconfig` to run; for any
+# other LIBDIR it prints how a program finds the library there. A DESTDIR install
+# stages files for a package, so it leaves the cache alone: the files are not
+# where they will be loaded from.
+LDCONFIG      ?= ldconfig
+LOADER_DIRS    = PATH="$$PATH:/usr/sbin:/sbin" $(LDCONFIG) -v -N 2>/dev/null \
+                 | sed -n 's|^\(/[^:]*\):.*|\1|p' | while read -r dir; do readlink -f "$$dir"; done
+IS_LOADER_DIR  = $(LOADER_DIRS) | grep -qxF "$$(readlink -f '$(LIBDIR)')"
+
 install: all
 	$(INSTALL) -d $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR)
 	$(INSTALL) -m 644 $(HEADER) $(DESTDIR)$(INCLUDEDIR)/
@@ -735,7 +753,22 @@ install: all
 	ln -sf $(notdir $(SHARED_REAL)) $(DESTDIR)$(LIBDIR)/$(SONAME)
 	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/lib$(LIBRARY).so
 	$(INSTALL) -m 644 $(PC_FILE) $(DESTDIR)$(PKGCONFIGDIR)/
+	@if [ -n '$(DESTDIR)' ]; then \
+	    echo "make install: staged under $(DESTDIR); run ldconfig on the system that loads $(LIBDIR)/$(SONAME)"; \
+	elif $(IS_LOADER_DIR); then \
+	    if [ "$$(id -u)" = 0 ]; then \
+	        echo "$(LDCONFIG)"; PATH="$$PATH:/usr/sbin:/sbin" $(LDCONFIG) || exit 1; \
+	    else \
+	        echo "make install: run 'sudo ldconfig' so that programs find $(SONAME) in $(LIBDIR)"; \
+	    fi; \
+	else \
+	    echo "make install: the loader does not search $(LIBDIR); a program finds $(SONAME) there"; \
+	    echo "    when run with LD_LIBRARY_PATH=$(LIBDIR),"; \
+	    echo "    when linked with -Wl,-rpath,$(LIBDIR),"; \
+	    echo "    or once $(LIBDIR) is listed in a file under /etc/ld.so.conf.d/ and 'sudo ldconfig' has run"; \
+	fi
 
+# As root, a loader directory's cache is rebuilt so that it names no removed file.
 uninstall:
 	rm -f $(DESTDIR)$(INCLUDEDIR)/dispatch_core.h \
 	      $(DESTDIR)$(LIBDIR)/lib$(LIBRARY).a \
@@ -743,6 +776,9 @@ uninstall:
 	      $(DESTDIR)$(LIBDIR)/$(SONAME) \
 	      $(DESTDIR)$(LIBDIR)/$(notdir $(SHARED_REAL)) \
 	      $(DESTDIR)$(PKGCONFIGDIR)/$(LIBRARY).pc
+	@if [ -z '$(DESTDIR)' ] && [ "$$(id -u)" = 0 ] && $(IS_LOADER_DIR); then \
+	    echo "$(LDCONFIG)"; PATH="$$PATH:/usr/sbin:/sbin" $(LDCONFIG); \
+	fi
 
 clean:
 	rm -rf build
