@@ -266,10 +266,10 @@ func relative(_ id: CaseID, _ baseline: CaseID) -> Double? {
 target("execute(String), 1 closure", "<= 25 ns", time(.executeString1)?.median, unit: " ns", atMost: 25)
 target("execute(EventKey), 1 closure", "<= 10 ns", time(.executeTyped1)?.median, unit: " ns", atMost: 10)
 target("execute(EventKey), 10 closures", "<= 50 ns", time(.executeTyped10)?.median, unit: " ns", atMost: 50)
-// Issue 4 gives these ns targets beside the baselines as measured then: the
-// dictionary at about 50 ns, an array of 10 closures at about 80 ns. The same
-// targets as ratios to this run's baselines, which the machine's speed (a
-// shared VM's swings by a third from minute to minute) does not move.
+// Issue 4 gives these ns targets beside baselines of its own: the dictionary
+// at about 50 ns, an array of 10 closures at about 80 ns. The same targets as
+// ratios to this run's baselines, which the machine's speed (a shared VM's
+// swings by a third from minute to minute) does not move.
 target("execute(String), 1 closure / dictionary", "<= 0.5x", relative(.executeString1, .dictionary1),
        unit: "x", atMost: 25.0 / 50)
 target("execute(EventKey), 1 closure / dictionary", "<= 0.2x", relative(.executeTyped1, .dictionary1),
