@@ -62,9 +62,8 @@ final class WeakTargetHandlerBox: FailableHandlerBox, @unchecked Sendable {
         let box = calledBox(data, as: WeakTargetHandlerBox.self)
         let called = box._withUnsafeGuaranteedRef { $0.callIfAlive(arguments, count, result) }
         if !called {
-            // Say that nothing was returned. The core keeps a fixed-signature
-            // marshal's result typed as its return type for now, so a skipped
-            // handler of a value-returning signature still yields a zero.
+            // Say that nothing was returned: a marshal whose result is typed
+            // void this time returns no value to the execute.
             result?.pointee.type = DC_TYPE_VOID
             // Removing the handler releases the table's reference to the box
             // (the core allows removal from inside a handler); hold our own.
@@ -354,9 +353,7 @@ extension CommandTable {
     /// otherwise, and the function's return value is the handler's.
     ///
     /// The execute that finds the target dead, and removes the handler, still
-    /// counts it in ``ExecuteResult/handled``; for now it also reports a zero
-    /// of the return type as its return value, until the C core lets a marshal
-    /// handler return nothing.
+    /// counts it in ``ExecuteResult/handled``.
     ///
     /// - Throws: ``DispatchError/typeMismatch(_:)`` when parameter 0 is not an
     ///   object or a pointer; ``DispatchError/invalidArgument(_:)`` when

@@ -93,7 +93,7 @@ public final class Signature: @unchecked Sendable {
     /// Codes: `v B c C s S i I l L q Q f d @ # * ^ :`; `^` is followed by its
     /// pointee (`^v`, `^i`, `^^c`, `^{name=…}`, `^?`); `@?` (a block) and
     /// `@"Name"` are objects. Structs, unions, arrays and bit-fields by value
-    /// are not supported yet.
+    /// are refused.
     ///
     /// - Throws: ``DispatchError/badSignature(_:)`` for an empty encoding, an
     ///   unknown code (a NUL byte included), a dangling `^`, `void` as a parameter, an aggregate by

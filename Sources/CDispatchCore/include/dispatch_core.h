@@ -254,7 +254,7 @@ typedef struct dc_signature dc_signature;
  * offsets) are skipped, as are the qualifiers r n N o O R V in front of a type.
  * `:` is the selector slot; with no Objective-C runtime on Linux a selector is
  * passed as its name, a C string, so `:` is DC_TYPE_STRING. Structs, unions,
- * arrays and bit-fields by value are not supported yet and are rejected.
+ * arrays and bit-fields by value are refused (DC_ERR_BAD_SIGNATURE).
  *
  * Equal encodings (after skipping offsets and qualifiers) give the same shared
  * signature: the library interns signatures, prepares each one's ffi_cif and
