@@ -89,7 +89,9 @@ struct MarshalHandlerTests {
         })
         let signature = try Signature("vqq")
         var id: dc_handler_id = 0
-        var options = dc_handler_options(flags: handler.flags, queue: nil, destroy: nil, destroy_data: nil)
+        // The table takes over the reference the handler's data holds.
+        var options = dc_handler_options(
+            flags: handler.flags | UInt32(DC__HANDLER_OWNS_TARGET), queue: nil, destroy: nil, destroy_data: nil)
         let status = dc_table_add_marshal(
             table.unsafeCTable, "pair", signature.cSignature, handler.function, handler.data, &options, &id)
         #expect(status == DC_OK)
