@@ -23,12 +23,6 @@ static int untouched_marker;
 #define UNTOUCHED_SIGNATURE ((dc_signature *)(void *)&untouched_marker)
 #define UNTOUCHED_INVOCATION ((dc_invocation *)(void *)&untouched_marker)
 
-static dc_signature *create_signature(const char *encoding) {
-    dc_signature *signature = NULL;
-    assert_ok(dc_signature_create(encoding, &signature));
-    return signature;
-}
-
 /* ---- malformed encodings ------------------------------------------------------ */
 
 static void every_malformed_encoding_is_rejected_with_its_position(void **state) {

@@ -30,12 +30,6 @@ CALLEE static int64_t sum_seven(int64_t a, int64_t b, int64_t c, int64_t d, int6
     return a + b + c + d + e + f + g;
 }
 
-static dc_signature *create_signature(const char *encoding) {
-    dc_signature *signature = NULL;
-    assert_ok(dc_signature_create(encoding, &signature));
-    return signature;
-}
-
 static dc_invocation *create_invocation(const char *encoding, dc_function function) {
     dc_signature *signature = create_signature(encoding);
     dc_invocation *invocation = NULL;

@@ -38,12 +38,6 @@ static bool fd_readable(int fd) {
     return poll(&entry, 1, 0) == 1 && (entry.revents & POLLIN) != 0;
 }
 
-static dc_signature *create_signature(const char *encoding) {
-    dc_signature *signature = NULL;
-    assert_ok(dc_signature_create(encoding, &signature));
-    return signature;
-}
-
 /* ---- reference-counted test objects ------------------------------------------- */
 
 /* `references` starts at 1, the test's own; the table's retains add to it. */

@@ -180,4 +180,19 @@ static inline void dc_test_assert_values_equal(dc_value expected, dc_value actua
 /* The number of values in a dc_value initializer list. */
 #define DC_TEST_COUNT_VALUES(...) (sizeof((dc_value[]){__VA_ARGS__}) / sizeof(dc_value))
 
+/* A signature the test owns (released with dc_signature_release), asserting
+ * that it was made. */
+static inline dc_signature *create_signature(const char *encoding) {
+    dc_signature *signature = NULL;
+    assert_ok(dc_signature_create(encoding, &signature));
+    return signature;
+}
+
+/* A table without object callbacks, asserting that it was made. */
+static inline dc_table *create_table(const char *name) {
+    dc_table *table = NULL;
+    assert_ok(dc_table_create(name, NULL, &table));
+    return table;
+}
+
 #endif /* DC_TEST_SUPPORT_H */

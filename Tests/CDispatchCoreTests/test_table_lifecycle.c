@@ -123,18 +123,6 @@ static void finish_thread(pthread_t thread, atomic_bool *returned, const char *w
 
 /* ---- tables, handlers, executes on other threads ------------------------------------ */
 
-static dc_signature *create_signature(const char *encoding) {
-    dc_signature *signature = NULL;
-    assert_ok(dc_signature_create(encoding, &signature));
-    return signature;
-}
-
-static dc_table *create_table(const char *name) {
-    dc_table *table = NULL;
-    assert_ok(dc_table_create(name, NULL, &table));
-    return table;
-}
-
 static void count_notify(void *counter) { atomic_fetch_add((atomic_int *)counter, 1); }
 
 /* Adds `function` (C type `encoding`) for `event` with a destroy notify

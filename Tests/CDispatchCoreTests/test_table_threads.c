@@ -52,18 +52,6 @@ static void sleep_ms(long milliseconds) {
     nanosleep(&ts, NULL);
 }
 
-static dc_signature *create_signature(const char *encoding) {
-    dc_signature *signature = NULL;
-    assert_ok(dc_signature_create(encoding, &signature));
-    return signature;
-}
-
-static dc_table *create_table(const char *name) {
-    dc_table *table = NULL;
-    assert_ok(dc_table_create(name, NULL, &table));
-    return table;
-}
-
 /* ---- executes racing adds, removes and blocks ------------------------------------ */
 
 /* A thread executing the event; handlers it runs count into calls_seen, which
