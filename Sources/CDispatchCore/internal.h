@@ -193,6 +193,16 @@ static inline void dc__read_called(dc_thread_record *record) {
 /* The writer's side of the fence pairing with dc__light_fence(). */
 void dc__heavy_fence(void);
 
+/* Whether another thread may be inside a read-side section, so that
+ * dc__heavy_fence() must be a system call. Read after a full fence, the
+ * answer is exact for what the caller stored before it: a thread that was
+ * not counted then reads, in its sections, what the caller stored. Read
+ * anywhere else it is a guess. */
+extern _Atomic unsigned dc__records_in_use; /* records of live threads */
+static inline bool dc__others_may_read(void) {
+    return atomic_load_explicit(&dc__records_in_use, memory_order_relaxed) > (dc__current_record != NULL ? 1u : 0u);
+}
+
 /* Work a thread owes: see dc_thread_record.deferred. */
 typedef struct dc__deferred {
     struct dc__deferred *next;

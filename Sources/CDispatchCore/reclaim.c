@@ -23,7 +23,7 @@ _Thread_local dc_thread_record *dc__current_record;
 static _Atomic(dc_thread_record *) records;
 /* Records in use by live threads: a thread that has never entered a read-side
  * section has none, so it cannot be inside one. */
-static _Atomic unsigned records_in_use;
+_Atomic unsigned dc__records_in_use;
 static pthread_once_t initialize_once = PTHREAD_ONCE_INIT;
 static pthread_key_t record_key;
 
@@ -40,7 +40,7 @@ static void release_record_at_thread_exit(void *record_pointer) {
     drop_deferred_at_thread_exit(record);
     atomic_store_explicit(&record->epoch, 0, memory_order_release);
     atomic_store_explicit(&record->in_use, false, memory_order_release);
-    atomic_fetch_sub_explicit(&records_in_use, 1, memory_order_release);
+    atomic_fetch_sub_explicit(&dc__records_in_use, 1, memory_order_release);
 }
 
 static void initialize(void) {
@@ -55,21 +55,14 @@ static void initialize(void) {
 
 void dc__reclaim_initialize(void) { pthread_once(&initialize_once, initialize); }
 
-/* Whether another thread may be inside a read-side section, so that
- * dc__heavy_fence() must be a system call. Read after a full fence, the
- * answer is exact for what the caller stored before it; read anywhere else it
- * is a guess (dc__reclaim uses it only to decide when to free). */
-static bool others_may_read(void) {
-    return atomic_load_explicit(&records_in_use, memory_order_relaxed) > (dc__current_record != NULL ? 1u : 0u);
-}
 
-static bool heavy_fence_is_costly(void) { return dc__asymmetric_fences && others_may_read(); }
+static bool heavy_fence_is_costly(void) { return dc__asymmetric_fences && dc__others_may_read(); }
 
 /*
  * Readers pair their compiler-only fence with this one, which must therefore
  * interrupt every other thread that may be inside a read-side section
  * (membarrier). No other thread may be when no other thread has a record: a
- * thread takes its record, counting itself in records_in_use and then
+ * thread takes its record, counting itself in dc__records_in_use and then
  * fencing in full, before its first section. With the full
  * fence below between the caller's earlier stores and its load of the count,
  * either the count shows the newcomer or the newcomer's section reads what
@@ -112,7 +105,7 @@ dc_thread_record *dc__thread_record_attach(void) {
     }
     /* Counted, and fenced, before this thread's first read-side section: see
      * dc__heavy_fence(). Once per thread. */
-    atomic_fetch_add_explicit(&records_in_use, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&dc__records_in_use, 1, memory_order_relaxed);
     atomic_thread_fence(memory_order_seq_cst);
     record->depth = 0;
     pthread_setspecific(record_key, record);
@@ -322,7 +315,7 @@ static bool wait_for_record(dc_thread_record *record, const void *handler, bool 
 bool dc__wait_for_calls(void *handler, dc__finish_function finish, void *context) {
     /* After the caller's heavy fence: no other thread has a record, so none
      * is in a section, and one that enters now sees the handler's state. */
-    if (!others_may_read()) return true;
+    if (!dc__others_may_read()) return true;
     dc_thread_record *self = dc__current_record;
     bool may_skip = self != NULL && self->depth > 0;
     if (may_skip) atomic_store_explicit(&self->waiting, true, memory_order_seq_cst);

@@ -11,6 +11,32 @@
  * wait for is over (dc__wait_for_calls()) sees only that call. */
 static dc_handler tombstone = {.state = DC__STATE_REMOVED};
 
+#if defined(__GNUC__)
+#define PREFETCH_FOR_WRITE(address) __builtin_prefetch(address, 1)
+#else
+#define PREFETCH_FOR_WRITE(address) ((void)0)
+#endif
+
+/* Puts the tombstone in the array entries of the removed handlers that are
+ * owed one (see "removing"), their cache misses overlapping. Before an
+ * entry's position changes (publish_array()) and before a slot is retired
+ * (retire_slot()): afterwards no new snapshot reaches the handler, so it
+ * cannot reach the slot's next handler either. Caller holds the lock. */
+static void put_owed_tombstones(dc_table *table) {
+    uint32_t count = table->owed_tombstone_count;
+    if (count == 0) return;
+    dc__handler_slot *entries[OWED_TOMBSTONES];
+    for (uint32_t i = 0; i < count; i++) {
+        const dc_handler *handler = table->owed_tombstones[i];
+        handler_array *array = atomic_load_explicit(&record_by_id(table, handler->event)->handlers,
+                                                    memory_order_relaxed);
+        entries[i] = &array->items[handler->position];
+        PREFETCH_FOR_WRITE(entries[i]);
+    }
+    for (uint32_t i = 0; i < count; i++) atomic_store_explicit(entries[i], &tombstone, memory_order_release);
+    table->owed_tombstone_count = 0;
+}
+
 /* ---- releasing retired things ------------------------------------------------------------ */
 
 void dc__table_free_object(void *object, void *context) {
@@ -66,6 +92,7 @@ static void release_slot_batch(void *object, void *context) {
 /* Collects a slot to retire with the others of this lock hold
  * (retire_collected_slots()). Caller holds the lock. */
 static void retire_slot(dc_table *table, dc_handler *handler) {
+    put_owed_tombstones(table);
     slot_batch *batch = table->retiring;
     if (batch == NULL || batch->count == batch->capacity) {
         uint32_t capacity = batch != NULL ? batch->capacity * 2 : 16;
@@ -133,6 +160,7 @@ static bool mark_removed_handler(dc_handler *handler, uint32_t bit) {
 /* Publishes `array`, which holds live handlers only, and records where
  * each is. */
 static void publish_array(dc_table *table, event_record *record, handler_array *array) {
+    put_owed_tombstones(table); /* into the arrays their positions are in */
     uint32_t count = atomic_load_explicit(&array->count, memory_order_relaxed);
     for (uint32_t i = 0; i < count; i++) atomic_load_explicit(&array->items[i], memory_order_relaxed)->position = i;
     handler_array *old = atomic_load_explicit(&record->handlers, memory_order_relaxed);
@@ -282,16 +310,23 @@ static bool dedupe_spare_new(const dedupe_index *index, uint32_t adding, dedupe_
     return wanted <= ((uint64_t)1 << 31) && new_dedupe_index(spare, (uint32_t)wanted);
 }
 
+/* Removed handlers the index holds per live one before a rebuild drops
+ * them: a rebuild costs a pass over the index and puts the live ones back,
+ * an eighth of an insertion per removal; meanwhile the removed handlers'
+ * slots wait to be reused. Fewer rebuilds against more slots waiting: see
+ * Benchmarks/RESULTS.md. */
+enum { STALE_PER_LIVE = 7 };
+
 /* The index the table needs with `adding` more handlers (0 or 1): NULL
  * `slots` when the current one does; else a new one, sized so that its live
  * handlers fill a quarter, when the current one would be over half full or
- * holds three times as many removed handlers as live ones (dropping them
- * costs a pass over the index, and putting the live ones back a third of an
- * insertion per removal). False when there is no memory for it. */
+ * holds over STALE_PER_LIVE removed handlers per live one. False when there
+ * is no memory for it. */
 static inline bool dedupe_spare(const dedupe_index *index, uint32_t adding, dedupe_index *spare) {
     spare->slots = NULL;
     uint64_t used = (uint64_t)index->indexed + index->stale + adding;
-    if (used <= ((uint64_t)index->mask + 1) / 2 && (index->stale <= 64 || index->stale <= 3 * (uint64_t)index->indexed))
+    if (used <= ((uint64_t)index->mask + 1) / 2 &&
+        (index->stale <= 64 || index->stale <= STALE_PER_LIVE * (uint64_t)index->indexed))
         return true;
     return dedupe_spare_new(index, adding, spare);
 }
@@ -559,19 +594,31 @@ DC_API dc_status dc_table_add_marshal_id(dc_table *table, dc_event_id event, dc_
  * Removal happens in three steps so that no lock is held while waiting for
  * other threads or calling out:
  *   1. under the lock (unlink_handler): mark removed, drop its shape, put
- *      the tombstone in its array entry;
+ *      the tombstone in its array entry (or owe it, below);
  *   2. without it (finish_removal): drop queued deliveries, wait for calls
  *      already running elsewhere, or hand the handler's finishing over to
  *      the threads running them (dc__wait_for_calls());
  *   3. once no call runs (finish_handlers): mark it finished, then call the
  *      destroy notify and release an owned target.
  * A removed handler stays in the duplicate index until a rebuild drops the
- * removed ones together, once they are three times the live ones: a removal
- * then touches no entry of the index (with a million handlers, each would
- * be a cache miss). Its slot is retired once it is out of the index and
+ * removed ones together, once they are STALE_PER_LIVE times the live ones:
+ * a removal then touches no entry of the index (with a million handlers,
+ * each would be a cache miss). Its slot is retired once it is out of the index and
  * finished (mark_removed_handler()). Every step is O(1) amortized.
  * Handlers go in batches, so that removing many needs no memory: a batch is
  * one lock hold of step 1.
+ *
+ * The tombstone keeps executes that start after step 2 from announcing the
+ * handler, which a handed-over finishing relies on (dc__wait_for_calls():
+ * a call announced after the remover's last look is taken for one it did
+ * not wait for, and the finishing may never run). Only a thread with a
+ * read-side section can be handed anything, so with no other thread that
+ * may read, the tombstone is owed instead and put with others
+ * (put_owed_tombstones()): a removal in random order then pays one cache
+ * miss, the handler's, not two. Meanwhile an execute of the remover's own
+ * thread that reaches the handler skips it by its state, as it skips a
+ * blocked one. If another thread has begun to read by step 2, the remover
+ * puts the owed tombstones before it looks at that thread's calls.
  */
 enum { REMOVAL_BATCH = 64 };
 
@@ -583,6 +630,7 @@ typedef struct removal_batch {
      * caller may free what they use once it returns. */
     size_t others_count;
     dc_handler *others[REMOVAL_BATCH];
+    bool owes_tombstones; /* some of `handlers` were left in their arrays */
 } removal_batch;
 
 /* Step 1 for one handler. Caller holds the lock. */
@@ -592,7 +640,13 @@ static void unlink_handler(dc_table *table, dc_handler *handler, removal_batch *
     remove_shape(table, record, handler->signature, shape_flags(state));
     record->live--;
     handler_array *array = atomic_load_explicit(&record->handlers, memory_order_relaxed);
-    atomic_store_explicit(&array->items[handler->position], &tombstone, memory_order_release);
+    if (dc__others_may_read()) {
+        atomic_store_explicit(&array->items[handler->position], &tombstone, memory_order_release);
+    } else {
+        if (table->owed_tombstone_count == OWED_TOMBSTONES) put_owed_tombstones(table);
+        table->owed_tombstones[table->owed_tombstone_count++] = handler;
+        batch->owes_tombstones = true;
+    }
     /* Compacting once tombstones outnumber live handlers costs O(1) per
      * removal; failing to is harmless (the next removal tries again). */
     if (++record->tombstones > 8 && record->tombstones > record->live) {
@@ -658,6 +712,12 @@ static void finish_handed_over(void *table, void *handler) {
 static void finish_removal(dc_table *table, removal_batch *batch) {
     if (batch->count == 0 && batch->others_count == 0) return;
     dc__heavy_fence();
+    if (batch->owes_tombstones && dc__others_may_read()) {
+        pthread_mutex_lock(&table->lock);
+        put_owed_tombstones(table);
+        pthread_mutex_unlock(&table->lock);
+        dc__heavy_fence();
+    }
     /* Only their addresses: their slots may be reused meanwhile, which costs
      * a wait for another handler's calls at most. */
     for (size_t i = 0; i < batch->others_count; i++) dc__wait_for_calls(batch->others[i], NULL, NULL);
@@ -676,6 +736,7 @@ DC_API dc_status dc_table_remove(dc_table *table, dc_handler_id id) {
     if (table == NULL) return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_remove: the table must not be NULL");
     removal_batch batch;
     batch.count = batch.others_count = 0;
+    batch.owes_tombstones = false;
     pthread_mutex_lock(&table->lock);
     dc_handler *handler = find_handler(table, id);
     if (handler != NULL) {
@@ -700,6 +761,7 @@ static size_t remove_where(dc_table *table, bool (*matches)(const dc_handler *, 
     for (uint32_t slot = 0;;) {
         removal_batch batch;
         batch.count = batch.others_count = 0;
+        batch.owes_tombstones = false;
         pthread_mutex_lock(&table->lock);
         for (; slot < table->slot_count && batch.count < REMOVAL_BATCH && batch.others_count < REMOVAL_BATCH;
              slot++) {
@@ -773,6 +835,7 @@ DC_API dc_status dc_table_remove_all(dc_table *table, size_t *removed) {
 void dc__table_remove_handler(dc_table *table, dc_handler *handler) {
     removal_batch batch;
     batch.count = batch.others_count = 0;
+    batch.owes_tombstones = false;
     pthread_mutex_lock(&table->lock);
     if (!(atomic_load_explicit(&handler->state, memory_order_relaxed) & DC__STATE_REMOVED)) {
         unlink_handler(table, handler, &batch);

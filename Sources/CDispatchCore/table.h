@@ -65,6 +65,8 @@ typedef struct name_index {
     _Atomic(event_record *) slots[];
 } name_index;
 
+enum { OWED_TOMBSTONES = 32 };
+
 struct dc_table {
     _Atomic(event_list *) events;
     _Atomic(name_index *) names;
@@ -79,14 +81,18 @@ struct dc_table {
     dedupe_index dedupe;
     dc_retired_list retired;
     struct slot_batch *retiring; /* slots to retire at the end of this lock hold (reclaim()) */
+    /* Removed handlers whose array entries still point to them (registration.c,
+     * "removing"): the entries get the tombstone together. */
+    uint32_t owed_tombstone_count;
+    dc_handler *owed_tombstones[OWED_TOMBSTONES];
     _Atomic bool destroy_called;
     dc__deferred destroy_work; /* the free owed once a destroy called inside a section is outside */
 };
 
 /*
  * What is read without the lock, and what makes it safe. Everything else
- * (chunks and slots, the dedupe index, free list, retired list, counts such
- * as live and tombstones, a handler's `next` and `position`, its writer-side
+ * (chunks and slots, the dedupe index, free list, retired list, owed
+ * tombstones, counts such as live and tombstones, a handler's `next` and `position`, its writer-side
  * state bits) is read and written under the lock only.
  *
  * Inside a read-side section (executes, drains, dc__event_record_of()):

@@ -526,6 +526,41 @@ static void duplicates_are_found_among_many_targets_after_removals(void **state)
     }
 }
 
+/* Removing most of an event's handlers one by one compacts its array and
+ * rebuilds the duplicate index, and the handlers added next reuse the
+ * removed ones' slots, the last removed first. However many were removed
+ * (and so whichever of the array's entries were written at once, and which
+ * later, together), an execute reaches each handler once. */
+static void slots_of_removed_handlers_are_reused_unseen_through_their_old_entries(void **state) {
+    (void)state;
+    enum { HANDLERS = 300, ADDED = 20 };
+    static int tags[HANDLERS + ADDED];
+    static dc_handler_id ids[HANDLERS];
+    dc_signature *v_ptr = sig("v^v");
+    for (int i = 0; i < HANDLERS + ADDED; i++) tags[i] = i;
+    uint32_t reused = 0;
+    for (int removed = HANDLERS / 2; removed < HANDLERS; removed++) {
+        dc_table *churned = create_table("churned");
+        for (int i = 0; i < HANDLERS; i++)
+            assert_ok(dc_table_add(churned, "old", v_ptr, DC_FUNCTION(record_target), &tags[i], NULL, &ids[i]));
+        for (int i = 0; i < removed; i++) assert_ok(dc_table_remove(churned, ids[i]));
+        for (int i = HANDLERS; i < HANDLERS + ADDED; i++) {
+            dc_handler_id id = 0;
+            assert_ok(dc_table_add(churned, "old", v_ptr, DC_FUNCTION(record_target), &tags[i], NULL, &id));
+            if ((uint32_t)id < (uint32_t)removed) reused++;
+        }
+        reset_call_log();
+        dc_result result;
+        assert_ok(dc_table_execute(churned, "old", NULL, 0, &result));
+        if (result.handled != (size_t)(HANDLERS - removed + ADDED) || call_log_count != result.handled)
+            fail_msg("%d removed: %zu handled, %zu calls, expected %d", removed, result.handled, call_log_count,
+                     HANDLERS - removed + ADDED);
+        for (int i = 0; i < HANDLERS - removed + ADDED; i++) assert_int_equal(call_log[i], removed + i);
+        dc_table_destroy(churned);
+    }
+    assert_true(reused > 0); /* else the test shows nothing */
+}
+
 static void allow_duplicate_registers_the_same_handler_again_unseen_by_the_index(void **state) {
     (void)state;
     const dc_handler_options again = handler_options(DC__HANDLER_ALLOW_DUPLICATE, NULL);
@@ -1857,6 +1892,7 @@ int main(void) {
         table_test(duplicate_registration_keeps_the_original_signature),
         table_test(same_function_on_another_target_or_event_is_a_new_handler),
         table_test(duplicates_are_found_among_many_targets_after_removals),
+        table_test(slots_of_removed_handlers_are_reused_unseen_through_their_old_entries),
         table_test(allow_duplicate_registers_the_same_handler_again_unseen_by_the_index),
         table_test(index_stays_right_with_many_handlers_outside_it),
         table_test(a_bool_filled_by_hand_arrives_as_0_or_1),
