@@ -201,7 +201,7 @@ public final class Invocation {
     /// Nothing is called unless every argument fits its parameter.
     ///
     /// `function` is a `@convention(c)` function or a raw pointer to one, as
-    /// for ``init(function:signature:)``. String arguments are
+    /// for ``init(function:signature:)-(Function,_)``. String arguments are
     /// copied for the duration of the call and object arguments stay alive
     /// until it returns. Safe to call from several threads at once.
     ///
