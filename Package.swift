@@ -1,5 +1,14 @@
 // swift-tools-version:6.0
+import Foundation
 import PackageDescription
+
+// swift-docc-plugin builds the documentation (`make docs`). It is named only
+// when EVENTKIT_DOCS is set, so a package that depends on EventKitSwift never
+// resolves or builds it.
+let documentationDependencies: [Package.Dependency] =
+    ProcessInfo.processInfo.environment["EVENTKIT_DOCS"] == nil
+    ? []
+    : [.package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0")]
 
 let package = Package(
     name: "EventKitSwift",
@@ -9,7 +18,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
-    ],
+    ] + documentationDependencies,
     targets: [
         // libffi, found through pkg-config; Debian's package is libffi-dev.
         .systemLibrary(
