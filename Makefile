@@ -575,6 +575,9 @@ $(FUZZ_BUILD)/fuzz_%: $(FUZZ_DIR)/fuzz_%.c $(FUZZ_DIR)/fuzz_support.h $(HEADER) 
 	$(SANITIZER_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer,address,undefined -I$(SOURCE_DIR)/include -I$(BINDING_DIR) \
 	    $< $(FUZZ_OBJECTS) -o $@ $(FFI_LIBS) $(SANITIZER_LDFLAGS) -pthread
 
+# The table's model, shared with stress_table.
+$(FUZZ_BUILD)/fuzz_table: $(FUZZ_DIR)/table_model.h
+
 $(FUZZ_BUILD) $(FUZZ_BUILD)/obj:
 	@mkdir -p $@
 
@@ -637,6 +640,7 @@ STRESS_MAKE_address   = SANITIZE=address,undefined CFLAGS=-g LDFLAGS="$(SANITIZE
 STRESS_MAKE_thread    = SANITIZE=thread CFLAGS="-g -DDC_NO_MEMBARRIER" \
                         LDFLAGS="$(SANITIZER_LDFLAGS) $(TSAN_LDFLAGS)"
 STRESS_SOURCES    := $(FUZZ_DIR)/stress_table.c $(FUZZ_DIR)/stress_support.h $(FUZZ_DIR)/fuzz_support.h \
+                     $(FUZZ_DIR)/table_model.h \
                      Tests/CDispatchCoreTests/value_equality.h $(BINDING_HEADER)
 
 .PHONY: stress stress-build

@@ -40,15 +40,18 @@
 
 /* A failing call must say so in a message of its own. `primed` is a message
  * left behind on purpose before the call (fuzz_prime_message). */
-#define FUZZ_CHECK_FAILURE(status, primed, what)                                         \
+#define FUZZ_CHECK_FAILURE(status, primed, what) FUZZ_CHECK_FAILURE_WITH(FUZZ_CHECK, status, primed, what)
+
+/* The same, reported by `check`: a program's own FUZZ_CHECK (stress_table's
+ * STRESS_CHECK, through table_model.h). */
+#define FUZZ_CHECK_FAILURE_WITH(check, status, primed, what)                             \
     do {                                                                                 \
         const char *fuzz_message = dc_last_error_message();                              \
-        FUZZ_CHECK(fuzz_message != NULL && fuzz_message[0] != '\0',                      \
-                   "%s failed with %s and left no message", (what),                      \
-                   dc_status_name(status));                                              \
-        FUZZ_CHECK(strcmp(fuzz_message, (primed)) != 0,                                 \
-                   "%s failed with %s but did not set its own message", (what),          \
-                   dc_status_name(status));                                              \
+        check(fuzz_message != NULL && fuzz_message[0] != '\0',                           \
+              "%s failed with %s and left no message", (what), dc_status_name(status));  \
+        check(strcmp(fuzz_message, (primed)) != 0,                                       \
+              "%s failed with %s but did not set its own message", (what),               \
+              dc_status_name(status));                                                   \
     } while (0)
 
 /* Leaves a known message behind and returns it, so that a failure checked

@@ -35,13 +35,17 @@
  */
 #include "fuzz_support.h"
 
+/* A broken promise the shared model finds ends the run as any other: libFuzzer
+ * keeps the input. */
+#define MODEL_CHECK FUZZ_CHECK
+#include "table_model.h"
+
 /* The Swift layer's record-based executes, checked against the same model. */
 #include "dispatch_core_binding.h"
 
 enum {
     EVENT_COUNT = 4,        /* names handlers are registered for */
     NAME_COUNT = 5,         /* ... and one that never has a handler */
-    SIGNATURE_COUNT = 10,
     FUNCTION_COUNT = 2 * SIGNATURE_COUNT,
     MARSHAL_FIRST = FUNCTION_COUNT, /* marshals are functions 20 and 21 */
     SWIFT_NONE = MARSHAL_FIRST + 2,   /* 22 and 23: DC__HANDLER_SWIFT_CALL marshals, */
@@ -50,9 +54,7 @@ enum {
     MAX_REGISTRATIONS = 48,
     MAX_ARGUMENTS = 9,
     MAX_FRAMES = 8,
-    MAX_NESTING = 4, /* handlers execute or drain only while fewer frames are open */
-    MAX_RETURNS = 64,
-    RESULTS_CAPACITY = 4
+    MAX_NESTING = 4 /* handlers execute or drain only while fewer frames are open */
 };
 
 static const char *const event_names[NAME_COUNT] = {"tap", "toggle", "select", "compute", "never-registered"};
@@ -87,26 +89,20 @@ typedef struct pool_object {
 typedef enum frame_kind { FRAME_EXECUTE, FRAME_DRAIN } frame_kind;
 
 /* One execute or drain in progress, innermost last. Fields before `snapshot`
- * are cleared when it opens. */
+ * are cleared when it opens, and `seen` starts counting its calls. */
 typedef struct frame {
     frame_kind kind;
     int event; /* -1: no such event */
     const dc_value *arguments;
     size_t count;
     bool strict;
-    dc_accumulator accumulator;
     void *context;
     unsigned snapshot_count;
     int last_position;
-    size_t calls;
-    size_t return_count;
-    bool stop_called;
-    bool stop_by_true;
     registration *snapshot[MAX_REGISTRATIONS];
-    dc_value returns[MAX_RETURNS];
+    model_calls seen;
 } frame;
 
-static dc_signature *signatures[SIGNATURE_COUNT];
 static dc_table *table;
 static bool table_gone;
 static dc_queue *owned_queue;   /* owned by this thread: its handlers run at once */
@@ -228,19 +224,6 @@ static dc_value make_value(unsigned type) {
 
 static dc_value handler_called(unsigned function, const dc_value *values, size_t count);
 static void marshal_called(unsigned function, void *data, const dc_value *values, size_t count, dc_value *result);
-
-static const char *const encodings[SIGNATURE_COUNT] = {
-    "v",          /* 0 */
-    "v@",         /* 1 */
-    "vq",         /* 2 */
-    "q@qd",       /* 3 */
-    "B^vBcsiS",   /* 4 */
-    "d*fC",       /* 5 */
-    "Q@qqqqqqq",  /* 6: eight integer parameters, libffi */
-    "f@IQd",      /* 7 */
-    "*@*",        /* 8 */
-    "vdfdfdfdfd", /* 9: nine floating-point parameters, libffi */
-};
 
 #define DEFINE_S0(name, index) \
     static void name(void) { handler_called(index, NULL, 0); }
@@ -514,45 +497,6 @@ static registration *identify(frame *f, unsigned function, void *data, const dc_
     return NULL;
 }
 
-/* What parameter `p` of `r` must receive in execute `f`. */
-static dc_value expected_parameter(const registration *r, const frame *f, size_t p) {
-    dc_type type;
-    FUZZ_CHECK(dc_signature_parameter_type(signatures[r->signature], p, &type) == DC_OK, "no parameter %zu", p);
-    size_t first = is_bound(r) ? 1 : 0;
-    if (p == 0 && first) {
-        dc_value target = fuzz_zero(type);
-        if (type == DC_TYPE_STRING)
-            target.string = r->target;
-        else
-            target.pointer = r->target;
-        return target;
-    }
-    size_t argument = p - first;
-    dc_value value = fuzz_zero(type);
-    if (argument < f->count)
-        FUZZ_CHECK(dc_value_convert(&f->arguments[argument], type, &value) == DC_OK,
-                   "argument %zu reached a handler it does not fit", argument);
-    return value;
-}
-
-static void check_parameters(const registration *r, const frame *f, const dc_value *values, size_t count) {
-    if (is_variadic(r)) {
-        FUZZ_CHECK(count == f->count, "a variadic marshal got %zu values of %zu arguments", count, f->count);
-        for (size_t i = 0; i < count; i++)
-            FUZZ_CHECK(dc_test_values_equal(values[i], f->arguments[i]), "variadic value %zu is not as given", i);
-        return;
-    }
-    size_t parameters = dc_signature_parameter_count(signatures[r->signature]);
-    FUZZ_CHECK(count == parameters, "handler got %zu values for %zu parameters", count, parameters);
-    for (size_t p = 0; p < count; p++) {
-        dc_value expected = expected_parameter(r, f, p);
-        char want[64], got[64];
-        FUZZ_CHECK(dc_test_values_equal(values[p], expected), "handler %llu (\"%s\") parameter %zu: expected %s, got %s",
-                   (unsigned long long)r->id, encodings[r->signature], p, fuzz_describe(expected, want, sizeof want),
-                   fuzz_describe(values[p], got, sizeof got));
-    }
-}
-
 static void act(registration *self);
 
 /* The start of every call, whatever its signature: find its registration and
@@ -561,7 +505,7 @@ static registration *begin_call(unsigned function, void *data, const dc_value *v
                                 dc_type arrived) {
     FUZZ_CHECK(frame_count > 0, "a handler ran outside any execute or drain");
     frame *f = &frames[frame_count - 1];
-    FUZZ_CHECK(!f->stop_called && !f->stop_by_true, "a handler ran after its execute was stopped");
+    FUZZ_CHECK(!f->seen.stop_called && !f->seen.stop_by_true, "a handler ran after its execute was stopped");
     registration *r = identify(f, function, data, values, count, arrived);
     TRACE("call of function %u (data %p) in %s: registration %d", function, data,
           f->kind == FRAME_EXECUTE ? "execute" : "drain", r != NULL ? (int)(r - registrations) : -1);
@@ -574,12 +518,13 @@ static registration *begin_call(unsigned function, void *data, const dc_value *v
     if (!table_gone)
         FUZZ_CHECK(dc__table_execute_context(table) == f->context, "execute context %p, expected %p",
                    dc__table_execute_context(table), f->context);
-    if (f->kind == FRAME_EXECUTE)
-        check_parameters(r, f, values, count);
-    else if (!is_variadic(r))
+    if (f->kind == FRAME_EXECUTE) {
+        model_handler h = {r->signature, is_bound(r) ? r->target : NULL, "", (unsigned long long)r->id};
+        model_check_parameters(&h, f->arguments, f->count, values, count);
+    } else if (!is_variadic(r))
         FUZZ_CHECK(count == dc_signature_parameter_count(signatures[r->signature]), "a delivery has %zu values",
                    count);
-    f->calls++;
+    f->seen.calls++;
     r->deliveries += f->kind == FRAME_DRAIN;
     if (r->flags & DC_HANDLER_ONCE) r->spent = true;
     return r;
@@ -589,12 +534,7 @@ static registration *begin_call(unsigned function, void *data, const dc_value *v
  * says while the call is running. */
 static void finish_call(registration *r, dc_value returned) {
     frame *f = &frames[frame_count - 1];
-    if (f->kind == FRAME_EXECUTE && returned.type != DC_TYPE_VOID) {
-        if (f->return_count < MAX_RETURNS) f->returns[f->return_count] = returned;
-        f->return_count++;
-        if (f->accumulator == DC_ACCUMULATE_TRUE_HANDLED && returned.type == DC_TYPE_BOOL && returned.b)
-            f->stop_by_true = true;
-    }
+    if (f->kind == FRAME_EXECUTE) model_note_return(&f->seen, returned);
     r->in_call++;
     act(r);
     r->in_call--;
@@ -663,11 +603,6 @@ static void swift_called(unsigned function, void *data, const dc_value *values) 
 static registration *choose_registration(void) {
     if (registration_count == 0) return NULL;
     return &registrations[fuzz_byte(input) % registration_count];
-}
-
-static void expect_failure(dc_status status, dc_status expected, const char *primed, const char *what) {
-    FUZZ_CHECK(status == expected, "%s gave %s, expected %s", what, dc_status_name(status), dc_status_name(expected));
-    if (status != DC_OK && status != DC_EXISTS) FUZZ_CHECK_FAILURE(status, primed, what);
 }
 
 static bool signature_takes_target(int signature) {
@@ -771,7 +706,7 @@ static void do_add(bool marshal) {
     TRACE("add%s registration %u: event %s, signature %d, function %u, target %p, flags 0x%x, queue %d, %s -> %s",
           marshal ? " marshal" : "", registration_count, event_names[r->event], r->signature, r->function, r->target,
           options.flags, (int)r->queue, by_id ? "by id" : "by name", dc_status_name(status));
-    expect_failure(status, expected, primed, marshal ? "dc_table_add_marshal" : "dc_table_add");
+    model_expect_status(status, expected, primed, marshal ? "dc_table_add_marshal" : "dc_table_add");
     FUZZ_CHECK(r->destroy_calls == 0, "a destroy notify ran during its own add");
     if (status == DC_EXISTS)
         FUZZ_CHECK(id == duplicate->id, "DC_EXISTS gave id %llu, the existing handler is %llu",
@@ -803,7 +738,7 @@ static void do_remove(void) {
     dc_status status = dc_table_remove(table, id);
     TRACE("remove %llu (registration %d) -> %s", (unsigned long long)id, r != NULL ? (int)(r - registrations) : -1,
           dc_status_name(status));
-    expect_failure(status, r != NULL ? DC_OK : DC_ERR_NOT_FOUND, primed, "dc_table_remove");
+    model_expect_status(status, r != NULL ? DC_OK : DC_ERR_NOT_FOUND, primed, "dc_table_remove");
     if (r != NULL) mark_removed(r, "dc_table_remove");
 }
 
@@ -818,7 +753,7 @@ static void do_block(bool unblock) {
     dc_status status = unblock ? dc_table_unblock(table, id) : dc_table_block(table, id);
     TRACE("%s %llu (registration %d) -> %s", unblock ? "unblock" : "block", (unsigned long long)id,
           r != NULL ? (int)(r - registrations) : -1, dc_status_name(status));
-    expect_failure(status, expected, primed, unblock ? "dc_table_unblock" : "dc_table_block");
+    model_expect_status(status, expected, primed, unblock ? "dc_table_unblock" : "dc_table_block");
     if (status == DC_OK) r->blocks += unblock ? -1u : 1u;
 }
 
@@ -838,10 +773,10 @@ static void do_remove_many(void) {
         expected_count = live_count_where(with_target, target);
         status = dc_table_remove_target(table, target, &removed);
         if (target == NULL) {
-            expect_failure(status, DC_ERR_NULL_ARGUMENT, primed, "dc_table_remove_target(NULL)");
+            model_expect_status(status, DC_ERR_NULL_ARGUMENT, primed, "dc_table_remove_target(NULL)");
             return;
         }
-        expect_failure(status, DC_OK, primed, "dc_table_remove_target");
+        model_expect_status(status, DC_OK, primed, "dc_table_remove_target");
         remove_where_in_model(with_target, target, "dc_table_remove_target");
         break;
     }
@@ -850,7 +785,7 @@ static void do_remove_many(void) {
         refresh_all();
         expected_count = live_count_where(on_event, &event);
         status = dc_table_remove_event(table, event_names[event], &removed);
-        expect_failure(status, DC_OK, primed, "dc_table_remove_event");
+        model_expect_status(status, DC_OK, primed, "dc_table_remove_event");
         remove_where_in_model(on_event, &event, "dc_table_remove_event");
         break;
     }
@@ -866,10 +801,10 @@ static void do_remove_many(void) {
         expected_count = bogus ? 0 : live_count_where(on_event, &event);
         status = dc_table_remove_event_id(table, id, &removed);
         if (bogus) {
-            expect_failure(status, DC_ERR_NOT_FOUND, primed, "dc_table_remove_event_id(bogus)");
+            model_expect_status(status, DC_ERR_NOT_FOUND, primed, "dc_table_remove_event_id(bogus)");
             return;
         }
-        expect_failure(status, DC_OK, primed, "dc_table_remove_event_id");
+        model_expect_status(status, DC_OK, primed, "dc_table_remove_event_id");
         remove_where_in_model(on_event, &event, "dc_table_remove_event_id");
         break;
     }
@@ -878,7 +813,7 @@ static void do_remove_many(void) {
         refresh_all();
         expected_count = live_count_where(any, NULL);
         status = dc_table_remove_all(table, &removed);
-        expect_failure(status, DC_OK, primed, "dc_table_remove_all");
+        model_expect_status(status, DC_OK, primed, "dc_table_remove_all");
         remove_where_in_model(any, NULL, "dc_table_remove_all");
         break;
     }
@@ -921,69 +856,23 @@ static void take_snapshot(frame *f) {
     f->last_position = -1;
 }
 
-static void check_result(const frame *f, const dc_result *result, const dc_value *results, size_t capacity) {
-    FUZZ_CHECK(result->handled == f->calls, "result.handled %zu, %zu handlers ran", result->handled, f->calls);
-    FUZZ_CHECK(result->return_count == f->return_count, "result.return_count %zu, %zu returned values",
-               result->return_count, f->return_count);
-    FUZZ_CHECK(result->stopped == f->stop_called, "result.stopped %d, stop called %d", result->stopped,
-               f->stop_called);
-    FUZZ_CHECK(result->dropped == 0, "%zu deliveries dropped with every queue alive", result->dropped);
-    FUZZ_CHECK(result->has_return_value == (f->return_count > 0), "has_return_value %d with %zu values",
-               result->has_return_value, f->return_count);
-    if (f->return_count == 0 || f->return_count > MAX_RETURNS) {
-        if (f->return_count == 0)
-            FUZZ_CHECK(result->return_value.type == DC_TYPE_VOID, "a return value without a handler returning one");
-        return;
-    }
-    dc_value expected;
-    switch (f->accumulator) {
-    case DC_ACCUMULATE_FIRST: expected = f->returns[0]; break;
-    case DC_ACCUMULATE_ALL:
-        expected = f->returns[0];
-        for (size_t i = 0; i < capacity && i < f->return_count; i++)
-            FUZZ_CHECK(dc_test_values_equal(results[i], f->returns[i]), "results[%zu] is not the %zu-th value returned",
-                       i, i);
-        break;
-    default: expected = f->returns[f->return_count - 1]; break;
-    }
-    char want[64], got[64];
-    FUZZ_CHECK(dc_test_values_equal(result->return_value, expected), "accumulator %d: return value %s, expected %s",
-               (int)f->accumulator, fuzz_describe(result->return_value, got, sizeof got),
-               fuzz_describe(expected, want, sizeof want));
-}
-
 static void do_execute(void) {
     if (table_gone || frame_count == MAX_FRAMES) return;
     unsigned event = fuzz_below(input, NAME_COUNT);
     uint8_t how = fuzz_byte(input);
-    bool by_id = how & 1, with_options = how & 2, no_result = (how & 0x0C) == 0x0C;
-    /* A brief execute: the default options with a context, and the short report. */
-    bool brief = !with_options && (how & 0x10);
     size_t count = fuzz_below(input, MAX_ARGUMENTS + 1);
     dc_value arguments[MAX_ARGUMENTS];
     for (size_t i = 0; i < count; i++) arguments[i] = make_value(fuzz_below(input, DC_TYPE_COUNT + 1));
-    bool null_arguments = count > 0 && (how & 0xF0) == 0xF0;
-
-    dc_value results[RESULTS_CAPACITY];
-    dc_execute_options options = {DC_ACCUMULATE_FIRST, 0, NULL, 0};
-    void *context = NULL; /* for the handlers, through dc__table_execute_context() */
-    bool bad_options = false;
-    if (with_options) {
+    model_execute e;
+    model_execute_begin(&e, how, arguments, count, &frames[frame_count]);
+    if (e.with_options) {
         uint8_t accumulator = fuzz_byte(input), flags = fuzz_byte(input);
-        options.accumulator = (dc_accumulator)(accumulator % 4);
-        if (accumulator >= 0xF8) options.accumulator = (dc_accumulator)(4 + accumulator % 3), bad_options = true;
-        options.flags = flags & (DC_EXECUTE_REQUIRE_HANDLER | DC_EXECUTE_STRICT);
-        if ((flags & 0xC0) == 0xC0) options.flags |= 1u << 7, bad_options = true;
-        options.results_capacity = (flags >> 2) % (RESULTS_CAPACITY + 1);
-        options.results = results;
-        if (options.accumulator == DC_ACCUMULATE_ALL && options.results_capacity > 0 && (flags & 0x30) == 0x30)
-            options.results = NULL, bad_options = true;
-        context = (how & 0x10) ? (void *)&frames[frame_count] : NULL;
+        model_execute_options(&e, accumulator, flags);
     }
 
     dc_event_id id = 0;
     int resolved = (int)event;
-    if (by_id) {
+    if (e.by_id) {
         if ((how & 0x30) == 0x20) {
             id = (dc_event_id)fuzz_bytes(input, 1); /* maybe issued, maybe not */
             const char *name = NULL;
@@ -993,12 +882,7 @@ static void do_execute(void) {
             FUZZ_CHECK(dc_table_intern(table, event_names[event], &id) == DC_OK, "intern failed");
         }
     }
-
-    dc_status expected = DC_OK;
-    if (by_id && id == 0) expected = DC_ERR_NOT_FOUND;
-    else if (bad_options) expected = DC_ERR_INVALID_ARGUMENT;
-    else if (null_arguments) expected = DC_ERR_NULL_ARGUMENT;
-    else if (by_id && resolved < 0) expected = DC_ERR_NOT_FOUND;
+    dc_status expected = model_execute_refusal(&e, id, resolved < 0);
 
     refresh_all();
     frame *f = &frames[frame_count];
@@ -1007,92 +891,31 @@ static void do_execute(void) {
     f->event = resolved;
     f->arguments = arguments;
     f->count = count;
-    f->strict = (options.flags & DC_EXECUTE_STRICT) != 0;
-    f->accumulator = options.accumulator;
-    if (brief) context = (void *)&frames[frame_count];
-    f->context = with_options || brief ? context : NULL;
+    f->strict = (e.options.flags & DC_EXECUTE_STRICT) != 0;
+    f->context = e.context;
+    model_calls_open(&f->seen, e.options.accumulator);
     take_snapshot(f);
     bool type_error = false, arity_error = false;
     if (expected == DC_OK) predict_fit(f, &type_error, &arity_error);
 
-    dc_result result;
-    memset(&result, 0x5a, sizeof result);
-    dc_result *result_pointer = no_result ? NULL : &result;
-    /* NULL is what a caller without arguments passes, and is allowed then. */
-    const dc_value *passed = null_arguments || (count == 0 && (how & 0x40)) ? NULL : arguments;
-    const char *primed = fuzz_prime_message();
-    TRACE("execute%s %s%s with %zu arguments, accumulator %d, flags 0x%x%s", brief ? " briefly" : "",
-          by_id ? "id of " : "",
-          resolved >= 0 ? event_names[resolved] : "?", count, (int)options.accumulator, options.flags,
+    TRACE("execute%s %s%s with %zu arguments, accumulator %d, flags 0x%x%s", e.brief ? " briefly" : "",
+          e.by_id ? "id of " : "",
+          resolved >= 0 ? event_names[resolved] : "?", count, (int)e.options.accumulator, e.options.flags,
           expected != DC_OK ? " (expected to be refused)" : type_error || arity_error ? " (expected not to fit)" : "");
     frame_count++;
-    dc_status status;
-    dc__brief_result report = {DC_ERR_STATE, true, 4242};
-    if (brief && by_id && (how & 0x20)) {
-        /* The Swift layer's way: the event's record, and without arguments
-         * the inline execute compiled into the caller. */
-        const dc__event_record *record = dc__event_record_of(table, id);
-        FUZZ_CHECK(record != NULL, "no record for the interned id %u", id);
-        report = count == 0 ? dc__execute_record_inline(table, record, context, result_pointer)
-                            : dc__execute_record(table, record, passed, count, context,
-                                                       result_pointer);
-        status = report.status;
-    } else if (brief) {
-        report = by_id ? dc__table_execute_brief(table, NULL, id, passed, count, context, result_pointer)
-                       : dc__table_execute_brief(table, event_names[event], 0, passed, count, context,
-                                                result_pointer);
-        status = report.status;
-    } else if (by_id)
-        status = with_options && context != NULL ? dc__table_execute(table, NULL, id, passed, count, &options, context, result_pointer)
-                : with_options ? dc_table_execute_id_with(table, id, passed, count, &options, result_pointer)
-                              : dc_table_execute_id(table, id, passed, count, result_pointer);
-    else
-        status = with_options && context != NULL
-                     ? dc__table_execute(table, event_names[event], 0, passed, count, &options, context, result_pointer)
-                     : with_options ? dc_table_execute_with(table, event_names[event], passed, count, &options, result_pointer)
-                              : dc_table_execute(table, event_names[event], passed, count, result_pointer);
+    model_execute_run(&e, table, event_names[event], id);
     frame_count--;
-    TRACE("execute -> %s, %zu calls", dc_status_name(status), f->calls);
+    TRACE("execute -> %s, %zu calls", dc_status_name(e.status), f->seen.calls);
 
-    if (expected != DC_OK) {
-        expect_failure(status, expected, primed, "dc_table_execute");
-    } else if (type_error || arity_error) {
-        FUZZ_CHECK((status == DC_ERR_TYPE && type_error) || (status == DC_ERR_ARITY && arity_error),
-                   "execute gave %s; the model expects%s%s", dc_status_name(status), type_error ? " a type error" : "",
-                   arity_error ? " an arity error" : "");
-        FUZZ_CHECK_FAILURE(status, primed, "dc_table_execute");
-    } else if (status == DC_ERR_NO_HANDLER) {
-        FUZZ_CHECK(options.flags & DC_EXECUTE_REQUIRE_HANDLER, "DC_ERR_NO_HANDLER without requiring a handler");
-        FUZZ_CHECK_FAILURE(status, primed, "dc_table_execute");
+    if (type_error || arity_error) {
+        FUZZ_CHECK((e.status == DC_ERR_TYPE && type_error) || (e.status == DC_ERR_ARITY && arity_error),
+                   "execute gave %s; the model expects%s%s", dc_status_name(e.status),
+                   type_error ? " a type error" : "", arity_error ? " an arity error" : "");
+        model_check_message(e.status, e.primed, "dc_table_execute");
     } else {
-        FUZZ_CHECK(status == DC_OK, "execute gave %s, the model expects DC_OK", dc_status_name(status));
+        model_check_execute_status(&e, expected);
     }
-    if (status != DC_OK) {
-        FUZZ_CHECK(f->calls == 0, "a failed execute (%s) ran %zu handlers", dc_status_name(status), f->calls);
-        FUZZ_CHECK(result.handled == 0x5a5a5a5a5a5a5a5aull, "a failed execute wrote its result");
-        if (brief) FUZZ_CHECK(report.handled == 0 && !report.detailed, "a failed brief execute reported more");
-        return;
-    }
-    if (brief) {
-        FUZZ_CHECK(report.handled == f->calls, "brief report: %zu handled, %zu handlers ran", report.handled,
-                   f->calls);
-        if (!report.detailed) {
-            /* Nothing more to say: the model agrees with a result of the count alone. */
-            dc_result alone = {.handled = report.handled, .return_value = dc_void()};
-            check_result(f, &alone, NULL, 0);
-            return;
-        }
-        if (result_pointer == NULL) return;
-        FUZZ_CHECK(result.handled == report.handled, "brief: result.handled %zu, reported %zu", result.handled,
-                   report.handled);
-        FUZZ_CHECK(result.queued + result.dropped + result.return_count > 0 || result.stopped ||
-                       result.has_return_value,
-                   "a detailed brief report with nothing more in its result");
-    }
-    if (result_pointer == NULL) return;
-    if (options.flags & DC_EXECUTE_REQUIRE_HANDLER)
-        FUZZ_CHECK(result.handled + result.queued > 0, "required a handler, none ran or was queued");
-    check_result(f, &result, options.results, options.results_capacity);
+    model_check_execute(&e, &f->seen, true);
 }
 
 static void do_drain(void) {
@@ -1102,15 +925,17 @@ static void do_drain(void) {
     f->kind = FRAME_DRAIN;
     f->event = -1;
     f->context = NULL;
+    model_calls_open(&f->seen, DC_ACCUMULATE_FIRST);
     size_t delivered = 424242;
     bool want_count = fuzz_byte(input) & 1;
     TRACE("drain, %zu pending", dc_queue_pending(posting_queue));
     frame_count++;
     dc_status status = dc_queue_drain(posting_queue, want_count ? &delivered : NULL);
     frame_count--;
-    TRACE("drain -> %s, %zu calls", dc_status_name(status), f->calls);
+    TRACE("drain -> %s, %zu calls", dc_status_name(status), f->seen.calls);
     FUZZ_CHECK(status == DC_OK, "dc_queue_drain gave %s", dc_status_name(status));
-    if (want_count) FUZZ_CHECK(delivered == f->calls, "drain delivered %zu, %zu handlers ran", delivered, f->calls);
+    if (want_count)
+        FUZZ_CHECK(delivered == f->seen.calls, "drain delivered %zu, %zu handlers ran", delivered, f->seen.calls);
 }
 
 static void do_intern(void) {
@@ -1153,7 +978,7 @@ static void act(registration *self) {
     case 12: {
         TRACE("stop emission");
         FUZZ_CHECK(dc_table_stop_emission(table) == DC_OK, "stop_emission in a handler failed");
-        frames[frame_count - 1].stop_called = frames[frame_count - 1].kind == FRAME_EXECUTE;
+        frames[frame_count - 1].seen.stop_called = frames[frame_count - 1].kind == FRAME_EXECUTE;
         break;
     }
     case 13: do_remove_many(); break;
@@ -1175,8 +1000,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
     (void)argc, (void)argv;
     tracing = getenv("FUZZ_TRACE") != NULL;
-    for (unsigned i = 0; i < SIGNATURE_COUNT; i++)
-        FUZZ_CHECK(dc_signature_create(encodings[i], &signatures[i]) == DC_OK, "signature \"%s\"", encodings[i]);
+    model_create_signatures();
     FUZZ_CHECK(dc_signature_call_path(signatures[6]) == DC_CALL_PATH_FFI &&
                    dc_signature_call_path(signatures[9]) == DC_CALL_PATH_FFI,
                "the libffi signatures take the stub path");
@@ -1214,7 +1038,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         case 10: do_intern(); break;
         default: {
             const char *primed = fuzz_prime_message();
-            expect_failure(dc_table_stop_emission(table), DC_ERR_STATE, primed, "dc_table_stop_emission outside");
+            model_expect_status(dc_table_stop_emission(table), DC_ERR_STATE, primed,
+                                "dc_table_stop_emission outside");
             break;
         }
         }

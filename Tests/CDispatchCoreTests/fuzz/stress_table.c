@@ -88,6 +88,11 @@
 #include "fuzz_support.h"
 #include "stress_support.h"
 
+/* A broken promise the shared model finds is reported as any other: with the
+ * seed, the round and what every thread was doing. */
+#define MODEL_CHECK STRESS_CHECK
+#include "table_model.h"
+
 /* The Swift layer's record-based executes, stressed beside the rest. */
 #include "dispatch_core_binding.h"
 
@@ -97,14 +102,11 @@ enum {
     NEVER_EVENT = 4, /* never has a handler */
     CROWD_EVENT = 5, /* crowds of marshals */
     NAME_COUNT = 6,
-    SIGNATURE_COUNT = 10,
     CROWD_SIGNATURE = 2,
     MAX_RECORDS = 6144, /* registrations per round */
     MAX_FRAMES = 8,
     MAX_NESTING = 4, /* handlers execute or drain only while fewer frames are open */
     MAX_ARGUMENTS = 9,
-    MAX_RETURNS = 64,
-    RESULTS_CAPACITY = 4,
     POOL_SIZE = 4,
     ANON_FAMILIES = 4,
     ANON_COPIES = 16,
@@ -119,19 +121,6 @@ enum {
 };
 
 static const char *const event_names[NAME_COUNT] = {"tap", "toggle", "select", "compute", "never-registered", "crowd"};
-
-static const char *const encodings[SIGNATURE_COUNT] = {
-    "v",          /* 0 */
-    "v@",         /* 1 */
-    "vq",         /* 2 */
-    "q@qd",       /* 3 */
-    "B^vBcsiS",   /* 4 */
-    "d*fC",       /* 5 */
-    "Q@qqqqqqq",  /* 6: eight integer parameters, libffi */
-    "f@IQd",      /* 7 */
-    "*@*",        /* 8 */
-    "vdfdfdfdfd", /* 9: nine floating-point parameters, libffi */
-};
 
 /* The signature most handlers of an event have, so some events have one shape
  * (the lean execute) and executes often fit; "compute" takes any. */
@@ -251,7 +240,8 @@ static char *const texts[3] = {text_a, text_b, text_c};
 typedef enum frame_kind { FRAME_EXECUTE, FRAME_DRAIN } frame_kind;
 
 /* An execute or drain of this thread in progress, innermost last. Fields
- * before `returns` are cleared when it opens. */
+ * before `seen` are cleared when it opens, and `seen` starts counting its
+ * calls. */
 typedef struct frame {
     frame_kind kind;
     unsigned slot;
@@ -259,14 +249,9 @@ typedef struct frame {
     const dc_value *arguments;
     size_t count;
     bool strict;
-    dc_accumulator accumulator;
     void *context;
     uint64_t opened_at;
-    size_t calls;
-    size_t return_count;
-    bool stop_called;
-    bool stop_by_true;
-    dc_value returns[MAX_RETURNS];
+    model_calls seen;
 } frame;
 
 typedef struct stats {
@@ -303,7 +288,6 @@ static double run_seconds = 10;
 static uint64_t started_ns;
 static _Atomic bool stopping;
 static pthread_barrier_t round_barrier;
-static dc_signature *signatures[SIGNATURE_COUNT];
 
 /* ---- notes: what a thread is doing, for failure reports ------------------------------- */
 
@@ -375,24 +359,11 @@ static void stress_describe(uint64_t packed, char *buffer, size_t size) {
 
 /* ---- small helpers ---------------------------------------------------------------------- */
 
-static void check_message(dc_status status, const char *primed, const char *what) {
-    const char *message = dc_last_error_message();
-    STRESS_CHECK(message != NULL && message[0] != '\0', "%s failed with %s and left no message", what,
-                 dc_status_name(status));
-    STRESS_CHECK(strcmp(message, primed) != 0, "%s failed with %s but did not set its own message", what,
-                 dc_status_name(status));
-}
-
-static void expect_status(dc_status status, dc_status expected, const char *primed, const char *what) {
-    STRESS_CHECK(status == expected, "%s gave %s, expected %s", what, dc_status_name(status), dc_status_name(expected));
-    if (status != DC_OK && status != DC_EXISTS) check_message(status, primed, what);
-}
-
 /* One of two statuses, both possible with threads. */
 static void expect_either(dc_status status, dc_status one, dc_status other, const char *primed, const char *what) {
     STRESS_CHECK(status == one || status == other, "%s gave %s, expected %s or %s", what, dc_status_name(status),
                  dc_status_name(one), dc_status_name(other));
-    if (status != DC_OK && status != DC_EXISTS) check_message(status, primed, what);
+    if (status != DC_OK && status != DC_EXISTS) model_check_message(status, primed, what);
 }
 
 static bool table_open(unsigned slot) { return atomic_load(&slots[slot].state) == TABLE_OPEN; }
@@ -639,46 +610,6 @@ static dc_value make_value(unsigned type) {
 
 /* ---- what a handler checks when it starts ------------------------------------------------ */
 
-static dc_value expected_parameter(const record *r, const frame *f, size_t p) {
-    dc_type type = DC_TYPE_VOID;
-    dc_signature_parameter_type(signatures[r->signature], p, &type);
-    size_t first = r->kind == KIND_BOUND ? 1 : 0;
-    if (p == 0 && first) {
-        dc_value target = fuzz_zero(type);
-        if (type == DC_TYPE_STRING)
-            target.string = (char *)(uintptr_t)r;
-        else
-            target.pointer = (void *)(uintptr_t)r;
-        return target;
-    }
-    size_t argument = p - first;
-    dc_value value = fuzz_zero(type);
-    if (argument < f->count)
-        STRESS_CHECK(dc_value_convert(&f->arguments[argument], type, &value) == DC_OK,
-                     "argument %zu reached handler r%u, which it does not fit", argument, r->index);
-    return value;
-}
-
-static void check_parameters(const record *r, const frame *f, const dc_value *values, size_t count) {
-    if (r->signature < 0) {
-        STRESS_CHECK(count == f->count, "variadic marshal r%u got %zu values of %zu arguments", r->index, count,
-                     f->count);
-        for (size_t i = 0; i < count; i++)
-            STRESS_CHECK(dc_test_values_equal(values[i], f->arguments[i]), "variadic marshal r%u: value %zu is not as given",
-                         r->index, i);
-        return;
-    }
-    size_t parameters = parameter_count(r);
-    STRESS_CHECK(count == parameters, "handler r%u got %zu values for %zu parameters", r->index, count, parameters);
-    for (size_t p = 0; p < count; p++) {
-        dc_value expected = expected_parameter(r, f, p);
-        char want[64], got[64];
-        STRESS_CHECK(dc_test_values_equal(values[p], expected), "handler r%u (\"%s\") parameter %zu: expected %s, got %s",
-                     r->index, encodings[r->signature], p, fuzz_describe(expected, want, sizeof want),
-                     fuzz_describe(values[p], got, sizeof got));
-    }
-}
-
 /* The start of every call: count it on its table first (destroyers look), note
  * it, and check that it may run. Returns the frame it runs in. */
 static frame *begin_call(record *r, const dc_value *values, size_t count) {
@@ -697,8 +628,9 @@ static frame *begin_call(record *r, const dc_value *values, size_t count) {
         STRESS_CHECK(f->slot == r->slot && f->event == (int)r->event,
                      "handler r%u (table %u, \"%s\") ran in an execute of \"%s\" on table %u", r->index, r->slot,
                      event_names[r->event], f->event >= 0 ? event_names[f->event] : "?", f->slot);
-        STRESS_CHECK(!f->stop_called && !f->stop_by_true, "handler r%u ran after its execute was stopped (%s)",
-                     r->index, f->stop_called ? "dc_table_stop_emission" : "a handler returned true");
+        STRESS_CHECK(!f->seen.stop_called && !f->seen.stop_by_true,
+                     "handler r%u ran after its execute was stopped (%s)", r->index,
+                     f->seen.stop_called ? "dc_table_stop_emission" : "a handler returned true");
         STRESS_CHECK(!(r->adder == me->index && r->added_at > f->opened_at),
                      "handler r%u, added on this thread after the execute began, ran in that execute", r->index);
         STRESS_CHECK(ambiguous || r->queue_owner < 0 || r->queue_owner == (int)me->index,
@@ -729,9 +661,12 @@ static frame *begin_call(record *r, const dc_value *values, size_t count) {
                      r->index);
         unsigned runs = atomic_fetch_add(&r->runs, 1);
         STRESS_CHECK(!(r->flags & DC_HANDLER_ONCE) || runs == 0, "once-handler r%u ran a second time", r->index);
-        if (f->kind == FRAME_EXECUTE) check_parameters(r, f, values, count);
+        if (f->kind == FRAME_EXECUTE) {
+            model_handler h = {r->signature, r->kind == KIND_BOUND ? r : NULL, "r", r->index};
+            model_check_parameters(&h, f->arguments, f->count, values, count);
+        }
     }
-    f->calls++;
+    f->seen.calls++;
     if (f->kind == FRAME_EXECUTE)
         me->stats.calls++;
     else
@@ -744,12 +679,7 @@ static void act(record *r);
 /* The end: note what the execute accumulates, do what the program says while
  * the call runs, then leave. */
 static void finish_call(record *r, frame *f, dc_value returned, bool acts) {
-    if (f->kind == FRAME_EXECUTE && returned.type != DC_TYPE_VOID) {
-        if (f->return_count < MAX_RETURNS) f->returns[f->return_count] = returned;
-        f->return_count++;
-        if (f->accumulator == DC_ACCUMULATE_TRUE_HANDLED && returned.type == DC_TYPE_BOOL && returned.b)
-            f->stop_by_true = true;
-    }
+    if (f->kind == FRAME_EXECUTE) model_note_return(&f->seen, returned);
     if (acts) act(r);
     stress_pop();
     atomic_fetch_sub(&me->in_handler[r->slot], 1);
@@ -1118,9 +1048,9 @@ static void do_add(unsigned slot) {
         publish(r);
     } else {
         if (expected == DC_OK && status == DC_ERR_STATE && !table_open(slot))
-            check_message(status, primed, "an add while the table is destroyed"); /* may refuse then */
+            model_check_message(status, primed, "an add while the table is destroyed"); /* may refuse then */
         else
-            expect_status(status, expected, primed, "dc_table_add");
+            model_expect_status(status, expected, primed, "dc_table_add");
         STRESS_CHECK(atomic_load(&r->destroy_calls) == 0 && atomic_load(&r->target_releases) == 0,
                      "a refused add (%s) ran r%u's destroy notify or released its target", dc_status_name(status),
                      r->index);
@@ -1176,13 +1106,14 @@ static void do_add_duplicate(unsigned slot) {
     atomic_store(&d->add_status, status);
     if (original->flags & DC__HANDLER_ALLOW_DUPLICATE) {
         /* Not in the duplicate index: never found. */
-        if (!(status == DC_ERR_STATE && !table_open(slot))) expect_status(status, DC_OK, primed, "a duplicate add");
+        if (!(status == DC_ERR_STATE && !table_open(slot)))
+            model_expect_status(status, DC_OK, primed, "a duplicate add");
     } else if (status == DC_EXISTS) {
         STRESS_CHECK(id == original_id, "a duplicate of r%u gave DC_EXISTS with id %llu, r%u is %llu",
                      original->index, (unsigned long long)id, original->index, (unsigned long long)original_id);
         STRESS_CHECK(atomic_load(&d->destroy_calls) == 0, "DC_EXISTS kept the duplicate's destroy notify");
     } else if (!(status == DC_ERR_STATE && !table_open(slot))) {
-        expect_status(status, DC_OK, primed, "a duplicate add");
+        model_expect_status(status, DC_OK, primed, "a duplicate add");
     }
     me->stats.duplicates++;
     if (status == DC_OK) {
@@ -1225,9 +1156,9 @@ static void do_add_crowd(unsigned slot) {
             atomic_fetch_add(&c->crowd_adds, 1);
             me->stats.crowd_handlers++;
         } else if (status == DC_ERR_STATE && !table_open(slot)) {
-            check_message(status, primed, "a crowd add while the table is destroyed");
+            model_check_message(status, primed, "a crowd add while the table is destroyed");
         } else {
-            expect_status(status, DC_OK, primed, "a crowd add");
+            model_expect_status(status, DC_OK, primed, "a crowd add");
         }
         if (!table_open(slot)) break;
     }
@@ -1249,8 +1180,8 @@ static void do_remove(unsigned slot, record *self) {
     if (!bogus) atomic_fetch_sub(&r->removals_in_flight, 1);
     me->stats.removes++;
     if (bogus || known_removed) {
-        expect_status(status, DC_ERR_NOT_FOUND, primed, bogus ? "dc_table_remove of an id never issued"
-                                                              : "dc_table_remove of a handler removed before");
+        model_expect_status(status, DC_ERR_NOT_FOUND, primed, bogus ? "dc_table_remove of an id never issued"
+                                                                    : "dc_table_remove of a handler removed before");
     } else {
         expect_either(status, DC_OK, DC_ERR_NOT_FOUND, primed, "dc_table_remove");
         if (status == DC_OK) {
@@ -1277,8 +1208,8 @@ static void do_block(unsigned slot, record *self) {
     dc_status status = dc_table_block(s->table, id);
     me->stats.blocks++;
     if (bogus || known_removed) {
-        expect_status(status, DC_ERR_NOT_FOUND, primed, bogus ? "dc_table_block of an id never issued"
-                                                             : "dc_table_block of a handler removed before");
+        model_expect_status(status, DC_ERR_NOT_FOUND, primed, bogus ? "dc_table_block of an id never issued"
+                                                                   : "dc_table_block of a handler removed before");
     } else {
         expect_either(status, DC_OK, DC_ERR_NOT_FOUND, primed, "dc_table_block");
         if (status == DC_OK) {
@@ -1304,7 +1235,7 @@ static void do_unblock(unsigned slot) {
     dc_status status = dc_table_unblock(slots[slot].table, atomic_load(&r->id));
     me->stats.unblocks++;
     if (known_removed)
-        expect_status(status, DC_ERR_NOT_FOUND, primed, "dc_table_unblock of a handler removed before");
+        model_expect_status(status, DC_ERR_NOT_FOUND, primed, "dc_table_unblock of a handler removed before");
     else
         expect_either(status, DC_OK, DC_ERR_NOT_FOUND, primed, "dc_table_unblock of a handler this thread blocked");
     if (--me->held_blocks[r->index] == 0) {
@@ -1328,7 +1259,7 @@ static void do_remove_many(unsigned slot, record *self) {
         atomic_fetch_add(&r->removals_in_flight, 1);
         status = dc_table_remove_target(s->table, r, &removed);
         atomic_fetch_sub(&r->removals_in_flight, 1);
-        expect_status(status, DC_OK, primed, "dc_table_remove_target");
+        model_expect_status(status, DC_OK, primed, "dc_table_remove_target");
         uint64_t by = note(OP_REMOVE_TARGET, slot, r->event, r->index, me->index);
         if (r->kind == KIND_DUPLICATE) {
             STRESS_CHECK(removed == 0, "dc_table_remove_target(r%u) removed %zu, but no handler has it as target",
@@ -1347,11 +1278,11 @@ static void do_remove_many(unsigned slot, record *self) {
         unsigned which = below(POOL_SIZE + 1);
         stress_push(note(OP_REMOVE_TARGET, slot, NO_EVENT, NO_RECORD, 0));
         if (which == POOL_SIZE) {
-            expect_status(dc_table_remove_target(s->table, NULL, &removed), DC_ERR_NULL_ARGUMENT, primed,
-                          "dc_table_remove_target(NULL)");
+            model_expect_status(dc_table_remove_target(s->table, NULL, &removed), DC_ERR_NULL_ARGUMENT, primed,
+                                "dc_table_remove_target(NULL)");
         } else {
-            expect_status(dc_table_remove_target(s->table, &pool[which], &removed), DC_OK, primed,
-                          "dc_table_remove_target of an object");
+            model_expect_status(dc_table_remove_target(s->table, &pool[which], &removed), DC_OK, primed,
+                                "dc_table_remove_target of an object");
             STRESS_CHECK(removed == 0, "dc_table_remove_target of an object no handler has removed %zu", removed);
         }
     } else if (roll < 85) {
@@ -1359,8 +1290,8 @@ static void do_remove_many(unsigned slot, record *self) {
         bool by_id = roll >= 65, bogus = by_id && chance(20);
         stress_push(note(OP_REMOVE_EVENT, slot, event, NO_RECORD, by_id));
         if (bogus) {
-            expect_status(dc_table_remove_event_id(s->table, 70000, &removed), DC_ERR_NOT_FOUND, primed,
-                          "dc_table_remove_event_id of an id never issued");
+            model_expect_status(dc_table_remove_event_id(s->table, 70000, &removed), DC_ERR_NOT_FOUND, primed,
+                                "dc_table_remove_event_id of an id never issued");
         } else {
             begin_broad_removal(slot);
             if (by_id) {
@@ -1371,7 +1302,7 @@ static void do_remove_many(unsigned slot, record *self) {
                 status = dc_table_remove_event(s->table, event_names[event], &removed);
             }
             end_broad_removal(slot);
-            expect_status(status, DC_OK, primed, "dc_table_remove_event");
+            model_expect_status(status, DC_OK, primed, "dc_table_remove_event");
             if (event == NEVER_EVENT)
                 STRESS_CHECK(removed == 0, "removed %zu handlers of an event that never had one", removed);
             mark_removed(slot, registered, (int)event, OP_REMOVE_EVENT);
@@ -1382,43 +1313,11 @@ static void do_remove_many(unsigned slot, record *self) {
         begin_broad_removal(slot);
         status = dc_table_remove_all(s->table, &removed);
         end_broad_removal(slot);
-        expect_status(status, DC_OK, primed, "dc_table_remove_all");
+        model_expect_status(status, DC_OK, primed, "dc_table_remove_all");
         mark_removed(slot, registered, -1, OP_REMOVE_ALL);
     }
     me->stats.removes_of_many++;
     stress_pop();
-}
-
-static void check_result(const frame *f, const dc_result *result, const dc_value *results, size_t capacity) {
-    STRESS_CHECK(result->handled == f->calls, "result.handled %zu, this thread saw %zu calls in the execute",
-                 result->handled, f->calls);
-    STRESS_CHECK(result->return_count == f->return_count, "result.return_count %zu, %zu values were returned",
-                 result->return_count, f->return_count);
-    STRESS_CHECK(result->stopped == f->stop_called, "result.stopped %d, stop called %d", result->stopped,
-                 f->stop_called);
-    STRESS_CHECK(result->has_return_value == (f->return_count > 0), "has_return_value %d with %zu values",
-                 result->has_return_value, f->return_count);
-    me->stats.dropped += result->dropped;
-    if (f->return_count == 0 || f->return_count > MAX_RETURNS) {
-        if (f->return_count == 0)
-            STRESS_CHECK(result->return_value.type == DC_TYPE_VOID, "a return value without a handler returning one");
-        return;
-    }
-    dc_value expected;
-    switch (f->accumulator) {
-    case DC_ACCUMULATE_FIRST: expected = f->returns[0]; break;
-    case DC_ACCUMULATE_ALL:
-        expected = f->returns[0];
-        for (size_t i = 0; i < capacity && i < f->return_count; i++)
-            STRESS_CHECK(dc_test_values_equal(results[i], f->returns[i]), "results[%zu] is not the value returned %zu-th",
-                         i, i);
-        break;
-    default: expected = f->returns[f->return_count - 1]; break;
-    }
-    char want[64], got[64];
-    STRESS_CHECK(dc_test_values_equal(result->return_value, expected), "accumulator %d: return value %s, expected %s",
-                 (int)f->accumulator, fuzz_describe(result->return_value, got, sizeof got),
-                 fuzz_describe(expected, want, sizeof want));
 }
 
 /* Arguments the event's preferred signature takes, so the execute often fits. */
@@ -1440,8 +1339,6 @@ static void do_execute(unsigned slot) {
     table_slot *s = &slots[slot];
     unsigned event = chance(3) ? CROWD_EVENT : below(NEVER_EVENT + 1);
     uint8_t how = (uint8_t)stress_next(random_source());
-    bool by_id = how & 1, with_options = how & 2, no_result = (how & 0x0C) == 0x0C;
-    bool brief = !with_options && (how & 0x10);
     dc_value arguments[MAX_ARGUMENTS];
     size_t count;
     if (event == CROWD_EVENT || chance(55)) {
@@ -1450,144 +1347,65 @@ static void do_execute(unsigned slot) {
         count = below(MAX_ARGUMENTS + 1);
         for (size_t i = 0; i < count; i++) arguments[i] = make_value(below(DC_TYPE_COUNT + 1));
     }
-    bool null_arguments = count > 0 && (how & 0xF0) == 0xF0;
-
-    dc_value results[RESULTS_CAPACITY];
-    dc_execute_options options = {DC_ACCUMULATE_FIRST, 0, NULL, 0};
-    void *context = NULL; /* for the handlers, through dc__table_execute_context() */
-    bool bad_options = false;
-    if (with_options) {
+    frame *f = &me->frames[me->frame_count];
+    model_execute e;
+    model_execute_begin(&e, how, arguments, count, f);
+    if (e.with_options) {
         uint8_t accumulator = (uint8_t)stress_next(random_source()), flags = (uint8_t)stress_next(random_source());
-        options.accumulator = (dc_accumulator)(accumulator % 4);
-        if (accumulator >= 0xF8) options.accumulator = (dc_accumulator)(4 + accumulator % 3), bad_options = true;
-        options.flags = flags & (DC_EXECUTE_REQUIRE_HANDLER | DC_EXECUTE_STRICT);
-        if ((flags & 0xC0) == 0xC0) options.flags |= 1u << 7, bad_options = true;
-        options.results_capacity = (flags >> 2) % (RESULTS_CAPACITY + 1);
-        options.results = results;
-        if (options.accumulator == DC_ACCUMULATE_ALL && options.results_capacity > 0 && (flags & 0x30) == 0x30)
-            options.results = NULL, bad_options = true;
-        context = (how & 0x10) ? (void *)&me->frames[me->frame_count] : NULL;
+        model_execute_options(&e, accumulator, flags);
     }
 
     stress_push(note(OP_EXECUTE, slot, event, NO_RECORD, (uint32_t)count));
     dc_event_id id = 0;
     bool bogus_id = false;
-    if (by_id) {
+    if (e.by_id) {
         if ((how & 0x30) == 0x20 && chance(30))
             id = chance(50) ? 0 : BOGUS_EVENT_ID + below(50), bogus_id = true;
         else
             id = intern_checked(slot, event);
     }
-    dc_status expected = DC_OK;
-    if (by_id && id == 0) expected = DC_ERR_NOT_FOUND;
-    else if (bad_options) expected = DC_ERR_INVALID_ARGUMENT;
-    else if (null_arguments) expected = DC_ERR_NULL_ARGUMENT;
-    else if (bogus_id) expected = DC_ERR_NOT_FOUND;
+    dc_status expected = model_execute_refusal(&e, id, bogus_id);
 
-    frame *f = &me->frames[me->frame_count];
-    memset(f, 0, offsetof(frame, returns));
+    memset(f, 0, offsetof(frame, seen));
     f->kind = FRAME_EXECUTE;
     f->slot = slot;
     f->event = (int)event;
     f->arguments = arguments;
     f->count = count;
-    f->strict = (options.flags & DC_EXECUTE_STRICT) != 0;
-    f->accumulator = options.accumulator;
-    if (brief) context = (void *)f;
-    f->context = with_options || brief ? context : NULL;
+    f->strict = (e.options.flags & DC_EXECUTE_STRICT) != 0;
+    f->context = e.context;
     f->opened_at = ++me->sequence;
+    model_calls_open(&f->seen, e.options.accumulator);
 
-    dc_result result;
-    memset(&result, 0x5a, sizeof result);
-    dc_result *result_pointer = no_result ? NULL : &result;
-    const dc_value *passed = null_arguments || (count == 0 && (how & 0x40)) ? NULL : arguments;
-    const char *primed = fuzz_prime_message();
     me->frame_count++;
-    dc_status status;
-    dc__brief_result report = {DC_ERR_STATE, true, 4242};
-    if (brief && by_id && (how & 0x20)) {
-        /* The Swift layer's way: the event's record, and without arguments the
-         * inline execute compiled into the caller. */
-        const dc__event_record *event_record = dc__event_record_of(s->table, id);
-        STRESS_CHECK(event_record != NULL, "no record for the interned id %u", id);
-        report = count == 0 ? dc__execute_record_inline(s->table, event_record, context, result_pointer)
-                            : dc__execute_record(s->table, event_record, passed, count, context,
-                                                       result_pointer);
-        status = report.status;
-    } else if (brief) {
-        report = by_id ? dc__table_execute_brief(s->table, NULL, id, passed, count, context, result_pointer)
-                       : dc__table_execute_brief(s->table, event_names[event], 0, passed, count, context,
-                                                result_pointer);
-        status = report.status;
-    } else if (by_id) {
-        status = with_options && context != NULL ? dc__table_execute(s->table, NULL, id, passed, count, &options, context, result_pointer)
-                : with_options ? dc_table_execute_id_with(s->table, id, passed, count, &options, result_pointer)
-                              : dc_table_execute_id(s->table, id, passed, count, result_pointer);
-    } else {
-        status = with_options && context != NULL
-                     ? dc__table_execute(s->table, event_names[event], 0, passed, count, &options, context, result_pointer)
-                     : with_options ? dc_table_execute_with(s->table, event_names[event], passed, count, &options, result_pointer)
-                     : dc_table_execute(s->table, event_names[event], passed, count, result_pointer);
-    }
+    model_execute_run(&e, s->table, event_names[event], id);
     me->frame_count--;
     me->stats.executes++;
 
-    if (expected != DC_OK) {
-        expect_status(status, expected, primed, "dc_table_execute");
-    } else if (status == DC_ERR_TYPE || status == DC_ERR_ARITY) {
+    if (expected == DC_OK && (e.status == DC_ERR_TYPE || e.status == DC_ERR_ARITY)) {
         /* Some handler registered when it began did not fit: which ones were
          * there depends on other threads. */
-        STRESS_CHECK(event != NEVER_EVENT, "an execute of an event without handlers gave %s", dc_status_name(status));
-        check_message(status, primed, "dc_table_execute");
-    } else if (status == DC_ERR_NO_HANDLER) {
-        STRESS_CHECK(options.flags & DC_EXECUTE_REQUIRE_HANDLER, "DC_ERR_NO_HANDLER without requiring a handler");
-        check_message(status, primed, "dc_table_execute");
+        STRESS_CHECK(event != NEVER_EVENT, "an execute of an event without handlers gave %s",
+                     dc_status_name(e.status));
+        model_check_message(e.status, e.primed, "dc_table_execute");
     } else {
-        STRESS_CHECK(status == DC_OK, "dc_table_execute gave %s", dc_status_name(status));
+        model_check_execute_status(&e, expected);
     }
-    if (status != DC_OK) {
-        me->stats.failed_executes++;
-        STRESS_CHECK(f->calls == 0, "a failed execute (%s) ran %zu handlers", dc_status_name(status), f->calls);
-        STRESS_CHECK(result.handled == 0x5a5a5a5a5a5a5a5aull, "a failed execute (%s) wrote its result",
-                     dc_status_name(status));
-        if (brief)
-            STRESS_CHECK(report.handled == 0 && !report.detailed, "a failed brief execute reported more");
-        stress_pop();
-        return;
-    }
-    if (brief) {
-        STRESS_CHECK(report.handled == f->calls, "brief report: %zu handled, this thread saw %zu calls", report.handled,
-                     f->calls);
-        if (!report.detailed) {
-            dc_result alone = {.handled = report.handled, .return_value = dc_void()};
-            check_result(f, &alone, NULL, 0);
-            stress_pop();
-            return;
-        }
-        if (result_pointer != NULL) {
-            STRESS_CHECK(result.handled == report.handled, "brief: result.handled %zu, reported %zu", result.handled,
-                         report.handled);
-            STRESS_CHECK(result.queued + result.dropped + result.return_count > 0 || result.stopped ||
-                             result.has_return_value,
-                         "a detailed brief report with nothing more in its result");
-        }
-    }
-    if (result_pointer != NULL) {
-        if (options.flags & DC_EXECUTE_REQUIRE_HANDLER)
-            STRESS_CHECK(result.handled + result.queued > 0, "required a handler, none ran or was queued");
-        check_result(f, &result, options.results, options.results_capacity);
-    }
+    if (e.status != DC_OK) me->stats.failed_executes++;
+    const dc_result *result = model_check_execute(&e, &f->seen, false);
+    if (result != NULL) me->stats.dropped += result->dropped;
     stress_pop();
 }
 
 static void do_drain(void) {
     if (me->frame_count == MAX_FRAMES) return;
     frame *f = &me->frames[me->frame_count];
-    memset(f, 0, offsetof(frame, returns));
+    memset(f, 0, offsetof(frame, seen));
     f->kind = FRAME_DRAIN;
     f->slot = SLOT_COUNT;
     f->event = -1;
     f->opened_at = ++me->sequence;
+    model_calls_open(&f->seen, DC_ACCUMULATE_FIRST);
     size_t delivered = 424242;
     bool want_count = chance(50);
     stress_push(note(OP_DRAIN, 0, NO_EVENT, NO_RECORD, 0));
@@ -1597,8 +1415,8 @@ static void do_drain(void) {
     me->stats.drains++;
     STRESS_CHECK(status == DC_OK, "dc_queue_drain gave %s", dc_status_name(status));
     if (want_count)
-        STRESS_CHECK(delivered == f->calls, "dc_queue_drain delivered %zu, this thread saw %zu calls", delivered,
-                     f->calls);
+        STRESS_CHECK(delivered == f->seen.calls, "dc_queue_drain delivered %zu, this thread saw %zu calls", delivered,
+                     f->seen.calls);
     stress_pop();
 }
 
@@ -1614,15 +1432,15 @@ static void do_query(unsigned slot) {
     STRESS_CHECK(dc_table_event_name(s->table, id, &name) == DC_OK && strcmp(name, event_names[event]) == 0,
                  "event %u is not named \"%s\"", id, event_names[event]);
     const char *primed = fuzz_prime_message();
-    expect_status(dc_table_event_name(s->table, BOGUS_EVENT_ID, &name), DC_ERR_NOT_FOUND, primed,
-                  "dc_table_event_name of an id never issued");
+    model_expect_status(dc_table_event_name(s->table, BOGUS_EVENT_ID, &name), DC_ERR_NOT_FOUND, primed,
+                        "dc_table_event_name of an id never issued");
     size_t count = 12345;
     STRESS_CHECK(dc_table_handler_count(s->table, event_names[event], &count) == DC_OK, "dc_table_handler_count failed");
     if (event == NEVER_EVENT) STRESS_CHECK(count == 0, "an event never registered has %zu handlers", count);
     STRESS_CHECK(dc_table_handler_count_id(s->table, id, &count) == DC_OK, "dc_table_handler_count_id failed");
     primed = fuzz_prime_message();
-    expect_status(dc_table_handler_count_id(s->table, BOGUS_EVENT_ID, &count), DC_ERR_NOT_FOUND, primed,
-                  "dc_table_handler_count_id of an id never issued");
+    model_expect_status(dc_table_handler_count_id(s->table, BOGUS_EVENT_ID, &count), DC_ERR_NOT_FOUND, primed,
+                        "dc_table_handler_count_id of an id never issued");
     const char *listed[NAME_COUNT + 1];
     size_t total = 0;
     STRESS_CHECK(dc_table_events(s->table, listed, NAME_COUNT + 1, &total) == DC_OK, "dc_table_events failed");
@@ -1641,7 +1459,8 @@ static void do_query(unsigned slot) {
                  dc_table_name(s->table), s->name);
     STRESS_CHECK(dc__table_execute_context(s->table) == NULL, "an execute context outside any execute");
     primed = fuzz_prime_message();
-    expect_status(dc_table_stop_emission(s->table), DC_ERR_STATE, primed, "dc_table_stop_emission outside any execute");
+    model_expect_status(dc_table_stop_emission(s->table), DC_ERR_STATE, primed,
+                              "dc_table_stop_emission outside any execute");
     stress_pop();
 }
 
@@ -1679,7 +1498,7 @@ static void act(record *r) {
         STRESS_CHECK(status == DC_OK, "dc_table_stop_emission in handler r%u gave %s", r->index,
                      dc_status_name(status));
         frame *f = &me->frames[me->frame_count - 1];
-        if (f->kind == FRAME_EXECUTE) f->stop_called = true;
+        if (f->kind == FRAME_EXECUTE) f->seen.stop_called = true;
         stress_pop();
     } else if (roll < 870) do_remove_many(slot, r);
     else if (roll < 880) do_add_duplicate(slot);
@@ -1883,8 +1702,7 @@ int main(int argc, char **argv) {
            argv[0], (unsigned long long)stress.seed, thread_count);
     fflush(stdout);
 
-    for (unsigned i = 0; i < SIGNATURE_COUNT; i++)
-        STRESS_CHECK(dc_signature_create(encodings[i], &signatures[i]) == DC_OK, "signature \"%s\"", encodings[i]);
+    model_create_signatures();
     round_number = first_round - 1;
     started_ns = stress_now_ns();
     stress_start_watchdog();
