@@ -55,7 +55,6 @@ static void initialize(void) {
 
 void dc__reclaim_initialize(void) { pthread_once(&initialize_once, initialize); }
 
-
 static bool heavy_fence_is_costly(void) { return dc__asymmetric_fences && dc__others_may_read(); }
 
 /*

@@ -5,17 +5,13 @@
  */
 #include "table.h"
 
-/* Always removed: what an array entry points to once its handler is removed.
- * A snapshot taken after a removal never reaches the removed handler, so no
- * later execute announces it: a remover checking whether a call it did not
- * wait for is over (dc__wait_for_calls()) sees only that call. */
+/* Always removed: what an array entry points to once its handler is removed
+ * (at once, or later with others while no other thread reads: see
+ * "removing"). A snapshot taken after the entry holds it never reaches the
+ * removed handler, so no later execute announces it: a remover checking
+ * whether a call it did not wait for is over (dc__wait_for_calls()) sees
+ * only that call. */
 static dc_handler tombstone = {.state = DC__STATE_REMOVED};
-
-#if defined(__GNUC__)
-#define PREFETCH_FOR_WRITE(address) __builtin_prefetch(address, 1)
-#else
-#define PREFETCH_FOR_WRITE(address) ((void)0)
-#endif
 
 /* Puts the tombstone in the array entries of the removed handlers that are
  * owed one (see "removing"), their cache misses overlapping. Before an
@@ -603,8 +599,8 @@ DC_API dc_status dc_table_add_marshal_id(dc_table *table, dc_event_id event, dc_
  * A removed handler stays in the duplicate index until a rebuild drops the
  * removed ones together, once they are STALE_PER_LIVE times the live ones:
  * a removal then touches no entry of the index (with a million handlers,
- * each would be a cache miss). Its slot is retired once it is out of the index and
- * finished (mark_removed_handler()). Every step is O(1) amortized.
+ * each would be a cache miss). Its slot is retired once it is out of the
+ * index and finished (mark_removed_handler()). Every step is O(1) amortized.
  * Handlers go in batches, so that removing many needs no memory: a batch is
  * one lock hold of step 1.
  *

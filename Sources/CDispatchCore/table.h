@@ -133,8 +133,10 @@ struct dc_table {
 #define LIKELY(x) DC__LIKELY(x)
 #if defined(__GNUC__)
 #define PREFETCH(address) __builtin_prefetch(address)
+#define PREFETCH_FOR_WRITE(address) __builtin_prefetch(address, 1)
 #else
 #define PREFETCH(address) ((void)0)
+#define PREFETCH_FOR_WRITE(address) ((void)0)
 #endif
 #define KEEP_IN_REGISTER(pointer) DC__KEEP_IN_REGISTER(pointer)
 

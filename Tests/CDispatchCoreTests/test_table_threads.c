@@ -9,7 +9,8 @@
  * (or block) has returned is never called again: the remover raises a flag as
  * soon as dc_table_remove returns, and a call that starts, or is still running,
  * once the flag is up is a violation. Once-handlers raced by several threads run
- * exactly once; concurrent interns of the same names agree; two executes of one
+ * exactly once; removals racing a thread's first executes are never late
+ * either; concurrent interns of the same names agree; two executes of one
  * event have their handlers running at the same time, which proves no lock is
  * held while handlers run.
  *
@@ -43,6 +44,8 @@ enum {
     INTERN_NAMES = 2000,
     INTERN_ROUNDS = 4,
     MEETING_ROUNDS = 300,
+    LATE_READER_ROUNDS = 100,
+    LATE_READER_HANDLERS = 64,
     WAIT_MILLISECONDS = 2000,
     WATCHDOG_SECONDS = 60
 };
@@ -322,6 +325,65 @@ static void executes_race_adds_removes_and_blocks_with_exact_counts_and_no_late_
     }
     dc_signature_release(steady_signature);
     dc_signature_release(guarded_signature);
+}
+
+/* ---- a thread that begins reading while removals are under way ------------------ */
+
+/*
+ * While no other thread reads the table, a removal may leave its handler's
+ * array entry for later (registration.c, "removing"). Here a thread makes its
+ * first execute of the table while one thread removes the event's handlers
+ * one by one, some before it started and some while it starts: it never
+ * calls a handler whose remove has returned, no remove returns while a call
+ * of its handler runs, its results count exactly the calls it saw, and
+ * every destroy notify runs once.
+ */
+static void removals_racing_a_thread_that_begins_to_execute_are_never_late(void **state) {
+    (void)state;
+    dc_signature *signature = create_signature("v^v^v");
+    slot slots[LATE_READER_HANDLERS];
+    uint64_t executes = 0;
+    for (int round = 0; round < LATE_READER_ROUNDS; round++) {
+        dc_table *table = create_table("late reader");
+        dc_event_id event = 0;
+        assert_ok(dc_table_intern(table, "stress", &event));
+        memset(slots, 0, sizeof slots);
+        dc_handler_id ids[LATE_READER_HANDLERS];
+        for (size_t i = 0; i < LATE_READER_HANDLERS; i++) {
+            dc_handler_options options = {.destroy = count_slot_destroy, .destroy_data = &slots[i]};
+            assert_ok(dc_table_add_id(table, event, signature, DC_FUNCTION(guarded_handler), &slots[i], &options,
+                                      &ids[i]));
+            atomic_store(&slots[i].adds, 1);
+        }
+        /* A different handler to start from each round. */
+        size_t first = (size_t)round * 7 % LATE_READER_HANDLERS;
+        atomic_bool stop = false;
+        executor reader = {.table = table, .event = event, .stop = &stop};
+        for (size_t k = 0; k < LATE_READER_HANDLERS; k++) {
+            if (k == LATE_READER_HANDLERS / 4)
+                assert_int_equal(pthread_create(&reader.thread, NULL, run_executor, &reader), 0);
+            size_t i = (first + k) % LATE_READER_HANDLERS;
+            assert_ok(dc_table_remove(table, ids[i]));
+            atomic_store(&slots[i].off, true);
+            if (atomic_load(&slots[i].destroys) != 1)
+                fail_msg("round %d: handler %zu's remove returned before its destroy notify ran", round, i);
+        }
+        atomic_store(&stop, true);
+        assert_int_equal(pthread_join(reader.thread, NULL), 0);
+        if (reader.failed_executes != 0)
+            fail_msg("an execute failed with %s", dc_status_name(reader.first_failure));
+        assert_int_equal(reader.handled_mismatches, 0);
+        executes += reader.executes;
+        for (size_t i = 0; i < LATE_READER_HANDLERS; i++) {
+            if (atomic_load(&slots[i].calls_after_off) != 0 || atomic_load(&slots[i].calls_outliving_off) != 0)
+                fail_msg("round %d, handler %zu: %lu calls began after its remove returned, %lu outlived it", round,
+                         i, atomic_load(&slots[i].calls_after_off), atomic_load(&slots[i].calls_outliving_off));
+        }
+        dc_table_destroy(table);
+        for (size_t i = 0; i < LATE_READER_HANDLERS; i++) assert_int_equal(atomic_load(&slots[i].destroys), 1);
+    }
+    assert_true(executes >= (uint64_t)LATE_READER_ROUNDS * STRESS_MINIMUM_ROUNDS);
+    dc_signature_release(signature);
 }
 
 /* ---- a remove or block from another thread waits for a running call ---------- */
@@ -724,6 +786,7 @@ int main(void) {
     alarm(WATCHDOG_SECONDS); /* a hang ends the process (and fails make test-c) */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(executes_race_adds_removes_and_blocks_with_exact_counts_and_no_late_calls),
+        cmocka_unit_test(removals_racing_a_thread_that_begins_to_execute_are_never_late),
         cmocka_unit_test(remove_on_another_thread_returns_after_the_running_call),
         cmocka_unit_test(remove_target_on_another_thread_returns_after_the_running_call),
         cmocka_unit_test(block_on_another_thread_returns_after_the_running_call),
