@@ -387,11 +387,15 @@ ALWAYS_INLINE static inline void run_handlers_fencing(execution *run, dc_thread_
             if (state & DC__STATE_TARGET) images->integers[0] = (uint64_t)(uintptr_t)handler->target;
             ((dc_stub_returning_void)stub)(handler->function, images->integers, images->floats);
             handled++;
-            if (frame->stopped) break;
+            if (frame->interrupted) {
+                handled -= dc__take_declined(frame);
+                if (frame->interrupted) break;
+            }
         } else {
             bool stop = run_handler_generally(run, reader, handler, state, images);
             atomic_store_explicit(&frame->calling, NULL, memory_order_release);
-            if (stop || frame->stopped) break;
+            if (frame->interrupted) run->result.handled -= dc__take_declined(frame);
+            if (stop || frame->interrupted) break;
         }
     }
     atomic_store_explicit(&frame->calling, NULL, memory_order_release);
@@ -449,7 +453,7 @@ COLD static dc_status fail_lookup(const dc_table *table, dc_event_id event_id, c
 ALWAYS_INLINE static inline dc_status leave_execute(execution *run, dc_thread_record *reader, unsigned depth,
                                                     dc_execute_frame *frame, const char *event_name,
                                                     dc_status status, dc_result *result) {
-    run->result.stopped = frame->stopped;
+    run->result.stopped = (frame->interrupted & DC__FRAME_STOPPED) != 0;
     frame->table = NULL;
     /* The message names the table and the event: made inside the section,
      * as the table may be gone once it is left. */
@@ -495,7 +499,7 @@ NOINLINE static dc_status execute_generally(dc_table *table, dc_event_id event_i
     dc_execute_frame *frame = &reader->frames[depth - 1];
     frame->table = table;
     frame->context = context;
-    frame->stopped = false;
+    frame->interrupted = 0;
 
     /* The snapshot: handlers added from here on wait for the next execute. */
     handler_array *array = record != NULL ? atomic_load_explicit(&record->handlers, memory_order_acquire) : NULL;
@@ -571,7 +575,8 @@ NOINLINE dc__brief_result dc__finish_generally(dc_execute_frame *frame, const dc
         accumulate(&run, *returned, &stop);
         /* As the general loop does after run_handler_generally(). */
         atomic_store_explicit(&frame->calling, NULL, memory_order_release);
-        if (stop || frame->stopped) item = end;
+        run.result.handled -= dc__take_declined(frame);
+        if (stop || frame->interrupted) item = end;
     }
     call_images images;
     images.signature = NULL;
@@ -674,7 +679,7 @@ ALWAYS_INLINE static inline dc__brief_result execute_lean(dc_table *table, dc_ev
             KEEP_IN_REGISTER(frame);
             frame->table = table;
             frame->context = context;
-            frame->stopped = false;
+            frame->interrupted = 0;
             bool done = false;
             dc__brief_result outcome;
             switch (shapes->lean_call) {
@@ -770,16 +775,26 @@ DC__BINDING_API void *dc__table_execute_context(const dc_table *table) {
     return NULL;
 }
 
-DC_API dc_status dc_table_stop_emission(dc_table *table) {
-    if (table == NULL) return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_stop_emission: the table must not be NULL");
+/* Sets `flag` in the frame of the innermost execute of `table` on this thread. */
+static dc_status interrupt_execute(dc_table *table, uint8_t flag, const char *function) {
+    if (table == NULL) return dc__fail(DC_ERR_NULL_ARGUMENT, "%s: the table must not be NULL", function);
     dc_thread_record *reader = dc__current_record;
     for (unsigned depth = reader != NULL ? reader->depth : 0; depth > 0; depth--) {
         if (reader->frames[depth - 1].table == table) {
-            reader->frames[depth - 1].stopped = true;
+            reader->frames[depth - 1].interrupted |= flag;
             return DC_OK;
         }
     }
-    return dc__fail(DC_ERR_STATE, "table %s: no execute of it is running on this thread", display_name(table));
+    return dc__fail(DC_ERR_STATE, "%s: no execute of table %s is running on this thread", function,
+                    display_name(table));
+}
+
+DC_API dc_status dc_table_stop_emission(dc_table *table) {
+    return interrupt_execute(table, DC__FRAME_STOPPED, "dc_table_stop_emission");
+}
+
+DC__BINDING_API dc_status dc__table_decline_call(dc_table *table) {
+    return interrupt_execute(table, DC__FRAME_DECLINED, "dc__table_decline_call");
 }
 /* ---- queued deliveries (called by queue.c) ---------------------------------------------------------- */
 
@@ -792,7 +807,7 @@ bool dc__handler_deliver(dc_thread_record *reader, dc_table *table, dc_handler *
     dc_execute_frame *frame = &reader->frames[reader->depth - 1];
     frame->table = table; /* a delivered handler may stop, remove or destroy as in an execute */
     frame->context = NULL;
-    frame->stopped = false;
+    frame->interrupted = 0;
     dc__read_calling(reader, handler);
     uint32_t state = atomic_load_explicit(&handler->state, memory_order_acquire);
     bool deliverable = !(state & (DC__STATE_REMOVED | DC__STATE_BLOCK_MASK));

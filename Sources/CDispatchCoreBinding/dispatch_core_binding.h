@@ -111,6 +111,15 @@ DC__BINDING_API dc__brief_result dc__table_execute_brief(dc_table *table, const 
  */
 DC__BINDING_API void *dc__table_execute_context(const dc_table *table);
 
+/*
+ * Called by a handler from inside its call: the call did nothing (a binding's
+ * handler whose weak target has died), so the innermost execute of `table`
+ * running on the calling thread does not count it in `handled`. A declined
+ * call's return value is ignored only if the handler also says it returned
+ * none. DC_ERR_STATE when no execute of `table` runs on this thread.
+ */
+DC__BINDING_API dc_status dc__table_decline_call(dc_table *table);
+
 /* An event's record: what a binding keeps with a typed key, as records live
  * as long as their table (laid out below, for C). */
 typedef struct dc__event_record dc__event_record;
@@ -156,8 +165,23 @@ typedef struct dc_execute_frame {
     _Atomic(const void *) calling;
     dc_table *table; /* NULL for a queue drain */
     void *context;          /* dc_execute_options.context */
-    bool stopped;           /* dc_table_stop_emission was called for this frame */
+    uint8_t interrupted;    /* DC__FRAME_STOPPED | DC__FRAME_DECLINED, set by a handler */
 } dc_execute_frame;
+
+/* What a handler's call set in its frame, read once it has returned: one test
+ * of `interrupted` after each call covers both. */
+enum {
+    DC__FRAME_STOPPED = 1u << 0, /* dc_table_stop_emission: no handler after this one runs */
+    DC__FRAME_DECLINED = 1u << 1 /* dc__table_decline_call: this call is not counted */
+};
+
+/* Whether the call that just returned declined, clearing that: 1 or 0, to
+ * take off a count of handlers run. */
+DC__ALWAYS_INLINE size_t dc__take_declined(dc_execute_frame *frame) {
+    uint8_t interrupted = frame->interrupted;
+    frame->interrupted = interrupted & (uint8_t)~DC__FRAME_DECLINED;
+    return (interrupted & DC__FRAME_DECLINED) ? 1 : 0;
+}
 
 struct dc__deferred;
 
@@ -551,10 +575,13 @@ dc__lean_execute_as(bool marshal, bool swift, unsigned parameters, bool target, 
             default: ((dc__lean_function_3)handler->function)(first, word1, word2); break;
             }
         }
-        if (frame->stopped) {
-            *outcome = dc__leave_lean(frame, handled_at_end - (size_t)(end - item - 1), true, result, brief,
-                                      asymmetric_fences);
-            return true;
+        if (frame->interrupted) {
+            handled_at_end -= dc__take_declined(frame);
+            if (frame->interrupted) {
+                *outcome = dc__leave_lean(frame, handled_at_end - (size_t)(end - item - 1), true, result, brief,
+                                          asymmetric_fences);
+                return true;
+            }
         }
     } while (++item != end);
     *outcome = dc__leave_lean(frame, handled_at_end, false, result, brief, asymmetric_fences);
@@ -597,7 +624,7 @@ DC__ALWAYS_INLINE dc__brief_result dc__execute_record_inline(dc_table *table,
             dc_execute_frame *frame = &reader->frames[depth - 1];
             frame->table = table;
             frame->context = context;
-            frame->stopped = false;
+            frame->interrupted = 0;
             dc__brief_result outcome;
             dc__lean_execute_as(true, true, 0, false, false, true, array, handler_count, NULL, NULL, 0, NULL, frame,
                                 result, true, &outcome);

@@ -1,4 +1,5 @@
 internal import CDispatchCore
+internal import CDispatchCoreBinding
 import Synchronization
 
 // Weak target-action: handlers that call a method of a target, or a closure
@@ -62,8 +63,10 @@ final class WeakTargetHandlerBox: FailableHandlerBox, @unchecked Sendable {
         let box = calledBox(data, as: WeakTargetHandlerBox.self)
         let called = box._withUnsafeGuaranteedRef { $0.callIfAlive(arguments, count, result) }
         if !called {
-            // Say that nothing was returned: a marshal whose result is typed
-            // void this time returns no value to the execute.
+            // Say that nothing ran, so the execute does not count the
+            // handler, and that nothing was returned: a marshal whose result
+            // is typed void this time returns no value to the execute.
+            _ = dc__table_decline_call(box._withUnsafeGuaranteedRef { $0.cTable })
             result?.pointee.type = DC_TYPE_VOID
             // Removing the handler releases the table's reference to the box
             // (the core allows removal from inside a handler); hold our own.

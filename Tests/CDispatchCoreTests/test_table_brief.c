@@ -6,6 +6,7 @@
  * context reaches handlers; errors as the full execute's, with nothing run.
  * The lean way leaves the dc_result untouched when there is nothing more to
  * report (the general way may write it; the caller does not read it).
+ * A call that declines (dc__table_decline_call) is not counted, on either way.
  */
 #include "table_support.h"
 
@@ -203,6 +204,96 @@ static void a_brief_execute_inside_a_handler_has_its_own_context(void **state) {
     assert_null(dc__table_execute_context(table));
 }
 
+/* ---- declined calls ---------------------------------------------------------------------- */
+
+static void decline_marshal(void *data, const dc_value *arguments, size_t count, dc_value *result) {
+    (void)arguments, (void)count, (void)result;
+    log_call((int)(intptr_t)data);
+    assert_ok(dc__table_decline_call(table));
+}
+
+static void decline_function(void) {
+    log_call(5);
+    assert_ok(dc__table_decline_call(table));
+}
+
+static void decline_and_stop(void) {
+    log_call(8);
+    assert_ok(dc__table_decline_call(table));
+    assert_ok(dc_table_stop_emission(table));
+}
+
+static void plain_marshal(void *data, const dc_value *arguments, size_t count, dc_value *result) {
+    (void)arguments, (void)count, (void)result;
+    log_call((int)(intptr_t)data);
+}
+
+static void a_declined_call_is_not_counted_on_the_lean_way(void **state) {
+    (void)state;
+    assert_ok(dc_table_add_marshal(table, "d", sig("v"), decline_marshal, (void *)3, NULL, NULL));
+    assert_ok(dc_table_add_marshal(table, "d", sig("v"), plain_marshal, (void *)4, NULL, NULL));
+    assert_ok(dc_table_add_marshal(table, "d", sig("v"), decline_marshal, (void *)6, NULL, NULL));
+    assert_brief_both_ways("d", 1, false, true);
+    assert_int_equal(execute_ok("d", NULL, 0).handled, 1);
+    assert_call_log(3, 4, 6, 3, 4, 6, 3, 4, 6);
+}
+
+static void a_declined_call_is_not_counted_on_the_general_way(void **state) {
+    (void)state;
+    /* A value returned and a once-handler: the general loop, its fast void
+     * calls and its other calls. */
+    const dc_handler_options once = handler_options(DC_HANDLER_ONCE, NULL);
+    add_recorder("g", record_1);
+    assert_ok(dc_table_add(table, "g", sig("v"), DC_FUNCTION(decline_function), NULL, NULL, NULL));
+    assert_ok(dc_table_add(table, "g", sig("q"), DC_FUNCTION(answer), NULL, NULL, NULL));
+    assert_ok(dc_table_add_marshal(table, "g", sig("v"), decline_marshal, (void *)3, &once, NULL));
+    dc_result result = untouched_result();
+    dc__brief_result brief = dc__table_execute_brief(table, "g", 0, NULL, 0, NULL, &result);
+    assert_report(brief, 2, true);
+    assert_int_equal(result.handled, 2);
+    assert_int_equal(result.return_value.i64, 42);
+    assert_int_equal(execute_ok("g", NULL, 0).handled, 2);
+    assert_call_log(1, 5, 7, 3, 1, 5, 7);
+}
+
+static void a_lean_execute_handed_over_still_leaves_declined_calls_out(void **state) {
+    (void)state;
+    /* Marshals on the lean way until the once-handler, which hands the rest
+     * over to the general way. */
+    const dc_handler_options once = handler_options(DC_HANDLER_ONCE, NULL);
+    assert_ok(dc_table_add_marshal(table, "h", sig("v"), decline_marshal, (void *)3, NULL, NULL));
+    assert_ok(dc_table_add_marshal(table, "h", sig("v"), plain_marshal, (void *)4, &once, NULL));
+    assert_ok(dc_table_add_marshal(table, "h", sig("v"), decline_marshal, (void *)6, NULL, NULL));
+    assert_ok(dc_table_add_marshal(table, "h", sig("v"), plain_marshal, (void *)2, NULL, NULL));
+    make_reader_record();
+    assert_report(dc__table_execute_brief(table, "h", 0, NULL, 0, NULL, NULL), 2, false);
+    assert_report(dc__table_execute_brief(table, "h", 0, NULL, 0, NULL, NULL), 1, false);
+    assert_call_log(3, 4, 6, 2, 3, 6, 2);
+}
+
+static void a_call_that_declines_and_stops_is_left_out_and_stops(void **state) {
+    (void)state;
+    add_recorder("s", record_1);
+    assert_ok(dc_table_add(table, "s", sig("v"), DC_FUNCTION(decline_and_stop), NULL, NULL, NULL));
+    add_recorder("s", record_2);
+    assert_brief_both_ways("s", 1, true, true);
+    dc_result result = execute_ok("s", NULL, 0);
+    assert_int_equal(result.handled, 1);
+    assert_true(result.stopped);
+    assert_call_log(1, 8, 1, 8, 1, 8);
+}
+
+static void declining_outside_an_execute_of_the_table_fails(void **state) {
+    (void)state;
+    const char *primed = dc_test_prime_error_message();
+    dc_test_assert_failure(primed, dc__table_decline_call(table), DC_ERR_STATE,
+                           (const char *const[]){"dc__table_decline_call", "no execute", NULL},
+                           "dc__table_decline_call outside an execute", __FILE__, __LINE__);
+    primed = dc_test_prime_error_message();
+    dc_test_assert_failure(primed, dc__table_decline_call(NULL), DC_ERR_NULL_ARGUMENT,
+                           (const char *const[]){"table", NULL}, "dc__table_decline_call(NULL)", __FILE__, __LINE__);
+}
+
 /* ---- errors ------------------------------------------------------------------------------ */
 
 static void errors_are_the_full_executes_and_run_nothing(void **state) {
@@ -254,6 +345,11 @@ int main(void) {
         table_test(the_general_way_with_nothing_more_is_not_detailed),
         table_test(an_event_without_handlers_runs_none),
         table_test(a_brief_execute_inside_a_handler_has_its_own_context),
+        table_test(a_declined_call_is_not_counted_on_the_lean_way),
+        table_test(a_declined_call_is_not_counted_on_the_general_way),
+        table_test(a_lean_execute_handed_over_still_leaves_declined_calls_out),
+        table_test(a_call_that_declines_and_stops_is_left_out_and_stops),
+        table_test(declining_outside_an_execute_of_the_table_fails),
         table_test(errors_are_the_full_executes_and_run_nothing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

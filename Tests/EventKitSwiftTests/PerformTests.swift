@@ -1,4 +1,5 @@
 import EventKitSwift
+import Foundation
 import Synchronization
 import Testing
 
@@ -93,6 +94,34 @@ struct PerformTests {
         subscription.cancel()
         error = #expect(throws: DispatchError.self) { try table.perform("jump") }
         #expect(error == .unrecognizedSelector("jump"))
+    }
+
+    @Test("NSNull arrives as nil, at a C object parameter and in an AnyObject? closure alike")
+    func nullObjectArrivesAsNil() throws {
+        let table = CommandTable(name: "player")
+        try table.register("three", function: describeThree, signature: Signature("qqq@"))
+        #expect(try table.perform("three", with: [5, 3, NSNull()]) == .int64(530))
+        #expect(try table.perform("three", with: [5, 3, Parcel()]) == .int64(531))
+
+        let received = Mutex<[String]>([])
+        let subscription = table.on("select") { (item: AnyObject?) in
+            received.withLock { $0.append(item.map { "\(type(of: $0))" } ?? "nil") }
+        }
+        try table.perform("select", with: [NSNull()])
+        try table.perform("select", with: [Optional<NSNull>.some(NSNull())])
+        #expect(received.withLock { $0 } == ["nil", "nil"])
+        withExtendedLifetime(subscription) {}
+    }
+
+    @Test("A key whose only target has died throws unrecognizedSelector, as one with no handler does")
+    func deadTargetIsUnrecognized() throws {
+        let table = CommandTable(name: "player")
+        let log = Log()
+        let controller = registerShortLivedController(on: table, log: log)
+        #expect(controller() == nil)
+        let error = #expect(throws: DispatchError.self) { try table.perform("reset") }
+        #expect(error == .unrecognizedSelector("reset"))
+        #expect(log.all.isEmpty)
     }
 
     @Test("unrecognizedSelector is a Swift-only case: its own name, a fixed description and the key as message")

@@ -50,8 +50,9 @@ struct TargetActionTests {
         #expect(table.handlerCount(for: "reset") == 1)
         #expect(table.handlerCount(for: .toggle) == 1)
 
-        try table.execute("reset")
-        try table.execute(.toggle, true)
+        // A handler passed over because its target died did not run.
+        #expect(try table.execute("reset").handled == 0)
+        #expect(try table.execute(.toggle, true).handled == 0)
         #expect(log.all.isEmpty)
         #expect(table.handlerCount(for: "reset") == 0)
         #expect(table.handlerCount(for: .toggle) == 0)

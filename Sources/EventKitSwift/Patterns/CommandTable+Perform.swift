@@ -1,3 +1,5 @@
+import Synchronization
+
 // performSelector: on a table: call whatever handles a key, with arguments
 // whose types are known only at run time, and get its return value back.
 
@@ -26,6 +28,10 @@ extension CommandTable {
     /// ``Value/string(_:)``; a class instance is ``Value/object(_:)``; a raw
     /// pointer is ``Value/pointer(_:)``; a ``Value`` stays as it is; and `nil`
     /// is `.pointer(nil)`, which fits any object, pointer or string parameter.
+    /// Foundation's `NSNull`, which stands for `nil` where an array cannot
+    /// hold one, is `nil` too: it arrives as `NULL` at a C object parameter
+    /// and as `nil` in an `AnyObject?` closure, as
+    /// `performSelector:withObjects:` users expect.
     ///
     /// - Throws: ``DispatchError/unrecognizedSelector(_:)`` with `key` when no
     ///   handler ran, was queued or was dropped (nothing handles it);
@@ -55,7 +61,7 @@ extension Value {
     /// The value `perform(_:with:)` passes for `argument`, as its
     /// documentation lists.
     init(performArgument argument: Any?, at index: Int, key: String, table: String) throws(DispatchError) {
-        guard let argument = unwrapped(argument) else {
+        guard let argument = unwrapped(argument), !isNSNull(argument) else {
             self = .pointer(nil)
             return
         }
@@ -90,6 +96,23 @@ extension Value {
             self = .object(argument as AnyObject)
         }
     }
+}
+
+/// Whether `value` is Foundation's `NSNull`, found by name: this module does
+/// not link Foundation, and where nothing has loaded it no value is one.
+private func isNSNull(_ value: Any) -> Bool {
+    guard let type = Swift.type(of: value) as? AnyClass else { return false }
+    if let null = FoundNSNull.found.load() { return ObjectIdentifier(type) == null.identifier }
+    // Looked up until found: Foundation may be loaded after a first call.
+    guard let null = _typeByName("10Foundation6NSNullC") as? AnyClass else { return false }
+    return ObjectIdentifier(type) == FoundNSNull.found.storeIfNil(FoundNSNull(null)).identifier
+}
+
+/// `NSNull`'s class, once found.
+private final class FoundNSNull: Sendable {
+    static let found = AtomicLazyReference<FoundNSNull>()
+    let identifier: ObjectIdentifier
+    init(_ type: AnyClass) { identifier = ObjectIdentifier(type) }
 }
 
 /// What `value` holds once every optional layer is taken off: an `Int?`
