@@ -206,7 +206,7 @@ void dc__finishing_end(void) {
 
 /* ---- waiting for calls in progress ---------------------------------------------- */
 
-static void back_off(unsigned attempt) {
+DC__BINDING_API void dc__back_off(unsigned attempt) {
     if (attempt < 64) {
         sched_yield();
     } else {
@@ -305,7 +305,7 @@ static bool wait_for_record(dc_thread_record *record, const void *handler, bool 
         for (unsigned attempt = 0;
              atomic_load_explicit(&record->frames[depth].calling, memory_order_acquire) == handler; attempt++) {
             if (may_skip && atomic_load_explicit(&record->waiting, memory_order_seq_cst)) return false;
-            back_off(attempt);
+            dc__back_off(attempt);
         }
     }
     return true;
@@ -372,7 +372,7 @@ void dc__synchronize(void) {
         for (unsigned attempt = 0;; attempt++) {
             uint64_t epoch = atomic_load_explicit(&r->epoch, memory_order_acquire);
             if (epoch == 0 || epoch > entered_before) break;
-            back_off(attempt);
+            dc__back_off(attempt);
         }
     }
 }

@@ -120,6 +120,13 @@ DC__BINDING_API void *dc__table_execute_context(const dc_table *table);
  */
 DC__BINDING_API dc_status dc__table_decline_call(dc_table *table);
 
+/*
+ * How a thread waits for calls running on other threads: a yield for the
+ * first `attempt`s, then a short sleep. The table's removals wait so, and so
+ * does a binding that keeps the same promise for lists of its own.
+ */
+DC__BINDING_API void dc__back_off(unsigned attempt);
+
 /* An event's record: what a binding keeps with a typed key, as records live
  * as long as their table (laid out below, for C). */
 typedef struct dc__event_record dc__event_record;

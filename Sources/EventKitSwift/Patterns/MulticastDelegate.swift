@@ -1,4 +1,11 @@
+internal import CDispatchCoreBinding
 import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 /// One delegate slot, many delegates: calls each of its delegates in order,
 /// holding them weakly, as Objective-C's `AIMultiDelegate` and
@@ -69,6 +76,15 @@ import Synchronization
 /// returns, even by that call; one added during a call is called from the
 /// next call on.
 ///
+/// Removing waits as a table's removal does (<doc:Semantics>): ``remove(_:)``
+/// and ``removeAll()`` return once the calls of the removed delegates
+/// already running on other threads have returned, except that a remove
+/// made from inside a delegate's call does not wait for a call running on a
+/// thread that is itself waiting in such a remove, so delegates that remove
+/// each other on two threads, or themselves, never wait for each other
+/// forever. So do not remove a delegate while holding a lock that its
+/// methods take.
+///
 /// ### Strict and non-strict
 ///
 /// ``add(_:)`` takes a `P`, which the compiler checks. ``add(dynamic:)``
@@ -133,15 +149,86 @@ public final class MulticastDelegate<P> {
 extension MulticastDelegate: @unchecked Sendable where P: Sendable {}
 
 /// One delegate in the list. Its object is never written after init (so
-/// reading the weak reference is thread-safe), and `isRemoved` is atomic.
+/// reading the weak reference is thread-safe); the rest is atomic.
+///
+/// A call counts itself in `calls` before it reads `isRemoved`, and a
+/// removal sets `isRemoved` before it reads `calls` (all sequentially
+/// consistent), so either the call sees the removal and skips the delegate,
+/// or the removal sees the call and waits for it: no call starts once the
+/// removal has returned.
 final class DelegateEntry: @unchecked Sendable {
     weak let object: AnyObject?
     /// Set by `remove`, so that a call already going through a snapshot of
     /// the list skips the delegate from then on.
     let isRemoved = Atomic(false)
+    /// Calls of this delegate running (or about to look at `isRemoved`).
+    let calls = Atomic(0)
+    /// Those of `calls` on threads waiting in a removal made inside a
+    /// delegate's call, which a removal made inside a call does not wait for.
+    let parked = Atomic(0)
 
     init(_ object: AnyObject) {
         self.object = object
+    }
+
+    /// The delegate, counted as called until `endCall()`; `nil` (and not
+    /// counted) when it has been removed or has died.
+    func beginCall() -> AnyObject? {
+        calls.add(1, ordering: .sequentiallyConsistent)
+        guard !isRemoved.load(ordering: .sequentiallyConsistent), let object else {
+            calls.subtract(1, ordering: .releasing)
+            return nil
+        }
+        DelegateCalls.current.entries.append(self)
+        return object
+    }
+
+    func endCall() {
+        DelegateCalls.current.entries.removeLast()
+        calls.subtract(1, ordering: .releasing)
+    }
+
+    /// Marks the delegate removed, then waits for its calls running on other
+    /// threads (see "Lifetime and order" in ``MulticastDelegate``).
+    func remove() {
+        isRemoved.store(true, ordering: .sequentiallyConsistent)
+        let running = DelegateCalls.current.entries
+        // Inside delegates' calls: those calls are parked while this waits,
+        // and calls parked elsewhere are not waited for.
+        for entry in running { entry.parked.add(1, ordering: .sequentiallyConsistent) }
+        defer { for entry in running { entry.parked.subtract(1, ordering: .releasing) } }
+        var attempt: UInt32 = 0
+        while calls.load(ordering: .sequentiallyConsistent)
+            > (running.isEmpty ? 0 : parked.load(ordering: .sequentiallyConsistent))
+        {
+            dc__back_off(attempt)
+            attempt &+= 1
+        }
+    }
+}
+
+/// The delegates whose calls are running on this thread, innermost last,
+/// across every multicast delegate.
+final class DelegateCalls {
+    var entries: [DelegateEntry] = []
+
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        let status = pthread_key_create(&key) { calls in
+            Unmanaged<DelegateCalls>.fromOpaque(calls!).release()
+        }
+        precondition(status == 0, "MulticastDelegate: no thread-local storage left")
+        return key
+    }()
+
+    /// This thread's.
+    static var current: DelegateCalls {
+        if let calls = pthread_getspecific(key) {
+            return Unmanaged<DelegateCalls>.fromOpaque(calls).takeUnretainedValue()
+        }
+        let calls = DelegateCalls()
+        pthread_setspecific(key, Unmanaged.passRetained(calls).toOpaque())
+        return calls
     }
 }
 
@@ -263,7 +350,9 @@ extension MulticastDelegate {
 
     /// Removes `delegate` and returns whether it was present. Once this
     /// returns it is not called again, not even by a call already going
-    /// through the list on another thread or further up this one.
+    /// through the list on another thread or further up this one; its calls
+    /// already running on other threads have returned (but see "Lifetime and
+    /// order" above for a remove made inside a delegate's call).
     ///
     /// Replaces `-[ILABMultiDelegate removeDelegate:]`.
     @discardableResult
@@ -272,7 +361,7 @@ extension MulticastDelegate {
             Self.pruneDead(&entries)
             return entries.firstIndex { $0.object === delegate }.map { entries.remove(at: $0) }
         }
-        removed?.isRemoved.store(true, ordering: .releasing)
+        removed?.remove()
         return removed != nil
     }
 
@@ -285,7 +374,7 @@ extension MulticastDelegate {
             return entries
         }
         for entry in removed {
-            entry.isRemoved.store(true, ordering: .releasing)
+            entry.remove()
         }
     }
 
@@ -389,9 +478,9 @@ extension MulticastDelegate {
         as requirement: Requirement.Type, _ body: (Requirement) throws -> Void
     ) rethrows {
         for entry in liveEntries() {
-            guard !entry.isRemoved.load(ordering: .acquiring), let object = entry.object,
-                let delegate = object as? Requirement
-            else { continue }
+            guard let object = entry.beginCall() else { continue }
+            defer { entry.endCall() }
+            guard let delegate = object as? Requirement else { continue }
             try body(delegate)
         }
     }
