@@ -1,4 +1,7 @@
 internal import CDispatchCore
+// LocalizedError is in FoundationEssentials, which is small; Foundation, which
+// gives every error its localizedDescription, is the caller's to import.
+import FoundationEssentials
 
 /// An error reported by the dispatch core: one case per failure status of the
 /// C library (`dc_status`), each carrying the detail message the core wrote for
@@ -21,7 +24,10 @@ internal import CDispatchCore
 /// `dc_last_error_message`. Replaces the `NSInvalidArgumentException` that
 /// `NSMethodSignature` and `NSInvocation` raise: here a bad call is an error
 /// you catch, never a crash.
-public enum DispatchError: Error, Equatable, CustomStringConvertible {
+///
+/// With Foundation imported, `error.localizedDescription` is the same text as
+/// ``description``, for any `Error` holding a `DispatchError`.
+public enum DispatchError: Error, Equatable, CustomStringConvertible, LocalizedError {
     /// A required argument was missing (a NULL function pointer). `DC_ERR_NULL_ARGUMENT`.
     case nullArgument(String)
     /// An argument was outside its documented range, such as a Swift value
@@ -101,6 +107,9 @@ public enum DispatchError: Error, Equatable, CustomStringConvertible {
     public var description: String {
         message.isEmpty ? statusDescription : "\(statusDescription): \(message)"
     }
+
+    /// ``description``: what Foundation's `localizedDescription` shows.
+    public var errorDescription: String? { description }
 }
 
 // MARK: - The one crossing from dc_status

@@ -1,4 +1,5 @@
 import EventKitSwift
+import Foundation
 import Testing
 
 @Suite("DispatchError")
@@ -63,6 +64,20 @@ struct DispatchErrorTests {
         #expect(error.statusDescription == "argument type mismatch")
         #expect(error.description == "argument type mismatch: expected int64, got string")
         #expect(DispatchError.notInvoked("").description == "the invocation has not been invoked yet")
+    }
+
+    @Test("localizedDescription is the message naming table, event and types, not an error number")
+    func localizedDescription() throws {
+        let table = CommandTable(name: "player")
+        let subscription = table.on(.toggle) { (_: Bool) in }
+        let error = #expect(throws: DispatchError.self) { try table.execute("toggle", "yes") }
+        let thrown: any Error = try #require(error)
+        #expect(thrown.localizedDescription == "\(try #require(error))")
+        #expect(thrown.localizedDescription.contains("table player"))
+        #expect(thrown.localizedDescription.contains("\"toggle\""))
+        #expect(thrown.localizedDescription.contains("bool"))
+        #expect(!thrown.localizedDescription.contains("error 4"))
+        withExtendedLifetime(subscription) {}
     }
 
     @Test("Errors are equal only with the same case and the same message")
