@@ -20,6 +20,7 @@
 #include "dispatch_core.h"
 
 #include <stdatomic.h>
+#include <stddef.h>
 
 #if defined(DC_BUILDING_LIBRARY) && defined(__GNUC__)
 #define DC__BINDING_API __attribute__((visibility("default")))
@@ -70,6 +71,14 @@ enum {
      * DC__SWIFT_CALLS below). */
     DC__HANDLER_SWIFT_CALL = 1u << 5
 };
+
+/* ---- dc_value's layout ---------------------------------------------------------------- */
+
+/* Where a dc_value's payload starts, and how far apart the values of an array
+ * are: for a binding that reads handlers' arguments in code compiled into its
+ * callers, where the C type cannot be named (the Swift layer's typed
+ * handlers of scalars). */
+enum { DC__VALUE_PAYLOAD_OFFSET = offsetof(dc_value, u64), DC__VALUE_STRIDE = sizeof(dc_value) };
 
 /* ---- executes for a binding ------------------------------------------------------- */
 

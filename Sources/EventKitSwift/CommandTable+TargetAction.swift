@@ -202,8 +202,8 @@ extension CommandTable {
     /// ```
     ///
     /// The table holds `target` weakly: once it has died its handlers are
-    /// skipped, never called, and removed at the next execute of their event
-    /// (which still counts them in ``ExecuteResult/handled``). Releasing the
+    /// skipped, never called (nor counted in ``ExecuteResult/handled``), and
+    /// removed at the next execute of their event. Releasing the
     /// returned subscription changes nothing; ``Subscription/cancel()``,
     /// ``removeTarget(_:)`` and `removeTarget(_:for:)` remove the
     /// handler early.
@@ -286,62 +286,28 @@ extension CommandTable {
     ) -> Subscription {
         let event = key.name
         return targetSubscription(target, key: key, parameters: [A.valueType]) { target, arguments in
-            action(target)(try A.argument(arguments, at: 0, event: event))
+            var index = 0
+            action(target)(try A.argument(arguments, at: &index, event: event))
         }
     }
 
-    /// Calls `action` on `target` with the event's object argument, for as
-    /// long as `target` lives.
+    /// Calls `action` on `target` with the event's arguments, two or more,
+    /// whose types the compiler checks against the key's, for as long as
+    /// `target` lives.
+    ///
+    /// ```swift
+    /// table.addTarget(controller, action: Controller.rename, for: .rename)
+    /// ```
     @discardableResult
-    public func addTarget<Target: AnyObject, A: AnyObject>(
-        _ target: Target, action: @escaping @Sendable (Target) -> (A) -> Void, for key: EventKey<A>
+    public func addTarget<Target: AnyObject, each A: EventArgument>(
+        _ target: Target, action: @escaping @Sendable (Target) -> (repeat each A) -> Void,
+        for key: EventKey<(repeat each A)>
     ) -> Subscription {
         let event = key.name
-        return targetSubscription(target, key: key, parameters: [.object]) { target, arguments in
-            action(target)(try objectArgument(arguments, at: 0, event: event))
-        }
-    }
-
-    /// Calls `action` on `target` with the event's object argument; chosen
-    /// for a class that is also an ``EventArgument``.
-    @discardableResult
-    public func addTarget<Target: AnyObject, A: AnyObject & EventArgument>(
-        _ target: Target, action: @escaping @Sendable (Target) -> (A) -> Void, for key: EventKey<A>
-    ) -> Subscription {
-        let event = key.name
-        return targetSubscription(target, key: key, parameters: [.object]) { target, arguments in
-            action(target)(try objectArgument(arguments, at: 0, event: event))
-        }
-    }
-
-    /// Calls `action` on `target` with the event's two arguments, for as long
-    /// as `target` lives.
-    @discardableResult
-    public func addTarget<Target: AnyObject, A: EventArgument, B: EventArgument>(
-        _ target: Target, action: @escaping @Sendable (Target) -> (A, B) -> Void, for key: EventKey<(A, B)>
-    ) -> Subscription {
-        let event = key.name
-        return targetSubscription(target, key: key, parameters: [A.valueType, B.valueType]) { target, arguments in
-            action(target)(
-                try A.argument(arguments, at: 0, event: event),
-                try B.argument(arguments, at: 1, event: event))
-        }
-    }
-
-    /// Calls `action` on `target` with the event's three arguments, for as
-    /// long as `target` lives.
-    @discardableResult
-    public func addTarget<Target: AnyObject, A: EventArgument, B: EventArgument, C: EventArgument>(
-        _ target: Target, action: @escaping @Sendable (Target) -> (A, B, C) -> Void, for key: EventKey<(A, B, C)>
-    ) -> Subscription {
-        let event = key.name
-        return targetSubscription(
-            target, key: key, parameters: [A.valueType, B.valueType, C.valueType]
-        ) { target, arguments in
-            action(target)(
-                try A.argument(arguments, at: 0, event: event),
-                try B.argument(arguments, at: 1, event: event),
-                try C.argument(arguments, at: 2, event: event))
+        return targetSubscription(target, key: key, parameters: valueTypes(of: repeat (each A).self)) {
+            target, arguments in
+            var index = 0
+            try action(target)(repeat (each A).argument(arguments, at: &index, event: event))
         }
     }
 
@@ -355,8 +321,8 @@ extension CommandTable {
     /// path: a cast function pointer when the stubs cover it, libffi
     /// otherwise, and the function's return value is the handler's.
     ///
-    /// The execute that finds the target dead, and removes the handler, still
-    /// counts it in ``ExecuteResult/handled``.
+    /// The execute that finds the target dead removes the handler and does
+    /// not count it in ``ExecuteResult/handled``.
     ///
     /// - Throws: ``DispatchError/typeMismatch(_:)`` when parameter 0 is not an
     ///   object or a pointer; ``DispatchError/invalidArgument(_:)`` when
@@ -482,24 +448,24 @@ extension CommandTable {
     ) -> Subscription {
         let event = key.name
         return targetSubscription(owner, key: key, parameters: [A.valueType], options: options) { _, arguments in
-            handler(try A.argument(arguments, at: 0, event: event))
+            var index = 0
+            handler(try A.argument(arguments, at: &index, event: event))
         }
     }
 
-    /// Runs `handler` with the event's two arguments, for as long as `owner`
-    /// lives.
+    /// Runs `handler` with the event's arguments, two or more, for as long as
+    /// `owner` lives.
     @discardableResult
-    public func on<A: EventArgument, B: EventArgument>(
-        _ key: EventKey<(A, B)>, owner: AnyObject, options: HandlerOptions = [],
-        _ handler: @escaping @Sendable (A, B) -> Void
+    public func on<each A: EventArgument>(
+        _ key: EventKey<(repeat each A)>, owner: AnyObject, options: HandlerOptions = [],
+        _ handler: @escaping @Sendable (repeat each A) -> Void
     ) -> Subscription {
         let event = key.name
         return targetSubscription(
-            owner, key: key, parameters: [A.valueType, B.valueType], options: options
+            owner, key: key, parameters: valueTypes(of: repeat (each A).self), options: options
         ) { _, arguments in
-            handler(
-                try A.argument(arguments, at: 0, event: event),
-                try B.argument(arguments, at: 1, event: event))
+            var index = 0
+            try handler(repeat (each A).argument(arguments, at: &index, event: event))
         }
     }
 }

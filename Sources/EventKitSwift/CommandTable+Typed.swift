@@ -64,7 +64,7 @@ extension CommandTable {
     /// executed, for as long as the returned subscription lives.
     ///
     /// ```swift
-    /// table.on(.toggle) { (on: Bool) in print("toggle", on) }.store(in: &subscriptions)
+    /// table.on(.toggle) { on in print("toggle", on) }.store(in: &subscriptions)
     /// ```
     ///
     /// The handler is registered with `A`'s ``EventArgument/valueType``, so an
@@ -73,6 +73,10 @@ extension CommandTable {
     /// argument the C type admits but `A` does not (a null string for a
     /// `String`, an object of another class) stops the emission there and the
     /// execute throws ``DispatchError/typeMismatch(_:)``.
+    ///
+    /// One argument has its own method because Swift does not take a key of
+    /// one type, `EventKey<Bool>`, as a key of a one-element pack; for any
+    /// other number of arguments see ``on(_:options:_:)-(EventKey<(repeat each A)>,_,_)``.
     // Inlinable, so that where `A` is a built-in scalar the closure the table
     // calls reads the argument as an `A` in the caller's code, where `A` is
     // known; unspecialized, every call would look `A` up.
@@ -82,7 +86,44 @@ extension CommandTable {
     ) -> Subscription {
         if let type = ScalarArgument.valueType(of: A.self) {
             return onScalars(key, types: [type], options: options) { arguments in
-                handler(ScalarArgument.argument(arguments, 0, as: A.self))
+                var index = 0
+                handler(ScalarArgument.argument(arguments, &index, as: A.self))
+            }
+        }
+        return onConverting(key, options: options, handler)
+    }
+
+    /// Runs `handler` with the event's arguments, two or more, each time
+    /// `key`'s event is executed, for as long as the returned subscription
+    /// lives.
+    ///
+    /// ```swift
+    /// extension EventKey where Arguments == (String, Int) {
+    ///     static let rename: EventKey<(String, Int)> = "rename"
+    /// }
+    /// table.on(.rename) { title, index in print(title, index) }.store(in: &subscriptions)
+    /// ```
+    ///
+    /// The handler is registered with the signature of the arguments'
+    /// ``EventArgument/valueType``s and checks them as the one-argument
+    /// method does.
+    @inlinable
+    public func on<each A: EventArgument>(
+        _ key: EventKey<(repeat each A)>, options: HandlerOptions = [],
+        _ handler: @escaping @Sendable (repeat each A) -> Void
+    ) -> Subscription {
+        if key.storage.hasScalarLayout(of: repeat (each A).self) {
+            let layout = key.storage.scalarLayout.takeUnretainedValue()
+            // The arguments, all built-in scalars, are copied into a tuple of
+            // them, which the handler reads where the types are known.
+            return onScalars(key, types: layout.valueTypes, options: options) { arguments in
+                withUnsafeTemporaryAllocation(
+                    byteCount: MemoryLayout<(repeat each A)>.size, alignment: MemoryLayout<(repeat each A)>.alignment
+                ) { tuple in
+                    layout.unpack(arguments, into: tuple.baseAddress!)
+                    let values = tuple.baseAddress!.load(as: (repeat each A).self)
+                    handler(repeat each values)
+                }
             }
         }
         return onConverting(key, options: options, handler)
@@ -101,93 +142,15 @@ extension CommandTable {
             key, signature: signature, handler: MarshalHandler(reading: body), options: options)
     }
 
-    /// `on(_:options:_:)` for an argument that is not a built-in scalar: the
-    /// box converts it on each call.
+    /// `on` for arguments not all built-in scalars: the box converts them on
+    /// each call.
     @usableFromInline
-    func onConverting<A: EventArgument>(
-        _ key: EventKey<A>, options: HandlerOptions, _ handler: @escaping @Sendable (A) -> Void
+    func onConverting<Arguments, each A: EventArgument>(
+        _ key: EventKey<Arguments>, options: HandlerOptions, _ handler: @escaping @Sendable (repeat each A) -> Void
     ) -> Subscription {
         typedSubscription(
-            key, parameters: [A.valueType],
-            box: OneArgumentHandlerBox(cTable: cTable, event: key.name, body: handler), options: options)
-    }
-
-    /// Runs `handler` with the event's object argument each time `key`'s event
-    /// is executed, for as long as the returned subscription lives.
-    ///
-    /// The C core checks that the argument is an object; that it is an `A`
-    /// is checked when the handler is reached: a null or an object of another
-    /// class stops the emission there and the execute throws
-    /// ``DispatchError/typeMismatch(_:)``.
-    public func on<A: AnyObject>(
-        _ key: EventKey<A>, options: HandlerOptions = [], _ handler: @escaping @Sendable (A) -> Void
-    ) -> Subscription {
-        typedSubscription(
-            key, parameters: [.object], box: ObjectArgumentHandlerBox(cTable: cTable, event: key.name, body: handler),
-            options: options)
-    }
-
-    /// Runs `handler` with the event's object argument; chosen for a class
-    /// that is also an ``EventArgument``.
-    public func on<A: AnyObject & EventArgument>(
-        _ key: EventKey<A>, options: HandlerOptions = [], _ handler: @escaping @Sendable (A) -> Void
-    ) -> Subscription {
-        typedSubscription(
-            key, parameters: [.object], box: ObjectArgumentHandlerBox(cTable: cTable, event: key.name, body: handler),
-            options: options)
-    }
-
-    /// Runs `handler` with the event's two arguments each time `key`'s event
-    /// is executed, for as long as the returned subscription lives.
-    @inlinable
-    public func on<A: EventArgument, B: EventArgument>(
-        _ key: EventKey<(A, B)>, options: HandlerOptions = [], _ handler: @escaping @Sendable (A, B) -> Void
-    ) -> Subscription {
-        if let first = ScalarArgument.valueType(of: A.self), let second = ScalarArgument.valueType(of: B.self) {
-            return onScalars(key, types: [first, second], options: options) { arguments in
-                handler(ScalarArgument.argument(arguments, 0, as: A.self), ScalarArgument.argument(arguments, 1, as: B.self))
-            }
-        }
-        return onConverting(key, options: options, handler)
-    }
-
-    /// `on(_:options:_:)` for two arguments not all built-in scalars.
-    @usableFromInline
-    func onConverting<A: EventArgument, B: EventArgument>(
-        _ key: EventKey<(A, B)>, options: HandlerOptions, _ handler: @escaping @Sendable (A, B) -> Void
-    ) -> Subscription {
-        typedSubscription(
-            key, parameters: [A.valueType, B.valueType],
-            box: TwoArgumentsHandlerBox(cTable: cTable, event: key.name, body: handler), options: options)
-    }
-
-    /// Runs `handler` with the event's three arguments each time `key`'s
-    /// event is executed, for as long as the returned subscription lives.
-    @inlinable
-    public func on<A: EventArgument, B: EventArgument, C: EventArgument>(
-        _ key: EventKey<(A, B, C)>, options: HandlerOptions = [],
-        _ handler: @escaping @Sendable (A, B, C) -> Void
-    ) -> Subscription {
-        if let first = ScalarArgument.valueType(of: A.self), let second = ScalarArgument.valueType(of: B.self),
-            let third = ScalarArgument.valueType(of: C.self)
-        {
-            return onScalars(key, types: [first, second, third], options: options) { arguments in
-                handler(
-                    ScalarArgument.argument(arguments, 0, as: A.self), ScalarArgument.argument(arguments, 1, as: B.self),
-                    ScalarArgument.argument(arguments, 2, as: C.self))
-            }
-        }
-        return onConverting(key, options: options, handler)
-    }
-
-    /// `on(_:options:_:)` for three arguments not all built-in scalars.
-    @usableFromInline
-    func onConverting<A: EventArgument, B: EventArgument, C: EventArgument>(
-        _ key: EventKey<(A, B, C)>, options: HandlerOptions, _ handler: @escaping @Sendable (A, B, C) -> Void
-    ) -> Subscription {
-        typedSubscription(
-            key, parameters: [A.valueType, B.valueType, C.valueType],
-            box: ThreeArgumentsHandlerBox(cTable: cTable, event: key.name, body: handler), options: options)
+            key, parameters: valueTypes(of: repeat (each A).self),
+            box: PackHandlerBox<repeat each A>(cTable: cTable, event: key.name, body: handler), options: options)
     }
 
     /// How many handlers `key`'s event has (blocked ones included).
@@ -291,112 +254,52 @@ extension CommandTable {
         return try _withUnprotectedUnsafeMutablePointer(to: &value) { try executeOutcome(key, cArguments: $0, count: 1) }
     }
 
-    /// Executes `key`'s event with two or three scalar arguments (`third`
-    /// nil for two): the inlinable executes' way in.
-    @usableFromInline
-    func executeOutcome(
-        _ key: EventKeyStorage, scalars first: ScalarArgument, _ second: ScalarArgument, _ third: ScalarArgument?
-    ) throws -> ExecuteOutcome {
-        var values = (first.cValue, second.cValue, third?.cValue ?? dc_value())
-        return try _withUnprotectedUnsafeMutablePointer(to: &values) { tuple in
-            try executeOutcome(
-                key, cArguments: UnsafeRawPointer(tuple).assumingMemoryBound(to: dc_value.self),
-                count: third == nil ? 2 : 3)
-        }
-    }
-
-    /// `execute(_:_:)` for an argument that is not a built-in scalar.
-    @usableFromInline
-    func executeConverting<A: EventArgument>(_ key: EventKey<A>, _ argument: A) throws -> ExecuteResult {
-        try argument.withCValue { value in
-            try withUnsafePointer(to: value) { try execute(key, cArguments: $0, count: 1) }
-        }
-    }
-
-    /// Executes `key`'s event with the object `argument`, passed unretained
-    /// for the call.
-    @discardableResult
-    public func execute<A: AnyObject>(_ key: EventKey<A>, _ argument: A) throws -> ExecuteResult {
-        try executeObject(key, argument)
-    }
-
-    /// Executes `key`'s event with the object `argument`; chosen for a class
-    /// that is also an ``EventArgument``.
-    @discardableResult
-    public func execute<A: AnyObject & EventArgument>(_ key: EventKey<A>, _ argument: A) throws -> ExecuteResult {
-        try executeObject(key, argument)
-    }
-
-    private func executeObject<A: AnyObject>(_ key: EventKey<A>, _ argument: A) throws -> ExecuteResult {
-        try withExtendedLifetime(argument) {
-            let value = dc_object(Unmanaged.passUnretained(argument).toOpaque())
-            return try withUnsafePointer(to: value) { try execute(key, cArguments: $0, count: 1) }
-        }
-    }
-
-    /// Executes `key`'s event with two arguments, whose types the compiler
-    /// checks against the key's.
+    /// Executes `key`'s event with its arguments, two or more, whose types
+    /// the compiler checks against the key's.
+    ///
+    /// ```swift
+    /// try table.execute(.rename, "track", 3)
+    /// ```
+    ///
+    /// The corresponding C function is `dc_table_execute_id`.
     // Inlinable, so that built-in scalar arguments become their bits at
     // compile time, as for one argument.
     @inlinable
     @discardableResult
-    public func execute<A: EventArgument, B: EventArgument>(
-        _ key: EventKey<(A, B)>, _ first: A, _ second: B
+    public func execute<each A: EventArgument>(
+        _ key: EventKey<(repeat each A)>, _ arguments: repeat each A
     ) throws -> ExecuteResult {
-        if let firstScalar = ScalarArgument(first), let secondScalar = ScalarArgument(second) {
-            return ExecuteResult(try executeOutcome(key.storage, scalars: firstScalar, secondScalar, nil))
+        if key.storage.hasScalarLayout(of: repeat (each A).self) {
+            // A tuple of the arguments, all built-in scalars, laid out where
+            // the types are known; the module reads it with the key's layout.
+            var tuple = (repeat each arguments)
+            return try withUnsafeBytes(of: &tuple) { tuple in
+                ExecuteResult(try executeOutcome(key.storage, tuple: tuple.baseAddress.unsafelyUnwrapped))
+            }
         }
-        return try executeConverting(key, first, second)
+        return try executeConverting(key, repeat each arguments)
     }
 
-    /// `execute(_:_:_:)` for two arguments not all built-in scalars.
+    /// Executes `key`'s event with built-in scalar arguments in a tuple laid
+    /// out as the key's layout says: the inlinable executes' way in.
     @usableFromInline
-    func executeConverting<A: EventArgument, B: EventArgument>(
-        _ key: EventKey<(A, B)>, _ first: A, _ second: B
-    ) throws -> ExecuteResult {
-        try first.withCValue { firstValue in
-            try second.withCValue { secondValue in
-                try withUnsafeTemporaryAllocation(of: dc_value.self, capacity: 2) { values in
-                    values.initializeElement(at: 0, to: firstValue)
-                    values.initializeElement(at: 1, to: secondValue)
-                    return try execute(key, cArguments: values.baseAddress, count: 2)
-                }
+    func executeOutcome(_ key: EventKeyStorage, tuple: UnsafeRawPointer) throws -> ExecuteOutcome {
+        try key.scalarLayout._withUnsafeGuaranteedRef { layout in
+            try _withUnprotectedUnsafeTemporaryAllocation(of: dc_value.self, capacity: layout.count) { values in
+                layout.pack(tuple, into: values.baseAddress.unsafelyUnwrapped)
+                return try executeOutcome(key, cArguments: values.baseAddress, count: layout.count)
             }
         }
     }
 
-    /// Executes `key`'s event with three arguments, whose types the compiler
-    /// checks against the key's.
-    @inlinable
-    @discardableResult
-    public func execute<A: EventArgument, B: EventArgument, C: EventArgument>(
-        _ key: EventKey<(A, B, C)>, _ first: A, _ second: B, _ third: C
-    ) throws -> ExecuteResult {
-        if let firstScalar = ScalarArgument(first), let secondScalar = ScalarArgument(second),
-            let thirdScalar = ScalarArgument(third)
-        {
-            return ExecuteResult(try executeOutcome(key.storage, scalars: firstScalar, secondScalar, thirdScalar))
-        }
-        return try executeConverting(key, first, second, third)
-    }
-
-    /// `execute(_:_:_:_:)` for three arguments not all built-in scalars.
+    /// `execute` for arguments not all built-in scalars.
     @usableFromInline
-    func executeConverting<A: EventArgument, B: EventArgument, C: EventArgument>(
-        _ key: EventKey<(A, B, C)>, _ first: A, _ second: B, _ third: C
+    func executeConverting<Arguments, each A: EventArgument>(
+        _ key: EventKey<Arguments>, _ arguments: repeat each A
     ) throws -> ExecuteResult {
-        try first.withCValue { firstValue in
-            try second.withCValue { secondValue in
-                try third.withCValue { thirdValue in
-                    try withUnsafeTemporaryAllocation(of: dc_value.self, capacity: 3) { values in
-                        values.initializeElement(at: 0, to: firstValue)
-                        values.initializeElement(at: 1, to: secondValue)
-                        values.initializeElement(at: 2, to: thirdValue)
-                        return try execute(key, cArguments: values.baseAddress, count: 3)
-                    }
-                }
-            }
-        }
+        var values: [Value] = []
+        for argument in repeat each arguments { values.append(argument.eventValue) }
+        return try withCValues(values) { cArguments, count in try execute(key, cArguments: cArguments, count: count) }
     }
 }
 
@@ -430,60 +333,16 @@ class ArgumentsHandlerBox: FailableHandlerBox, @unchecked Sendable {
     }
 }
 
-final class OneArgumentHandlerBox<A: EventArgument>: ArgumentsHandlerBox, @unchecked Sendable {
-    let body: @Sendable (A) -> Void
-    init(cTable: OpaquePointer, event: String, body: @escaping @Sendable (A) -> Void) {
-        self.body = body
-        super.init(cTable: cTable, event: event)
-    }
-
-    // Never a built-in scalar: those are read by closures (MarshalHandler(reading:)).
-    override func run(_ arguments: UnsafePointer<dc_value>?) throws(DispatchError) {
-        body(try A.argument(arguments, at: 0, event: event, bitwise: false))
-    }
-}
-
-final class ObjectArgumentHandlerBox<A: AnyObject>: ArgumentsHandlerBox, @unchecked Sendable {
-    let body: @Sendable (A) -> Void
-    init(cTable: OpaquePointer, event: String, body: @escaping @Sendable (A) -> Void) {
+/// A typed closure of any arguments, which converts each on every call.
+final class PackHandlerBox<each A: EventArgument>: ArgumentsHandlerBox, @unchecked Sendable {
+    let body: @Sendable (repeat each A) -> Void
+    init(cTable: OpaquePointer, event: String, body: @escaping @Sendable (repeat each A) -> Void) {
         self.body = body
         super.init(cTable: cTable, event: event)
     }
 
     override func run(_ arguments: UnsafePointer<dc_value>?) throws(DispatchError) {
-        body(try objectArgument(arguments, at: 0, event: event))
-    }
-}
-
-final class TwoArgumentsHandlerBox<A: EventArgument, B: EventArgument>: ArgumentsHandlerBox, @unchecked Sendable {
-    let body: @Sendable (A, B) -> Void
-    let bitwise = (A.bitwiseCType != nil, B.bitwiseCType != nil)
-    init(cTable: OpaquePointer, event: String, body: @escaping @Sendable (A, B) -> Void) {
-        self.body = body
-        super.init(cTable: cTable, event: event)
-    }
-
-    override func run(_ arguments: UnsafePointer<dc_value>?) throws(DispatchError) {
-        body(
-            try A.argument(arguments, at: 0, event: event, bitwise: bitwise.0),
-            try B.argument(arguments, at: 1, event: event, bitwise: bitwise.1))
-    }
-}
-
-final class ThreeArgumentsHandlerBox<A: EventArgument, B: EventArgument, C: EventArgument>:
-    ArgumentsHandlerBox, @unchecked Sendable
-{
-    let body: @Sendable (A, B, C) -> Void
-    let bitwise = (A.bitwiseCType != nil, B.bitwiseCType != nil, C.bitwiseCType != nil)
-    init(cTable: OpaquePointer, event: String, body: @escaping @Sendable (A, B, C) -> Void) {
-        self.body = body
-        super.init(cTable: cTable, event: event)
-    }
-
-    override func run(_ arguments: UnsafePointer<dc_value>?) throws(DispatchError) {
-        body(
-            try A.argument(arguments, at: 0, event: event, bitwise: bitwise.0),
-            try B.argument(arguments, at: 1, event: event, bitwise: bitwise.1),
-            try C.argument(arguments, at: 2, event: event, bitwise: bitwise.2))
+        var index = 0
+        try body(repeat (each A).argument(arguments, at: &index, event: event))
     }
 }

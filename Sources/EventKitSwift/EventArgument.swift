@@ -1,4 +1,6 @@
 internal import CDispatchCore
+// Public for the layout of dc_value, which inlinable code reads.
+public import CDispatchCoreBinding
 
 /// A Swift type that travels through a ``CommandTable`` as one C argument, so
 /// it can be an argument of a typed ``EventKey``.
@@ -282,21 +284,15 @@ struct ScalarArgument {
         return value
     }
 
-    /// Where a C value's payload is, and how far apart C values are in an
-    /// array: the layout of `dc_value` (a 4-byte type tag, padding, an 8-byte
-    /// union), written out so that inlinable code, which cannot name the C
-    /// type, reads arguments as the module does. `MarshalHandler(reading:)`
-    /// checks it against the C type.
-    @inlinable static var cValuePayloadOffset: Int { 8 }
-    @inlinable static var cValueStride: Int { 16 }
-
     /// Argument `index` of a handler call, of built-in scalar type `A` (one
     /// `valueType(of:)` knows), which the C core has converted to `A`'s C
     /// type: its payload read at `A`'s width, in the caller's code where `A`
-    /// is known.
+    /// is known; `index` moves on to the next argument. The C core's binding
+    /// header gives `dc_value`'s layout, which the caller cannot name.
     @inlinable
-    static func argument<A: EventArgument>(_ arguments: UnsafeRawPointer, _ index: Int, as _: A.Type) -> A {
-        let offset = index &* cValueStride &+ cValuePayloadOffset
+    static func argument<A: EventArgument>(_ arguments: UnsafeRawPointer, _ index: inout Int, as _: A.Type) -> A {
+        let offset = index &* Int(DC__VALUE_STRIDE) &+ Int(DC__VALUE_PAYLOAD_OFFSET)
+        index &+= 1
         if A.self == Bool.self {
             // Any nonzero byte is true: a C caller's bool is not always 0 or 1.
             return unsafeBitCast(arguments.load(fromByteOffset: offset, as: UInt8.self) != 0, to: A.self)
@@ -349,24 +345,17 @@ extension EventArgument {
     }
 
     /// The Swift value of argument `index` of a handler call, which the C core
-    /// has already converted to ``valueType``. `bitwise` is whether `Self`
-    /// has a ``bitwiseCType``, worked out when the handler was registered.
+    /// has already converted to ``valueType``; `index` moves on to the next.
     ///
     /// - Throws: ``DispatchError/typeMismatch(_:)`` naming `event` and the
     ///   index when the value does not stand for a `Self` (a null string for
     ///   `String`, an object of another class).
     static func argument(
-        _ arguments: UnsafePointer<dc_value>?, at index: Int, event: String, bitwise: Bool
+        _ arguments: UnsafePointer<dc_value>?, at index: inout Int, event: String
     ) throws(DispatchError) -> Self {
-        if bitwise { return ScalarArgument.argument(UnsafeRawPointer(arguments!), index, as: Self.self) }
+        if bitwiseCType != nil { return ScalarArgument.argument(UnsafeRawPointer(arguments!), &index, as: Self.self) }
+        defer { index += 1 }
         return try convertedArgument(arguments![index], at: index, event: event)
-    }
-
-    /// `argument(_:at:event:bitwise:)`, working out `bitwise` on each call.
-    static func argument(
-        _ arguments: UnsafePointer<dc_value>?, at index: Int, event: String
-    ) throws(DispatchError) -> Self {
-        try argument(arguments, at: index, event: event, bitwise: bitwiseCType != nil)
     }
 
     /// `argument(_:at:event:)` for every type but the built-in scalars. Kept
@@ -384,9 +373,12 @@ extension EventArgument {
     }
 }
 
-/// Where a `dc_value`'s payload starts: the union that ends the struct, after
-/// its type tag.
-var dcValuePayloadOffset: Int { MemoryLayout<dc_value>.size - MemoryLayout<UInt64>.size }
+/// The C types of `types`, the parameters of a typed handler.
+func valueTypes<each A: EventArgument>(of types: repeat (each A).Type) -> [ValueType] {
+    var valueTypes: [ValueType] = []
+    for type in repeat each types { valueTypes.append(type.valueType) }
+    return valueTypes
+}
 
 /// The object argument `index` of a handler call, as an instance of `Object`.
 ///

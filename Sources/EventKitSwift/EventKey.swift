@@ -97,9 +97,18 @@ final class EventKeyStorage: Sendable {
     private let id = Atomic<UInt32>(0)
     /// The record's address: pointers are not `Sendable`.
     private let record = Atomic<UInt>(0)
+    /// Where the scalars of the key's arguments lie in a tuple of them
+    /// (`scalarLayout(of:)`).
+    /// (`hasScalarLayout(of:)`): its address, retained, or what
+    /// `ScalarLayoutAddress` says instead.
+    @usableFromInline let scalarLayoutAddress = Atomic<UInt>(0)
 
     init(_ name: String) {
         self.name = name
+    }
+
+    deinit {
+        releaseScalarLayout()
     }
 
     /// The event as the table with `serial` interned it, if that table is the

@@ -35,10 +35,6 @@ struct MarshalHandler {
     /// `body`, called with the address of the C arguments, which it reads
     /// itself (see `ScalarArgument.argument(_:_:as:)`).
     init(reading body: @escaping @Sendable (UnsafeRawPointer) -> Void) {
-        precondition(
-            MemoryLayout<dc_value>.stride == ScalarArgument.cValueStride
-                && dcValuePayloadOffset == ScalarArgument.cValuePayloadOffset,
-            "dc_value's layout is not the one ScalarArgument reads")
         if Self.swiftCalls {
             self.init(swiftCall: ClosureParts(ReadingArguments(body: body)))
         } else {
@@ -49,7 +45,10 @@ struct MarshalHandler {
     /// `body`, called with the first C argument as a `Bool` (any nonzero
     /// byte is true).
     init(_ body: @escaping @Sendable (Bool) -> Void) {
-        self.init(reading: { arguments in body(ScalarArgument.argument(arguments, 0, as: Bool.self)) })
+        self.init(reading: { arguments in
+            var index = 0
+            body(ScalarArgument.argument(arguments, &index, as: Bool.self))
+        })
     }
 
     /// `body`, called with the first C argument, an object or NULL, as the
@@ -57,7 +56,7 @@ struct MarshalHandler {
     init(_ body: @escaping @Sendable (AnyObject?) -> Void) {
         self.init(reading: { arguments in
             let address = arguments.load(
-                fromByteOffset: ScalarArgument.cValuePayloadOffset, as: UnsafeMutableRawPointer?.self)
+                fromByteOffset: Int(DC__VALUE_PAYLOAD_OFFSET), as: UnsafeMutableRawPointer?.self)
             body(address.map { Unmanaged<AnyObject>.fromOpaque($0).takeUnretainedValue() })
         })
     }

@@ -25,7 +25,7 @@ final class Track: EventArgument {
     init(title: String) { self.title = title }
 }
 
-final class Album {}
+final class Album: EventArgument {}
 
 enum PlayMode: Int32, EventArgument {
     case once = 1, loop = 2

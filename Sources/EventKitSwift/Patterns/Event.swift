@@ -77,7 +77,7 @@ public final class Event<Sender, Args>: Sendable {
 
 /// What a raise hands to its handlers: the sender and the arguments, in one
 /// object the table passes as its one argument.
-class RaisedValues {}
+class RaisedValues: EventArgument {}
 
 private final class TypedRaisedValues<Sender, Args>: RaisedValues {
     let sender: Sender
