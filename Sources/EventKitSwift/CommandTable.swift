@@ -413,6 +413,24 @@ extension CommandTable {
         return ExecuteResult(try executeOutcome(event, arguments: arguments))
     }
 
+    /// Executes `event`, a name known only at run time, with Swift values of
+    /// ``EventArgument`` types, each passed as its ``EventArgument/eventValue``.
+    ///
+    /// ```swift
+    /// let name = configuration.event        // "toggle"
+    /// try table.execute(name, flag, count)  // a Bool and an Int
+    /// ```
+    ///
+    /// Checked as ``execute(_:_:)-(String,_)`` checks its values.
+    @discardableResult
+    public func execute<First: EventArgument, each Rest: EventArgument>(
+        _ event: String, _ first: First, _ rest: repeat each Rest
+    ) throws -> ExecuteResult {
+        var values = [first.eventValue]
+        for argument in repeat each rest { values.append(argument.eventValue) }
+        return ExecuteResult(try executeOutcome(event, arguments: values))
+    }
+
     /// Executes `event` with `arguments`; see ``execute(_:_:)-(String,_)``.
     ///
     /// - Parameters:

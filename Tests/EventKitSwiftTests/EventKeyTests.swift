@@ -19,6 +19,18 @@ extension EventKey where Arguments == (Int8, Double, String?) {
     static let configure: EventKey<(Int8, Double, String?)> = "configure"
 }
 
+extension EventKey where Arguments == (Int, Int, Int, Int) {
+    static let four: EventKey<(Int, Int, Int, Int)> = "four"
+}
+
+extension EventKey where Arguments == (Bool, Int8, UInt16, Int32, UInt64, Float, Double, Int) {
+    static let eight: EventKey<(Bool, Int8, UInt16, Int32, UInt64, Float, Double, Int)> = "eight"
+}
+
+extension EventKey where Arguments == (String, Track, Int8, String?) {
+    static let mixed: EventKey<(String, Track, Int8, String?)> = "mixed"
+}
+
 /// A class that travels as an object argument of typed keys.
 final class Track: EventArgument {
     let title: String
@@ -249,6 +261,85 @@ struct EventKeyTests {
         try table.execute(.rename, "intro", 3)
         try table.execute(.configure, -2, 0.5, nil)
         #expect(log.all == ["reset", "toggle true", "rename intro 3", "configure -2 0.5 nil"])
+    }
+
+    @Test("Keys of four and eight arguments run closures, typed by the key alone, by key and by name")
+    func keysOfFourAndEightArguments() throws {
+        let table = CommandTable()
+        let log = Log()
+        var subscriptions = Set<Subscription>()
+        table.on(.four) { a, b, c, d in log.append("four \(a + b + c + d)") }.store(in: &subscriptions)
+        table.on(.eight) { flag, small, short, middle, wide, single, double, int in
+            log.append("eight \(flag) \(small) \(short) \(middle) \(wide) \(single) \(double) \(int)")
+        }.store(in: &subscriptions)
+        table.on(.mixed) { title, track, level, label in
+            log.append("mixed \(title) \(track.title) \(level) \(label ?? "nil")")
+        }.store(in: &subscriptions)
+
+        #expect(try table.execute(.four, 1, 20, 300, 4000).handled == 1)
+        try table.execute(.eight, true, -8, 65535, -32, UInt64.max, 0.5, -0.25, 8)
+        try table.execute(.mixed, "intro", Track(title: "a"), 3, nil)
+        // The same events by name, from values the core converts.
+        try table.execute("four", .int8(1), .int16(2), .int32(3), .uint8(4))
+        try table.execute(
+            "eight", .bool(false), .int64(1), .int64(2), .int64(3), .int64(4), .double(1.5), .float(2.5), .int64(5))
+        try table.execute("mixed", .string("outro"), .object(Track(title: "b")), .int64(-1), .string("x"))
+        #expect(
+            log.all == [
+                "four 4321", "eight true -8 65535 -32 18446744073709551615 0.5 -0.25 8", "mixed intro a 3 nil",
+                "four 10", "eight false 1 2 3 4 1.5 2.5 5", "mixed outro b -1 x",
+            ])
+        // A value that does not fit one of the eight runs nothing.
+        expectDispatchError(DispatchError.typeMismatch) {
+            try table.execute(
+                "eight", .bool(true), .int64(300), .int64(2), .int64(3), .int64(4), .double(1), .double(2), .int64(5))
+        }
+        #expect(log.all.count == 6)
+    }
+
+    @Test("Target-actions and owned closures of four and eight arguments get every argument")
+    func targetActionsOfFourAndEightArguments() throws {
+        final class Receiver: Sendable {
+            let log = Log()
+            func four(_ a: Int, _ b: Int, _ c: Int, _ d: Int) { log.append("four \(a) \(b) \(c) \(d)") }
+            func eight(
+                _ flag: Bool, _ small: Int8, _ short: UInt16, _ middle: Int32, _ wide: UInt64, _ single: Float,
+                _ double: Double, _ int: Int
+            ) { log.append("eight \(flag) \(small) \(int)") }
+            func mixed(_ title: String, _ track: Track, _ level: Int8, _ label: String?) {
+                log.append("mixed \(title) \(track.title) \(level) \(label ?? "nil")")
+            }
+        }
+        let table = CommandTable()
+        let receiver = Receiver()
+        table.addTarget(receiver, action: Receiver.four, for: .four)
+        table.addTarget(receiver, action: Receiver.eight, for: .eight)
+        table.addTarget(receiver, action: Receiver.mixed, for: .mixed)
+        table.on(.four, owner: receiver) { a, _, _, d in receiver.log.append("owned \(a) \(d)") }
+        try table.execute(.four, 1, 2, 3, 4)
+        try table.execute(.eight, true, 7, 1, 2, 3, 4, 5, 6)
+        try table.execute(.mixed, "intro", Track(title: "a"), 3, "x")
+        #expect(
+            receiver.log.all == [
+                "four 1 2 3 4", "owned 1 4", "eight true 7 6", "mixed intro a 3 x",
+            ])
+        #expect(table.removeTarget(receiver) == 4)
+    }
+
+    @Test("A run-time event name executes with typed Swift values, checked by the table")
+    func runTimeNameWithTypedValues() throws {
+        let table = CommandTable()
+        let log = Log()
+        var subscriptions = Set<Subscription>()
+        table.on(.rename) { title, index in log.append("rename \(title) \(index)") }.store(in: &subscriptions)
+        table.on(.eight) { flag, _, _, _, _, _, _, int in log.append("eight \(flag) \(int)") }
+            .store(in: &subscriptions)
+        let names = ["rename", "eight"]
+        let title = "intro", index = 3, flag = true
+        try table.execute(names[0], title, index)
+        try table.execute(names[1], flag, Int8(1), UInt16(2), Int32(3), UInt64(4), Float(5), 6.0, 7)
+        expectDispatchError(DispatchError.typeMismatch) { try table.execute(names[0], index, title) }
+        #expect(log.all == ["rename intro 3", "eight true 7"])
     }
 
     @Test("The string API rejects a wrong argument type at run time and runs nothing")
