@@ -1,7 +1,8 @@
 # Makefile — the C core for native C callers, its tests, the demo and install.
 #
 #   make                      build/libdispatchcore.a, build/libdispatchcore.so, build/dispatchcore.pc
-#   make test                 deps, C tests, header and export checks, stub check, swift test
+#   make test                 deps, C tests, header and export checks, stub check, swift test,
+#                             misuse checks (Tests/Misuse must not compile)
 #   make demo                 deps, then swift run EventKitDemo
 #   make bench                the C benchmarks (Benchmarks/c) in one table: dynamic calls (stub and
 #                             libffi paths vs direct calls and raw ffi_call), events with 1 and 10
@@ -111,6 +112,7 @@ NM            ?= nm
 PKG_CONFIG    ?= pkg-config
 PYTHON        ?= python3
 SWIFT         ?= swift
+SWIFTC        ?= $(if $(findstring /,$(SWIFT)),$(dir $(SWIFT))swiftc,swiftc)
 INSTALL       ?= install
 
 FFI_CFLAGS    := $(shell $(PKG_CONFIG) --cflags libffi 2>/dev/null)
@@ -242,6 +244,13 @@ test:
 	@$(MAKE) --no-print-directory all
 	@$(MAKE) --no-print-directory test-c check-header check-exports check-stubs
 	$(SWIFT) test
+	@$(MAKE) --no-print-directory check-misuse
+
+# Misuses of the typed API that must not compile (Tests/Misuse), against the
+# module `swift test` built.
+.PHONY: check-misuse
+check-misuse:
+	@Scripts/check-misuse.sh $(SWIFTC)
 
 demo:
 	@$(MAKE) --no-print-directory deps

@@ -1,0 +1,8 @@
+// compiles: the correct uses of the keys, so that a failure of the other
+// checks is the misuse's, not the build's.
+table.on(.toggle) { on in print(on) }.cancel()
+table.on(.rename) { title, index in print(title, index) }.cancel()
+table.on(.eight) { a, b, c, d, e, f, g, h in print(a, b, c, d, e, f, g, h) }.cancel()
+try table.execute(.toggle, true)
+try table.execute(.rename, "intro", 3)
+try table.execute(.eight, true, 1, 2, 3, 4, 5, 6, 7)

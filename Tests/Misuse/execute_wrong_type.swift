@@ -1,0 +1,2 @@
+// error: cannot convert value of type 'String' to expected argument type 'Bool'
+try table.execute(.toggle, "yes")
