@@ -186,10 +186,10 @@ public final class CommandControl<Handler: AnyObject>: @unchecked Sendable {
         try setCommand(for: key.name) { $0.addTarget($1, action: action, for: key) }
     }
 
-    /// Makes `action`, taking the key's two arguments, the command of `key`'s
-    /// event.
-    public func setCommand<A: EventArgument, B: EventArgument>(
-        _ action: @escaping @Sendable (Handler) -> (A, B) -> Void, for key: EventKey<(A, B)>
+    /// Makes `action`, taking the key's arguments (two or more), the command
+    /// of `key`'s event.
+    public func setCommand<each A: EventArgument>(
+        _ action: @escaping @Sendable (Handler) -> (repeat each A) -> Void, for key: EventKey<(repeat each A)>
     ) throws {
         try setCommand(for: key.name) { $0.addTarget($1, action: action, for: key) }
     }
@@ -243,12 +243,12 @@ public final class CommandControl<Handler: AnyObject>: @unchecked Sendable {
         try table.execute(key, argument)
     }
 
-    /// Runs the command of `key`'s event against the handler with two
-    /// arguments.
+    /// Runs the command of `key`'s event against the handler with its
+    /// arguments (two or more).
     @discardableResult
-    public func execute<A: EventArgument, B: EventArgument>(
-        _ key: EventKey<(A, B)>, _ first: A, _ second: B
+    public func execute<each A: EventArgument>(
+        _ key: EventKey<(repeat each A)>, _ arguments: repeat each A
     ) throws -> ExecuteResult {
-        try table.execute(key, first, second)
+        try table.execute(key, repeat each arguments)
     }
 }

@@ -241,13 +241,50 @@ extension CommandTable {
         for event: String, bufferingPolicy: EventStream<Element>.BufferingPolicy = .unbounded,
         _ transform: @escaping @Sendable ([Value]) -> Element
     ) -> EventStream<Element> {
+        stream(bufferingPolicy) { feed in
+            on(event) { (values: [Value]) -> Value in
+                feed.continuation.yield(transform(values))
+                return .void
+            }
+        }
+    }
+
+    /// The executes of `key`'s event, from now on, as an asynchronous
+    /// sequence of their argument, typed as the key types it.
+    ///
+    /// ```swift
+    /// for await fraction in table.events(for: .progress) {
+    ///     bar.value = fraction                  // a Double
+    /// }
+    /// ```
+    ///
+    /// Buffered and ended as the stream of an event by name is (see
+    /// ``events(for:bufferingPolicy:)-(String,_)``); its handler is a typed
+    /// handler of the key, so an execute by name whose argument does not fit
+    /// throws before any handler runs.
+    public func events<A: EventArgument & Sendable>(
+        for key: EventKey<A>, bufferingPolicy: EventStream<A>.BufferingPolicy = .unbounded
+    ) -> EventStream<A> {
+        stream(bufferingPolicy) { feed in on(key) { feed.send($0) } }
+    }
+
+    /// The executes of `key`'s event, which has no arguments, from now on,
+    /// as an asynchronous sequence of `()`.
+    public func events(
+        for key: EventKey<Void>, bufferingPolicy: EventStream<Void>.BufferingPolicy = .unbounded
+    ) -> EventStream<Void> {
+        stream(bufferingPolicy) { feed in on(key) { feed.send(()) } }
+    }
+
+    /// A stream fed by the handler `register` registers, which is removed
+    /// when the stream terminates.
+    private func stream<Element: Sendable>(
+        _ bufferingPolicy: EventStream<Element>.BufferingPolicy,
+        _ register: (StreamFeed<Element>) -> Subscription
+    ) -> EventStream<Element> {
         let (stream, continuation) = AsyncStream.makeStream(
             of: Element.self, bufferingPolicy: bufferingPolicy.asyncStreamPolicy)
-        let feed = StreamFeed(continuation)
-        let subscription = on(event) { (values: [Value]) -> Value in
-            feed.continuation.yield(transform(values))
-            return .void
-        }
+        let subscription = register(StreamFeed(continuation))
         continuation.onTermination = { _ in subscription.cancel() }
         return EventStream(base: stream)
     }
@@ -263,7 +300,12 @@ private final class StreamFeed<Element: Sendable>: Sendable {
         self.continuation = continuation
     }
 
+    func send(_ element: Element) {
+        continuation.yield(element)
+    }
+
     deinit {
         continuation.finish()
     }
 }
+

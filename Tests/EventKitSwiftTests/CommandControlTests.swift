@@ -17,6 +17,7 @@ final class ControlHandler {
     func setLooping(_ on: Bool) { log.append("\(name) looping \(on)") }
     func drag(_ sender: AnyObject?, _ arguments: [Value]) { log.append("\(name) drag \(arguments)") }
     func rename(_ title: String, _ index: Int) { log.append("\(name) rename \(title) \(index)") }
+    func sum(_ a: Int, _ b: Int, _ c: Int, _ d: Int) { log.append("\(name) sum \(a + b + c + d)") }
 }
 
 /// `value * handler.step`: a command taking the handler as parameter 0, on
@@ -92,11 +93,14 @@ struct CommandControlTests {
         try control.setCommand(ControlHandler.setLooping, for: .toggle)
         try control.setCommand(ControlHandler.rename, for: .rename)
         try control.setCommand(ControlHandler.tap, for: .reset)
+        try control.setCommand(ControlHandler.sum, for: .four)
         try control.execute("drag", .object(handler), .double(2.5))
         try control.execute(.toggle, false)
         try control.execute(.rename, "intro", 4)
         try control.execute(.reset)
-        #expect(log.all == ["a drag [double(2.5)]", "a looping false", "a rename intro 4", "a tap"])
+        try control.execute(.four, 1, 2, 3, 4)
+        #expect(
+            log.all == ["a drag [double(2.5)]", "a looping false", "a rename intro 4", "a tap", "a sum 10"])
     }
 
     @Test("A wrong argument type throws before the command runs")

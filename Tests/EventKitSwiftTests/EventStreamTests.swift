@@ -20,6 +20,27 @@ struct EventStreamTests {
         #expect(received == expected)
     }
 
+    @Test("A typed key's stream yields its argument typed, with the same buffering, and ends with its handler")
+    func typedStreams() async throws {
+        let table = CommandTable()
+        let progress = EventKey<Double>("progress")
+        let fractions = table.events(for: progress, bufferingPolicy: .bufferingNewest(2))
+        let resets = table.events(for: .reset)
+        for step in 1...4 { try table.execute(progress, Double(step) / 4) }
+        try table.execute("progress", .float(0.5))
+        try table.execute(.reset)
+        // The stream's handler is typed: a value that is not a Double runs nothing.
+        expectDispatchError(DispatchError.typeMismatch) { try table.execute("progress", .string("half")) }
+        #expect(table.handlerCount(for: progress) == 1)
+        table.removeAll(for: progress)
+        var received: [Double] = []
+        for await fraction in fractions { received.append(fraction) }
+        #expect(received == [1, 0.5])
+        var resetCount = 0
+        for await _ in resets.prefix(1) { resetCount += 1 }
+        #expect(resetCount == 1)
+    }
+
     @Test("bufferingNewest keeps the newest elements and drops the older ones")
     func bufferingNewestKeepsNewest() async throws {
         let table = CommandTable()
