@@ -76,7 +76,7 @@ extension CommandTable {
     ///
     /// One argument has its own method because Swift does not take a key of
     /// one type, `EventKey<Bool>`, as a key of a one-element pack; for any
-    /// other number of arguments see ``on(_:options:_:)-(EventKey<(repeat each A)>,_,_)``.
+    /// other number of arguments see ``on(_:options:_:)-(EventKey<(A)>,_,_)``.
     // Inlinable, so that where `A` is a built-in scalar the closure the table
     // calls reads the argument as an `A` in the caller's code, where `A` is
     // known; unspecialized, every call would look `A` up.

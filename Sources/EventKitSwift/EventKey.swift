@@ -24,8 +24,11 @@ import Synchronization
 /// try table.execute(.rename, "track", 3)
 /// ```
 ///
-/// `Arguments` is `Void`, one ``EventArgument`` type, a class, or a tuple of
-/// two or three ``EventArgument`` types. A wrong argument does not compile:
+/// `Arguments` is `Void`, one ``EventArgument`` type (a class too, once it
+/// declares the conformance), or a tuple of any number of them; the closures
+/// of `on` and the arguments of `execute` take their types from the key, so
+/// a closure needs no annotation. A wrong or missing argument does not
+/// compile:
 ///
 /// ```swift
 /// try table.execute(.toggle, "yes")   // error: cannot convert value of type 'String' to 'Bool'

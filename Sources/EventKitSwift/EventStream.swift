@@ -259,7 +259,7 @@ extension CommandTable {
     /// ```
     ///
     /// Buffered and ended as the stream of an event by name is (see
-    /// ``events(for:bufferingPolicy:)-(String,_)``); its handler is a typed
+    /// ``events(for:bufferingPolicy:)->EventStream<EventSnapshot>``); its handler is a typed
     /// handler of the key, so an execute by name whose argument does not fit
     /// throws before any handler runs.
     public func events<A: EventArgument & Sendable>(

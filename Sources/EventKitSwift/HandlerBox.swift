@@ -110,11 +110,11 @@ final class VoidHandlerBox: HandlerBox, @unchecked Sendable {
 }
 
 /// A closure that reads the C arguments itself, where the C core cannot call
-/// it directly: a typed handler whose arguments (one to three) are all
-/// built-in scalars (`Bool`, the integers, `Float`, `Double`), its closure
-/// made in the caller's code where the argument types are known
-/// (`ScalarArgument.argument(_:_:as:)`), or a `(Bool) -> Void` or
-/// `(AnyObject?) -> Void` closure.
+/// it directly: a typed handler whose arguments are all built-in scalars
+/// (`Bool`, the integers, `Float`, `Double`), its closure made in the
+/// caller's code where the argument types are known
+/// (`ScalarArgument.argument(_:_:as:)` for one, `ScalarLayout` for more), or
+/// a `(Bool) -> Void` or `(AnyObject?) -> Void` closure.
 final class ScalarsHandlerBox: HandlerBox, @unchecked Sendable {
     let body: @Sendable (UnsafeRawPointer) -> Void
     init(body: @escaping @Sendable (UnsafeRawPointer) -> Void) {

@@ -65,6 +65,7 @@ extension EventKey where Arguments == Void {
 
 /// The same event name as a key of two arguments, for the argument cases.
 let sixteenPairKey: EventKey<(Int, Double)> = EventKey(sixteenCharacterKey)
+let sixKey: EventKey<(Int, Double, Bool, Int32, Float, UInt8)> = EventKey(sixteenCharacterKey)
 
 extension EventKey where Arguments == (Int, Double) {
     static var sixteenPair: EventKey<(Int, Double)> { sixteenPairKey }
@@ -274,6 +275,36 @@ let benchmarks: @Sendable () -> Void = {
                 try table.execute(.sixteenPair, 3, 2.5)
             }
             expectCalls(counter, since: start, timedOperationsPerIteration, .executeTypedArguments)
+            withExtendedLifetime(subscription) {}
+        }
+    }
+
+    // MARK: Dispatch of six arguments to 1 handler
+
+    // A typed key of six scalars of four widths beside an array of closures
+    // of the same six: the closure checks every argument.
+    do {
+        let counter = Counter()
+        let handler: @Sendable (Int, Double, Bool, Int32, Float, UInt8) -> Void = { a, b, c, d, e, f in
+            if a == 3 && b == 2.5 && c && d == -4 && e == 0.5 && f == 6 { counter.value &+= 1 }
+        }
+        let closures = identity([handler])
+        timed(.closureArraySix) { benchmark in
+            let start = counter.value
+            for _ in benchmark.scaledIterations {
+                for closure in closures { closure(3, 2.5, true, -4, 0.5, 6) }
+            }
+            expectCalls(counter, since: start, timedOperationsPerIteration, .closureArraySix)
+        }
+
+        let table = CommandTable(name: "six")
+        let subscription = table.on(sixKey, handler)
+        timed(.executeTypedSix) { benchmark in
+            let start = counter.value
+            for _ in benchmark.scaledIterations {
+                try table.execute(sixKey, 3, 2.5, true, -4, 0.5, 6)
+            }
+            expectCalls(counter, since: start, timedOperationsPerIteration, .executeTypedSix)
             withExtendedLifetime(subscription) {}
         }
     }

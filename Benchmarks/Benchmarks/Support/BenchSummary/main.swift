@@ -152,6 +152,7 @@ let timedGroups: [(Group, (String, CaseID?), (String, CaseID?))] = [
     (.dispatchOne, ("vs dict", .dictionary1), ("vs array", .closureArray1)),
     (.dispatchTen, ("vs dict", .dictionary10), ("vs array", .closureArray10)),
     (.dispatchArguments, ("vs dict", .dictionaryArguments), ("vs array", .closureArrayArguments)),
+    (.dispatchSixArguments, ("", nil), ("vs array", .closureArraySix)),
     (.registration, ("vs dict", .registerDictionary), ("", nil)),
     (.cancellation, ("", nil), ("", nil)),
     (.invocation, ("vs direct", .directCall), ("vs ffi_call", .rawFFICall)),

@@ -15,6 +15,7 @@ public enum Group: String, CaseIterable, Sendable {
     case dispatchOne = "Dispatch to 1 handler (ns per event)"
     case dispatchTen = "Dispatch to 10 handlers (ns per event)"
     case dispatchArguments = "Dispatch of (Int, Double) to 1 handler (ns per event)"
+    case dispatchSixArguments = "Dispatch of six arguments to 1 handler (ns per event)"
     case registration = "Register + cancel one handler (ns per pair)"
     case cancellation = "Cancel subscriptions one by one (ns per cancel)"
     case invocation = "Calling a C function known at run time (ns per call)"
@@ -25,6 +26,7 @@ public enum CaseID: String, CaseIterable, Sendable {
     case closureArray1, dictionary1, notificationCenter1, openCombine1, executeString1, executeTyped1
     case closureArray10, dictionary10, notificationCenter10, openCombine10, executeString10, executeTyped10
     case closureArrayArguments, dictionaryArguments, executeStringArguments, executeTypedArguments
+    case closureArraySix, executeTypedSix
     case registerDictionary, registerNotificationCenter, registerOpenCombine, registerCommandTable
     case cancelSubscriptions
     case directCall, rawFFICall, invocationStub, invocationLibffi
@@ -93,6 +95,11 @@ public let benchmarkCases: [BenchmarkCase] = {
               "CommandTable.execute(\"\(sixteenCharacterKey)\", Value...)"),
         timed(.executeTypedArguments, .dispatchArguments, "arguments: CommandTable typed key",
               "CommandTable.execute(EventKey<(Int, Double)>, ...)"),
+
+        timed(.closureArraySix, .dispatchSixArguments, "six arguments: closure array",
+              "array of (Int, Double, Bool, Int32, Float, UInt8) closures"),
+        timed(.executeTypedSix, .dispatchSixArguments, "six arguments: CommandTable typed key",
+              "CommandTable.execute(EventKey<(Int, Double, Bool, Int32, Float, UInt8)>, ...)"),
 
         timed(.registerDictionary, .registration, "register: string dictionary", "[String: [() -> Void]] append + removeLast"),
         timed(.registerNotificationCenter, .registration, "register: NotificationCenter", "NotificationCenter addObserver + removeObserver"),

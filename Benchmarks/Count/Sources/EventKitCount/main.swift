@@ -28,6 +28,11 @@ func makePairHandler(_ counter: Counter) -> @Sendable (Int, Double) -> Void {
     { index, scale in if index == 3 && scale > 0 { counter.value &+= 1 } }
 }
 
+@inline(never)
+func makeSixHandler(_ counter: Counter) -> @Sendable (Int, Double, Bool, Int32, Float, UInt8) -> Void {
+    { a, b, c, d, e, f in if a == 3 && b > 0 && c && d == -4 && e > 0 && f == 6 { counter.value &+= 1 } }
+}
+
 /// A case: how many handlers each execute runs, and its counted loop, which
 /// runs the execute the given number of times.
 struct Case {
@@ -38,6 +43,7 @@ struct Case {
 let tick: EventKey<Void> = "sixteen-char-key"
 let ticks: EventKey<Void> = "sixteen-char-ke0"
 let pair: EventKey<(Int, Double)> = "sixteen-char-ke2"
+let six: EventKey<(Int, Double, Bool, Int32, Float, UInt8)> = "sixteen-char-ke6"
 
 // The counted loops, one per case, so that each execute is compiled as a
 // caller's would be.
@@ -50,6 +56,11 @@ func countedTyped(_ iterations: Int, _ table: CommandTable, _ key: EventKey<Void
 @inline(never)
 func countedTypedPair(_ iterations: Int, _ table: CommandTable) throws {
     for _ in 0..<iterations { try table.execute(pair, 3, 2.5) }
+}
+
+@inline(never)
+func countedTypedSix(_ iterations: Int, _ table: CommandTable) throws {
+    for _ in 0..<iterations { try table.execute(six, 3, 2.5, true, -4, 0.5, 6) }
 }
 
 @inline(never)
@@ -72,6 +83,9 @@ func makeCase(
     case "swift.typed_pair.1":
         subscriptions.append(table.on(pair, makePairHandler(counter)))
         return Case(handlers: 1) { try countedTypedPair($0, table) }
+    case "swift.typed_six.1":
+        subscriptions.append(table.on(six, makeSixHandler(counter)))
+        return Case(handlers: 1) { try countedTypedSix($0, table) }
     case "swift.string.1":
         subscriptions.append(table.on("sixteen-char-str", makeHandler(counter)))
         return Case(handlers: 1) { try countedString($0, table) }
@@ -89,7 +103,7 @@ func run(_ arguments: [String]) -> Int32 {
     guard arguments.count == 4, arguments[1] == "--count", let iterations = Int(arguments[3]), iterations > 0,
         let chosen = makeCase(arguments[2], on: table, counting: counter, into: &subscriptions)
     else {
-        print("usage: EventKitCount --count swift.typed.1|swift.typed.10|swift.typed_pair.1|swift.string.1 N")
+        print("usage: EventKitCount --count swift.typed.1|swift.typed.10|swift.typed_pair.1|swift.typed_six.1|swift.string.1 N")
         return 2
     }
     do {
