@@ -292,6 +292,16 @@ extension CommandTable {
         }
     }
 
+    /// `execute(_:_:)` for one argument that is not a built-in scalar (an
+    /// object, as every `Event` raise passes): its C value on the stack, with
+    /// no array.
+    @usableFromInline
+    func executeConverting<A: EventArgument>(_ key: EventKey<A>, _ argument: A) throws -> ExecuteResult {
+        try argument.withCValue { value in
+            try withUnsafePointer(to: value) { try execute(key, cArguments: $0, count: 1) }
+        }
+    }
+
     /// `execute` for arguments not all built-in scalars.
     @usableFromInline
     func executeConverting<Arguments, each A: EventArgument>(

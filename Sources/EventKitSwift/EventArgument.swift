@@ -325,15 +325,6 @@ struct ScalarArgument {
 }
 
 extension EventArgument {
-    /// The C type of the built-in scalar types (`Bool`, the integers, `Float`,
-    /// `Double`), whose bits are a `dc_value` payload's: `nil` for every other
-    /// type, including a raw-value enum with a scalar ``valueType``.
-    ///
-    /// A typed execute or handler runs unspecialized inside this module, so it
-    /// copies these bits rather than going through ``Value`` and an
-    /// `Optional<Self>`, whose generic metadata is looked up on every call.
-    static var bitwiseCType: dc_type? { ScalarArgument.valueType(of: Self.self)?.cType }
-
     /// Calls `body` with this value as a C value, keeping what it points to
     /// (a string copy, an object) alive for the call.
     func withCValue<Result>(_ body: (dc_value) throws -> Result) rethrows -> Result {
@@ -353,7 +344,11 @@ extension EventArgument {
     static func argument(
         _ arguments: UnsafePointer<dc_value>?, at index: inout Int, event: String
     ) throws(DispatchError) -> Self {
-        if bitwiseCType != nil { return ScalarArgument.argument(UnsafeRawPointer(arguments!), &index, as: Self.self) }
+        // A built-in scalar is copied as bits, not through a Value and an
+        // Optional<Self>, whose metadata an unspecialized call looks up.
+        if ScalarArgument.valueType(of: Self.self) != nil {
+            return ScalarArgument.argument(UnsafeRawPointer(arguments!), &index, as: Self.self)
+        }
         defer { index += 1 }
         return try convertedArgument(arguments![index], at: index, event: event)
     }
@@ -378,23 +373,6 @@ func valueTypes<each A: EventArgument>(of types: repeat (each A).Type) -> [Value
     var valueTypes: [ValueType] = []
     for type in repeat each types { valueTypes.append(type.valueType) }
     return valueTypes
-}
-
-/// The object argument `index` of a handler call, as an instance of `Object`.
-///
-/// - Throws: ``DispatchError/typeMismatch(_:)`` naming `event` and the index
-///   when it is null or of another class: the C core checks that an argument
-///   is an object, only Swift can check its class.
-func objectArgument<Object: AnyObject>(
-    _ arguments: UnsafePointer<dc_value>?, at index: Int, event: String, as _: Object.Type = Object.self
-) throws(DispatchError) -> Object {
-    let cValue = arguments![index]
-    guard let address = cValue.object,
-        let object = Unmanaged<AnyObject>.fromOpaque(address).takeUnretainedValue() as? Object
-    else {
-        throw argumentMismatch(event: event, index: index, expected: "\(Object.self)", actual: Value(cValue))
-    }
-    return object
 }
 
 /// The error for an argument the C core accepted but the Swift type does not.

@@ -173,18 +173,19 @@ final class DelegateEntry: @unchecked Sendable {
 
     /// The delegate, counted as called until `endCall()`; `nil` (and not
     /// counted) when it has been removed or has died.
-    func beginCall() -> AnyObject? {
+    /// `running` is this thread's `DelegateCalls.current`.
+    func beginCall(on running: DelegateCalls) -> AnyObject? {
         calls.add(1, ordering: .sequentiallyConsistent)
         guard !isRemoved.load(ordering: .sequentiallyConsistent), let object else {
             calls.subtract(1, ordering: .releasing)
             return nil
         }
-        DelegateCalls.current.entries.append(self)
+        running.entries.append(self)
         return object
     }
 
-    func endCall() {
-        DelegateCalls.current.entries.removeLast()
+    func endCall(on running: DelegateCalls) {
+        running.entries.removeLast()
         calls.subtract(1, ordering: .releasing)
     }
 
@@ -477,9 +478,10 @@ extension MulticastDelegate {
     private func forEachDelegate<Requirement>(
         as requirement: Requirement.Type, _ body: (Requirement) throws -> Void
     ) rethrows {
+        let running = DelegateCalls.current
         for entry in liveEntries() {
-            guard let object = entry.beginCall() else { continue }
-            defer { entry.endCall() }
+            guard let object = entry.beginCall(on: running) else { continue }
+            defer { entry.endCall(on: running) }
             guard let delegate = object as? Requirement else { continue }
             try body(delegate)
         }
