@@ -604,6 +604,64 @@ dc__lean_execute_as(bool marshal, bool swift, unsigned parameters, bool target, 
     return true;
 }
 
+/* ---- a binding's cache of an interned event ------------------------------------------ */
+
+/*
+ * What a binding's event key remembers: the event its name interned to in the
+ * table that last used the key, as that table's serial (a number the binding
+ * gives each table: never 0, never reused), the event's id and its record,
+ * from which dc__execute_record() starts without looking the id up.
+ *
+ * A key used with several tables stays correct: a lookup for a table other
+ * than the remembered one misses, and the binding interns the name there and
+ * remembers that table instead. A sequence count guards the three words, so a
+ * reader never pairs one table's serial with another table's event (a
+ * seqlock: the writer makes the count odd, writes, and makes it even again; a
+ * reader keeps what it read only when the count was even and the same before
+ * and after). Serials are never reused, so a remembered record is only ever
+ * used with its own table, which lives while the binding executes it. Zeroed
+ * memory is an empty cache.
+ */
+typedef struct dc__event_cache {
+    _Atomic uint64_t sequence;
+    _Atomic uint64_t table;
+    _Atomic(const dc__event_record *) record;
+    _Atomic dc_event_id id;
+} dc__event_cache;
+
+/* The record of the event `cache` remembers for the table numbered `table`,
+ * with its id in *id; NULL when the cache remembers another table or none,
+ * or a writer is changing it. */
+DC__ALWAYS_INLINE const dc__event_record *dc__event_cache_find(dc__event_cache *cache, uint64_t table,
+                                                               dc_event_id *id) {
+    uint64_t before = atomic_load_explicit(&cache->sequence, memory_order_acquire);
+    uint64_t remembered = atomic_load_explicit(&cache->table, memory_order_relaxed);
+    const dc__event_record *record = atomic_load_explicit(&cache->record, memory_order_relaxed);
+    *id = atomic_load_explicit(&cache->id, memory_order_relaxed);
+    atomic_thread_fence(memory_order_acquire);
+    if (remembered != table || (before & 1) != 0 ||
+        atomic_load_explicit(&cache->sequence, memory_order_relaxed) != before)
+        return NULL;
+    return record; /* serials are never 0, so a match is a table remembered, with its record */
+}
+
+/* Remembers `event`'s `record` in the table numbered `table`, unless another
+ * thread is remembering one at the same time (the cache then keeps that). */
+static inline void dc__event_cache_remember(dc__event_cache *cache, uint64_t table, dc_event_id event,
+                                            const dc__event_record *record) {
+    uint64_t before = atomic_load_explicit(&cache->sequence, memory_order_relaxed);
+    if ((before & 1) != 0 ||
+        !atomic_compare_exchange_strong_explicit(&cache->sequence, &before, before + 1, memory_order_relaxed,
+                                                 memory_order_relaxed))
+        return;
+    /* Readers see the odd count before any of the stores below. */
+    atomic_thread_fence(memory_order_release);
+    atomic_store_explicit(&cache->table, table, memory_order_relaxed);
+    atomic_store_explicit(&cache->id, event, memory_order_relaxed);
+    atomic_store_explicit(&cache->record, record, memory_order_relaxed);
+    atomic_store_explicit(&cache->sequence, before + 2, memory_order_release);
+}
+
 /* ---- the Swift layer's inline execute ---------------------------------------------- */
 
 /*

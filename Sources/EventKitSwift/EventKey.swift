@@ -80,69 +80,47 @@ public struct EventKey<Arguments>: Hashable, Sendable, ExpressibleByStringLitera
 }
 
 /// What a key holds: its event's name, and the event as the table that last
-/// used the key interned it: that table's serial, the event's id and its
-/// record (the C core's structure of the event, which lives as long as the
-/// table), from which a typed execute starts.
-///
-/// A key shared by several tables stays correct: a lookup for a table other
-/// than the remembered one interns the name there and remembers that table
-/// instead. A sequence count guards the three, so that a reader never pairs
-/// one table's serial with another table's event (a seqlock: a writer makes
-/// the count odd, writes, and makes it even again; a reader keeps what it
-/// read only when the count was even, and the same before and after). Table
-/// serials are never reused, so a remembered record is only ever used with
-/// its own table, which is alive while it executes.
+/// used the key interned it, in the C core's cache for bindings
+/// (`dc__event_cache`, which says how it stays right when several tables use
+/// one key).
 @usableFromInline
-final class EventKeyStorage: Sendable {
+final class EventKeyStorage: @unchecked Sendable {
+    // @unchecked: `cache` is only read and written through the C core's
+    // atomic functions; the rest is constant or atomic.
     let name: String
-    private let sequence = Atomic<UInt64>(0)
-    private let table = Atomic<UInt64>(0)
-    private let id = Atomic<UInt32>(0)
-    /// The record's address: pointers are not `Sendable`.
-    private let record = Atomic<UInt>(0)
+    /// Zeroed memory, which is an empty cache.
+    private let cache: UnsafeMutablePointer<dc__event_cache>
     /// Where the scalars of the key's arguments lie in a tuple of them
-    /// (`scalarLayout(of:)`).
     /// (`hasScalarLayout(of:)`): its address, retained, or what
     /// `ScalarLayoutAddress` says instead.
     @usableFromInline let scalarLayoutAddress = Atomic<UInt>(0)
 
     init(_ name: String) {
         self.name = name
+        cache = .allocate(capacity: 1)
+        UnsafeMutableRawPointer(cache).initializeMemory(
+            as: UInt8.self, repeating: 0, count: MemoryLayout<dc__event_cache>.size)
     }
 
     deinit {
         releaseScalarLayout()
+        cache.deallocate()
     }
 
     /// The event as the table with `serial` interned it, if that table is the
     /// one remembered.
     @inline(__always)
     func event(inTable serial: UInt64) -> InternedEvent? {
-        let before = sequence.load(ordering: .acquiring)
-        let table = table.load(ordering: .relaxed)
-        let id = id.load(ordering: .relaxed)
-        let record = record.load(ordering: .relaxed)
-        atomicMemoryFence(ordering: .acquiring)
-        guard table == serial, before & 1 == 0, sequence.load(ordering: .relaxed) == before else { return nil }
-        // No table's serial is 0, so a match is a table remembered, and
-        // remembering writes a record.
-        return InternedEvent(id: id, record: UnsafePointer(bitPattern: record).unsafelyUnwrapped)
+        var id: dc_event_id = 0
+        guard let record = dc__event_cache_find(cache, serial, &id) else { return nil }
+        return InternedEvent(id: id, record: record)
     }
 
     /// Remembers `event` as the table with `serial` interned it, unless
     /// another thread is remembering one at the same time (the key then keeps
     /// that one).
     func remember(_ event: InternedEvent, inTable serial: UInt64) {
-        let before = sequence.load(ordering: .relaxed)
-        guard before & 1 == 0,
-            sequence.compareExchange(expected: before, desired: before &+ 1, ordering: .relaxed).exchanged
-        else { return }
-        // Readers see the odd count before any of the stores below.
-        atomicMemoryFence(ordering: .releasing)
-        table.store(serial, ordering: .relaxed)
-        id.store(event.id, ordering: .relaxed)
-        record.store(UInt(bitPattern: event.record), ordering: .relaxed)
-        sequence.store(before &+ 2, ordering: .releasing)
+        dc__event_cache_remember(cache, serial, event.id, event.record)
     }
 }
 
