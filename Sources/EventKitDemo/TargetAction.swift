@@ -1,5 +1,7 @@
 // 3. Target-action with a weak target: the table holds the target weakly, as
 // a Cocoa control does; once it is gone its action is skipped and pruned.
+// An action's name is its identity, as a selector is: adding the same one
+// again keeps one handler.
 
 import EventKitSwift
 
@@ -13,7 +15,9 @@ func targetAction() throws {
     section(3, "Target-action with a weak target")
     let table = CommandTable(name: "transport")
     var player: Player? = Player(name: "player")
-    table.addTarget(player!, action: Player.stop, for: "stop")
+    table.addTarget(player!, action: Player.stop, named: "stop", for: "stop")
+    // The same target and action again: kept once, as UIControl does.
+    table.addTarget(player!, action: Player.stop, named: "stop", for: "stop")
     let logger = table.on("stop") { print("  closure: stop logged") }
 
     print("\"stop\" has \(table.handlerCount(for: "stop")) handlers: Player.stop (weak target), a closure")

@@ -58,7 +58,7 @@ public final class CommandControl<Handler: AnyObject>: @unchecked Sendable {
     private struct State: @unchecked Sendable {
         weak var handler: Handler?
         /// The command of each key; each is a target-action of `handler`.
-        var commands: [String: Subscription] = [:]
+        var commands: [String: Registration] = [:]
     }
 
     private let state: Mutex<State>
@@ -81,7 +81,7 @@ public final class CommandControl<Handler: AnyObject>: @unchecked Sendable {
     public var handler: Handler? {
         get { state.withLock { $0.handler } }
         set {
-            let removed = state.withLock { state -> [Subscription] in
+            let removed = state.withLock { state -> [Registration] in
                 guard state.handler !== newValue else { return [] }
                 state.handler = newValue
                 defer { state.commands = [:] }
@@ -114,7 +114,7 @@ public final class CommandControl<Handler: AnyObject>: @unchecked Sendable {
 
     /// Removes every command; the handler stays.
     public func removeAllCommands() {
-        let removed = state.withLock { state -> [Subscription] in
+        let removed = state.withLock { state -> [Registration] in
             defer { state.commands = [:] }
             return Array(state.commands.values)
         }
@@ -124,13 +124,13 @@ public final class CommandControl<Handler: AnyObject>: @unchecked Sendable {
     /// Makes the command that `register` adds to the table, for the current
     /// handler, the one command of `key`.
     private func setCommand(
-        for key: String, _ register: (CommandTable, Handler) throws -> Subscription
+        for key: String, _ register: (CommandTable, Handler) throws -> Registration
     ) throws {
         // The previous command goes first, so an execute on another thread
         // never runs two commands for the key, and it goes outside the lock
         // (see `handler`).
         removeCommand(for: key)
-        let displaced = try state.withLock { state -> Subscription? in
+        let displaced = try state.withLock { state -> Registration? in
             guard let handler = state.handler else {
                 throw DispatchError(
                     status: DC_ERR_STATE, message: "control \(name): no handler to register \"\(key)\" for")!
@@ -150,18 +150,18 @@ public final class CommandControl<Handler: AnyObject>: @unchecked Sendable {
     /// - Throws: ``DispatchError/invalidState(_:)`` when the control has no
     ///   live handler.
     public func setCommand(_ action: @escaping @Sendable (Handler) -> () -> Void, for key: String) throws {
-        try setCommand(for: key) { $0.addTarget($1, action: action, for: key) }
+        try setCommand(for: key) { $0.addTarget($1, action: action, named: key, for: key) }
     }
 
     /// Makes `action`, taking the event's `Bool`, the command of `key`.
     public func setCommand(_ action: @escaping @Sendable (Handler) -> (Bool) -> Void, for key: String) throws {
-        try setCommand(for: key) { $0.addTarget($1, action: action, for: key) }
+        try setCommand(for: key) { $0.addTarget($1, action: action, named: key, for: key) }
     }
 
     /// Makes `action`, taking the event's object argument, the command of
     /// `key`.
     public func setCommand(_ action: @escaping @Sendable (Handler) -> (AnyObject?) -> Void, for key: String) throws {
-        try setCommand(for: key) { $0.addTarget($1, action: action, for: key) }
+        try setCommand(for: key) { $0.addTarget($1, action: action, named: key, for: key) }
     }
 
     /// Makes `action`, taking the event's sender and arguments, the command
@@ -170,12 +170,12 @@ public final class CommandControl<Handler: AnyObject>: @unchecked Sendable {
         _ action: @escaping @Sendable (Handler) -> (_ sender: AnyObject?, _ arguments: [Value]) -> Void,
         for key: String
     ) throws {
-        try setCommand(for: key) { $0.addTarget($1, action: action, for: key) }
+        try setCommand(for: key) { $0.addTarget($1, action: action, named: key, for: key) }
     }
 
     /// Makes `action` the command of `key`'s event.
     public func setCommand(_ action: @escaping @Sendable (Handler) -> () -> Void, for key: EventKey<Void>) throws {
-        try setCommand(for: key.name) { $0.addTarget($1, action: action, for: key) }
+        try setCommand(for: key.name) { $0.addTarget($1, action: action, named: key.name, for: key) }
     }
 
     /// Makes `action`, taking the key's argument, the command of `key`'s
@@ -183,7 +183,7 @@ public final class CommandControl<Handler: AnyObject>: @unchecked Sendable {
     public func setCommand<A: EventArgument>(
         _ action: @escaping @Sendable (Handler) -> (A) -> Void, for key: EventKey<A>
     ) throws {
-        try setCommand(for: key.name) { $0.addTarget($1, action: action, for: key) }
+        try setCommand(for: key.name) { $0.addTarget($1, action: action, named: key.name, for: key) }
     }
 
     /// Makes `action`, taking the key's arguments (two or more), the command
@@ -191,7 +191,7 @@ public final class CommandControl<Handler: AnyObject>: @unchecked Sendable {
     public func setCommand<each A: EventArgument>(
         _ action: @escaping @Sendable (Handler) -> (repeat each A) -> Void, for key: EventKey<(repeat each A)>
     ) throws {
-        try setCommand(for: key.name) { $0.addTarget($1, action: action, for: key) }
+        try setCommand(for: key.name) { $0.addTarget($1, action: action, named: key.name, for: key) }
     }
 
     /// Makes the C function `function`, whose type `signature` describes, the

@@ -190,7 +190,7 @@ extension CommandTable {
         // The C handler holds its own reference to the dc_queue from here on.
         withExtendedLifetime(eventQueue) {}
         // The handle, not a weak reference to the table: see Subscription.
-        return Subscription(cancelsOnRelease: true) { [handle] in
+        return Subscription { [handle] in
             // Closed first, so deliveries already waiting on the queue skip
             // the handler once cancel() returns.
             hop?.close()

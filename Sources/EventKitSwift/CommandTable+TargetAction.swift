@@ -90,33 +90,76 @@ enum TargetHandlers {
         let target: ObjectIdentifier
     }
 
-    /// Handler ids and their events, by table and target.
-    private static let handlers = Mutex<[Key: [dc_handler_id: dc_event_id]]>([:])
+    /// Which action of a target a handler is, for adding it again to keep
+    /// one: a name the caller gives (Swift methods have no identity to
+    /// compare), or the C function's address.
+    enum Action: Hashable {
+        case named(String)
+        case function(UnsafeRawPointer)
+    }
 
-    static func insert(_ handler: dc_handler_id, event: dc_event_id, for key: Key) {
-        handlers.withLock { $0[key, default: [:]][handler] = event }
+    /// A handler of a target.
+    struct Entry {
+        let event: dc_event_id
+        /// `nil` for a closure bound to an owner, which is never the same.
+        let action: Action?
+        /// To tell the target apart from a later object at the same address.
+        weak var box: WeakTargetHandlerBox?
+        /// What adding the action again returns.
+        let registration: Registration
+    }
+
+    /// The handlers of each table and target, by id.
+    // @unchecked: the entries are only read and written under the lock, and
+    // what they hold (ids, names, addresses, weak references) is safe to
+    // send.
+    private struct Registry: @unchecked Sendable {
+        var handlers: [Key: [dc_handler_id: Entry]] = [:]
+    }
+
+    private static let registry = Mutex(Registry())
+
+    static func insert(_ handler: dc_handler_id, _ entry: Entry, for key: Key) {
+        registry.withLock { $0.handlers[key, default: [:]][handler] = entry }
     }
 
     static func remove(_ handler: dc_handler_id, for key: Key) {
         guard handler != 0 else { return }
-        handlers.withLock { handlers in
-            handlers[key]?[handler] = nil
-            if handlers[key]?.isEmpty == true { handlers[key] = nil }
+        registry.withLock { registry in
+            registry.handlers[key]?[handler] = nil
+            if registry.handlers[key]?.isEmpty == true { registry.handlers[key] = nil }
         }
     }
 
-    /// The handlers of `key`, of one event or (`event` nil) of all.
+    /// The handlers of `key`, of one event or (`event` nil) of all, of one
+    /// action or (`action` nil) of all.
     ///
     /// An object identifier can be reused once its object has died, so the
     /// result may include handlers of a dead target at the same address:
     /// removing those is what pruning would do anyway.
-    static func handlers(for key: Key, event: dc_event_id? = nil) -> [dc_handler_id] {
-        handlers.withLock { handlers in
-            guard let entries = handlers[key] else { return [] }
-            return entries.compactMap { handler, handlerEvent in
-                event == nil || handlerEvent == event ? handler : nil
+    static func handlers(for key: Key, event: dc_event_id? = nil, action: Action? = nil) -> [dc_handler_id] {
+        registry.withLock { registry in
+            guard let entries = registry.handlers[key] else { return [] }
+            return entries.compactMap { handler, entry in
+                (event == nil || entry.event == event) && (action == nil || entry.action == action) ? handler : nil
             }
         }
+    }
+
+    /// The registration of `target`'s `action` for `event` in the table
+    /// `key` names, if it is registered for this very object.
+    static func registration(
+        for key: Key, event: dc_event_id, action: Action, of target: AnyObject, in cTable: OpaquePointer
+    ) -> Registration? {
+        let candidates = registry.withLock { registry in
+            (registry.handlers[key] ?? [:]).compactMap { handler, entry in
+                entry.event == event && entry.action == action && entry.box?.target === target
+                    ? (handler, entry.registration) : nil
+            }
+        }
+        // An entry outlives its handler until the table releases the box, which
+        // a removal may leave to the last call running it.
+        return candidates.first { handler, _ in dc_table_contains(cTable, handler) }?.1
     }
 }
 
@@ -133,13 +176,39 @@ func senderAndArguments(_ arguments: UnsafePointer<dc_value>?, _ count: Int) -> 
 
 extension CommandTable {
     /// Registers `call` for `event`, bound to `target` held weakly, and
-    /// records it in the registry under `target`.
+    /// records it in the registry under `target`; when `action` says which
+    /// action of the target this is and it is registered for the event
+    /// already, returns that handler's registration instead.
     func addTargetHandler<Target: AnyObject>(
-        _ target: Target, event: dc_event_id, signature: Signature?, options: HandlerOptions = [],
+        _ target: Target, event: dc_event_id, signature: Signature?, action: TargetHandlers.Action?,
+        options: HandlerOptions = [],
         _ call: @escaping @Sendable (Target, UnsafePointer<dc_value>?, Int, UnsafeMutablePointer<dc_value>?) throws
             -> Void
-    ) throws(DispatchError) -> Subscription {
+    ) throws(DispatchError) -> Registration {
         let key = TargetHandlers.Key(table: serial, target: ObjectIdentifier(target))
+        guard let action else {
+            return try addTargetHandler(
+                target, key: key, event: event, signature: signature, action: nil, options: options, call)
+        }
+        // One add of an action at a time, so two racing adds of the same one
+        // register it once. Adding calls no handler and waits for none.
+        return try targetActionAdds.withLock { _ throws(DispatchError) in
+            if let existing = TargetHandlers.registration(
+                for: key, event: event, action: action, of: target, in: cTable)
+            {
+                return existing
+            }
+            return try addTargetHandler(
+                target, key: key, event: event, signature: signature, action: action, options: options, call)
+        }
+    }
+
+    private func addTargetHandler<Target: AnyObject>(
+        _ target: Target, key: TargetHandlers.Key, event: dc_event_id, signature: Signature?,
+        action: TargetHandlers.Action?, options: HandlerOptions,
+        _ call: @escaping @Sendable (Target, UnsafePointer<dc_value>?, Int, UnsafeMutablePointer<dc_value>?) throws
+            -> Void
+    ) throws(DispatchError) -> Registration {
         let box = WeakTargetHandlerBox(cTable: cTable, target: target, registryKey: key) {
             object, arguments, count, result in
             try call(unsafeDowncast(object, to: Target.self), arguments, count, result)
@@ -151,19 +220,21 @@ extension CommandTable {
         // `box` is held here, so its deinit (which removes the entry) cannot
         // run before the entry is inserted, even if another thread has removed
         // the handler already.
-        TargetHandlers.insert(id, event: event, for: key)
-        return subscription(for: id, cancelsOnRelease: false)
+        let registration = registration(for: id)
+        TargetHandlers.insert(
+            id, TargetHandlers.Entry(event: event, action: action, box: box, registration: registration), for: key)
+        return registration
     }
 
     /// `addTargetHandler` for handlers whose signature is known to be valid,
     /// so only running out of memory can fail, which Swift treats as fatal.
-    func targetSubscription<Target: AnyObject>(
-        _ target: Target, event: String, signature: Signature?, options: HandlerOptions = [],
-        _ call: @escaping @Sendable (Target, UnsafePointer<dc_value>?, Int) throws -> Void
-    ) -> Subscription {
+    func targetRegistration<Target: AnyObject>(
+        _ target: Target, event: String, signature: Signature?, action: TargetHandlers.Action?,
+        options: HandlerOptions = [], _ call: @escaping @Sendable (Target, UnsafePointer<dc_value>?, Int) throws -> Void
+    ) -> Registration {
         do {
             return try addTargetHandler(
-                target, event: eventID(named: event), signature: signature, options: options
+                target, event: eventID(named: event), signature: signature, action: action, options: options
             ) { target, arguments, count, _ in
                 try call(target, arguments, count)
             }
@@ -172,16 +243,16 @@ extension CommandTable {
         }
     }
 
-    /// `targetSubscription` for a typed key, with the signature of
+    /// `targetRegistration` for a typed key, with the signature of
     /// `parameters`.
-    func targetSubscription<Target: AnyObject, Arguments>(
-        _ target: Target, key: EventKey<Arguments>, parameters: [ValueType], options: HandlerOptions = [],
-        _ call: @escaping @Sendable (Target, UnsafePointer<dc_value>?) throws -> Void
-    ) -> Subscription {
+    func targetRegistration<Target: AnyObject, Arguments>(
+        _ target: Target, key: EventKey<Arguments>, parameters: [ValueType], action: TargetHandlers.Action?,
+        options: HandlerOptions = [], _ call: @escaping @Sendable (Target, UnsafePointer<dc_value>?) throws -> Void
+    ) -> Registration {
         do {
             let signature = try Signature(returning: .void, parameters: parameters)
             return try addTargetHandler(
-                target, event: eventID(for: key), signature: signature, options: options
+                target, event: eventID(for: key), signature: signature, action: action, options: options
             ) { target, arguments, _, _ in
                 try call(target, arguments)
             }
@@ -198,20 +269,21 @@ extension CommandTable {
     /// as `target` lives.
     ///
     /// ```swift
-    /// table.addTarget(controller, action: Controller.reset, for: "reset")
+    /// table.addTarget(controller, action: Controller.reset, named: "reset", for: "reset")
     /// ```
+    ///
+    /// `actionName` is the action's identity, as a selector is in
+    /// Objective-C (Swift method references have none to compare): adding the
+    /// same target with the same name for the same event again keeps the one
+    /// handler and returns its registration, as `UIControl` does. For a
+    /// second handler, give it another name.
     ///
     /// The table holds `target` weakly: once it has died its handlers are
     /// skipped, never called (nor counted in ``ExecuteResult/handled``), and
     /// removed at the next execute of their event. Releasing the
-    /// returned subscription changes nothing; ``Subscription/cancel()``,
-    /// ``removeTarget(_:)`` and `removeTarget(_:for:)` remove the
-    /// handler early.
-    ///
-    /// Registering the same target and action for the same event twice makes
-    /// two handlers: Swift method references have no identity to compare, and
-    /// two different methods of one shape must not collapse into one. Remove
-    /// the target's handlers for the event first to replace them.
+    /// returned registration changes nothing; ``Registration/cancel()``,
+    /// `removeTarget(_:named:for:)`, `removeTarget(_:for:)` and
+    /// ``removeTarget(_:)`` remove the handler early.
     ///
     /// The action runs on the thread that executes, like every handler.
     ///
@@ -220,21 +292,21 @@ extension CommandTable {
     /// `-[NSNotificationCenter addObserver:selector:name:object:]`.
     @discardableResult
     public func addTarget<Target: AnyObject>(
-        _ target: Target, action: @escaping @Sendable (Target) -> () -> Void, for event: String
-    ) -> Subscription {
-        targetSubscription(target, event: event, signature: Signatures.void) { target, _, _ in
+        _ target: Target, action: @escaping @Sendable (Target) -> () -> Void, named actionName: String, for event: String
+    ) -> Registration {
+        targetRegistration(target, event: event, signature: Signatures.void, action: .named(actionName)) { target, _, _ in
             action(target)()
         }
     }
 
     /// Calls `action` on `target` with the event's first argument, which must
     /// fit a `Bool`, for as long as `target` lives; see
-    /// `addTarget(_:action:for:)`.
+    /// `addTarget(_:action:named:for:)`.
     @discardableResult
     public func addTarget<Target: AnyObject>(
-        _ target: Target, action: @escaping @Sendable (Target) -> (Bool) -> Void, for event: String
-    ) -> Subscription {
-        targetSubscription(target, event: event, signature: Signatures.bool) { target, arguments, _ in
+        _ target: Target, action: @escaping @Sendable (Target) -> (Bool) -> Void, named actionName: String, for event: String
+    ) -> Registration {
+        targetRegistration(target, event: event, signature: Signatures.bool, action: .named(actionName)) { target, arguments, _ in
             action(target)(arguments![0].boolValue)
         }
     }
@@ -243,9 +315,9 @@ extension CommandTable {
     /// or `nil`, for as long as `target` lives.
     @discardableResult
     public func addTarget<Target: AnyObject>(
-        _ target: Target, action: @escaping @Sendable (Target) -> (AnyObject?) -> Void, for event: String
-    ) -> Subscription {
-        targetSubscription(target, event: event, signature: Signatures.object) { target, arguments, _ in
+        _ target: Target, action: @escaping @Sendable (Target) -> (AnyObject?) -> Void, named actionName: String, for event: String
+    ) -> Registration {
+        targetRegistration(target, event: event, signature: Signatures.object, action: .named(actionName)) { target, arguments, _ in
             let object = arguments![0].object.map { Unmanaged<AnyObject>.fromOpaque($0).takeUnretainedValue() }
             action(target)(object)
         }
@@ -257,9 +329,9 @@ extension CommandTable {
     @discardableResult
     public func addTarget<Target: AnyObject>(
         _ target: Target, action: @escaping @Sendable (Target) -> (_ sender: AnyObject?, _ arguments: [Value]) -> Void,
-        for event: String
-    ) -> Subscription {
-        targetSubscription(target, event: event, signature: nil) { target, arguments, count in
+        named actionName: String, for event: String
+    ) -> Registration {
+        targetRegistration(target, event: event, signature: nil, action: .named(actionName)) { target, arguments, count in
             let (sender, values) = senderAndArguments(arguments, count)
             action(target)(sender, values)
         }
@@ -269,9 +341,9 @@ extension CommandTable {
     /// long as `target` lives.
     @discardableResult
     public func addTarget<Target: AnyObject>(
-        _ target: Target, action: @escaping @Sendable (Target) -> () -> Void, for key: EventKey<Void>
-    ) -> Subscription {
-        targetSubscription(target, key: key, parameters: []) { target, _ in action(target)() }
+        _ target: Target, action: @escaping @Sendable (Target) -> () -> Void, named actionName: String, for key: EventKey<Void>
+    ) -> Registration {
+        targetRegistration(target, key: key, parameters: [], action: .named(actionName)) { target, _ in action(target)() }
     }
 
     /// Calls `action` on `target` with the event's argument, whose type the
@@ -282,10 +354,10 @@ extension CommandTable {
     /// ```
     @discardableResult
     public func addTarget<Target: AnyObject, A: EventArgument>(
-        _ target: Target, action: @escaping @Sendable (Target) -> (A) -> Void, for key: EventKey<A>
-    ) -> Subscription {
+        _ target: Target, action: @escaping @Sendable (Target) -> (A) -> Void, named actionName: String, for key: EventKey<A>
+    ) -> Registration {
         let event = key.name
-        return targetSubscription(target, key: key, parameters: [A.valueType]) { target, arguments in
+        return targetRegistration(target, key: key, parameters: [A.valueType], action: .named(actionName)) { target, arguments in
             var index = 0
             action(target)(try A.argument(arguments, at: &index, event: event))
         }
@@ -301,10 +373,11 @@ extension CommandTable {
     @discardableResult
     public func addTarget<Target: AnyObject, each A: EventArgument>(
         _ target: Target, action: @escaping @Sendable (Target) -> (repeat each A) -> Void,
-        for key: EventKey<(repeat each A)>
-    ) -> Subscription {
+        named actionName: String, for key: EventKey<(repeat each A)>
+    ) -> Registration {
         let event = key.name
-        return targetSubscription(target, key: key, parameters: valueTypes(of: repeat (each A).self)) {
+        return targetRegistration(
+            target, key: key, parameters: valueTypes(of: repeat (each A).self), action: .named(actionName)) {
             target, arguments in
             var index = 0
             try action(target)(repeat (each A).argument(arguments, at: &index, event: event))
@@ -322,7 +395,9 @@ extension CommandTable {
     /// otherwise, and the function's return value is the handler's.
     ///
     /// The execute that finds the target dead removes the handler and does
-    /// not count it in ``ExecuteResult/handled``.
+    /// not count it in ``ExecuteResult/handled``. Adding the same target and
+    /// function for the same event again keeps the one handler and returns
+    /// its registration.
     ///
     /// - Throws: ``DispatchError/typeMismatch(_:)`` when parameter 0 is not an
     ///   object or a pointer; ``DispatchError/invalidArgument(_:)`` when
@@ -335,7 +410,7 @@ extension CommandTable {
     @discardableResult
     public func addTarget<Target: AnyObject, Function>(
         _ target: Target, function: Function, signature: Signature, for event: String
-    ) throws -> Subscription {
+    ) throws -> Registration {
         let cFunction = try cFunctionPointer(function)
         guard let cFunction else {
             throw DispatchError(
@@ -353,7 +428,8 @@ extension CommandTable {
         let arguments = try Signature(
             returning: signature.returnType, parameters: Array(signature.parameterTypes.dropFirst()))
         return try addTargetHandler(
-            target, event: eventID(named: event), signature: arguments
+            target, event: eventID(named: event), signature: arguments,
+            action: .function(unsafeBitCast(cFunction, to: UnsafeRawPointer.self))
         ) { target, values, count, result in
             try withUnsafeTemporaryAllocation(of: dc_value.self, capacity: count + 1) {
                 (buffer) throws(DispatchError) in
@@ -381,13 +457,13 @@ extension CommandTable {
     /// The table holds `owner` weakly and the handler strongly: capture
     /// `owner` weakly in the handler, or it never dies. Once `owner` has died
     /// the handler is skipped and pruned as a target-action's is. Releasing
-    /// the returned subscription changes nothing; ``Subscription/cancel()`` and
+    /// the returned registration changes nothing; ``Registration/cancel()`` and
     /// ``removeTarget(_:)`` with the owner remove it early.
     @discardableResult
     public func on(
         _ event: String, owner: AnyObject, options: HandlerOptions = [], _ handler: @escaping @Sendable () -> Void
-    ) -> Subscription {
-        targetSubscription(owner, event: event, signature: Signatures.void, options: options) { _, _, _ in
+    ) -> Registration {
+        targetRegistration(owner, event: event, signature: Signatures.void, action: nil, options: options) { _, _, _ in
             handler()
         }
     }
@@ -398,8 +474,8 @@ extension CommandTable {
     public func on(
         _ event: String, owner: AnyObject, options: HandlerOptions = [],
         _ handler: @escaping @Sendable (Bool) -> Void
-    ) -> Subscription {
-        targetSubscription(owner, event: event, signature: Signatures.bool, options: options) { _, arguments, _ in
+    ) -> Registration {
+        targetRegistration(owner, event: event, signature: Signatures.bool, action: nil, options: options) { _, arguments, _ in
             handler(arguments![0].boolValue)
         }
     }
@@ -410,8 +486,8 @@ extension CommandTable {
     public func on(
         _ event: String, owner: AnyObject, options: HandlerOptions = [],
         _ handler: @escaping @Sendable (AnyObject?) -> Void
-    ) -> Subscription {
-        targetSubscription(owner, event: event, signature: Signatures.object, options: options) { _, arguments, _ in
+    ) -> Registration {
+        targetRegistration(owner, event: event, signature: Signatures.object, action: nil, options: options) { _, arguments, _ in
             handler(arguments![0].object.map { Unmanaged<AnyObject>.fromOpaque($0).takeUnretainedValue() })
         }
     }
@@ -422,8 +498,8 @@ extension CommandTable {
     public func on(
         _ event: String, owner: AnyObject, options: HandlerOptions = [],
         _ handler: @escaping @Sendable (_ sender: AnyObject?, _ arguments: [Value]) -> Void
-    ) -> Subscription {
-        targetSubscription(owner, event: event, signature: nil, options: options) { _, arguments, count in
+    ) -> Registration {
+        targetRegistration(owner, event: event, signature: nil, action: nil, options: options) { _, arguments, count in
             let (sender, values) = senderAndArguments(arguments, count)
             handler(sender, values)
         }
@@ -435,8 +511,8 @@ extension CommandTable {
     public func on(
         _ key: EventKey<Void>, owner: AnyObject, options: HandlerOptions = [],
         _ handler: @escaping @Sendable () -> Void
-    ) -> Subscription {
-        targetSubscription(owner, key: key, parameters: [], options: options) { _, _ in handler() }
+    ) -> Registration {
+        targetRegistration(owner, key: key, parameters: [], action: nil, options: options) { _, _ in handler() }
     }
 
     /// Runs `handler` with the event's argument, for as long as `owner`
@@ -445,9 +521,9 @@ extension CommandTable {
     public func on<A: EventArgument>(
         _ key: EventKey<A>, owner: AnyObject, options: HandlerOptions = [],
         _ handler: @escaping @Sendable (A) -> Void
-    ) -> Subscription {
+    ) -> Registration {
         let event = key.name
-        return targetSubscription(owner, key: key, parameters: [A.valueType], options: options) { _, arguments in
+        return targetRegistration(owner, key: key, parameters: [A.valueType], action: nil, options: options) { _, arguments in
             var index = 0
             handler(try A.argument(arguments, at: &index, event: event))
         }
@@ -459,10 +535,10 @@ extension CommandTable {
     public func on<each A: EventArgument>(
         _ key: EventKey<(repeat each A)>, owner: AnyObject, options: HandlerOptions = [],
         _ handler: @escaping @Sendable (repeat each A) -> Void
-    ) -> Subscription {
+    ) -> Registration {
         let event = key.name
-        return targetSubscription(
-            owner, key: key, parameters: valueTypes(of: repeat (each A).self), options: options
+        return targetRegistration(
+            owner, key: key, parameters: valueTypes(of: repeat (each A).self), action: nil, options: options
         ) { _, arguments in
             var index = 0
             try handler(repeat (each A).argument(arguments, at: &index, event: event))
@@ -501,6 +577,31 @@ extension CommandTable {
         return remove(
             TargetHandlers.handlers(
                 for: TargetHandlers.Key(table: serial, target: ObjectIdentifier(target)), event: id))
+    }
+
+    /// Removes `target`'s action `actionName` for `event` (added with
+    /// `addTarget(_:action:named:for:)`) and returns whether it was there.
+    ///
+    /// Replaces `-[UIControl removeTarget:action:forControlEvents:]`.
+    @discardableResult
+    public func removeTarget(_ target: AnyObject, named actionName: String, for event: String) -> Bool {
+        guard let id = try? eventID(named: event) else { return false }
+        return removeTarget(target, named: actionName, event: id)
+    }
+
+    /// Removes `target`'s action `actionName` for `key`'s event and returns
+    /// whether it was there.
+    @discardableResult
+    public func removeTarget<Arguments>(
+        _ target: AnyObject, named actionName: String, for key: EventKey<Arguments>
+    ) -> Bool {
+        guard let id = try? eventID(for: key) else { return false }
+        return removeTarget(target, named: actionName, event: id)
+    }
+
+    private func removeTarget(_ target: AnyObject, named actionName: String, event: dc_event_id) -> Bool {
+        let key = TargetHandlers.Key(table: serial, target: ObjectIdentifier(target))
+        return remove(TargetHandlers.handlers(for: key, event: event, action: .named(actionName))) > 0
     }
 
     /// Removes the handlers `ids` and returns how many were still there.

@@ -26,7 +26,7 @@ extension CommandTable {
     ) -> Subscription {
         do {
             let id = try addHandler(handler, signature: signature, event: eventID(for: key), options: options)
-            return subscription(for: id, cancelsOnRelease: true)
+            return subscription(for: id)
         } catch {
             // A closure with a fixed, valid signature can only fail to register
             // when memory runs out, which Swift treats as fatal.

@@ -50,6 +50,10 @@ public final class CommandTable: @unchecked Sendable {
     /// ``EventKey``s remember; 64 bits, so none is ever reused, and never 0.
     let serial: UInt64
 
+    /// Held while adding a named target-action, so that two racing adds of
+    /// one add it once (`addTarget(_:action:named:for:)`).
+    let targetActionAdds = Mutex<Void>(())
+
     private static let serials = Atomic<UInt64>(1)
 
     /// Creates an empty table.
@@ -213,9 +217,16 @@ extension CommandTable {
         return dc_handler_options(flags: flags, queue: queue, destroy: nil, destroy_data: nil)
     }
 
-    /// A subscription that removes handler `id` from this table.
-    func subscription(for id: dc_handler_id, cancelsOnRelease: Bool) -> Subscription {
-        Subscription(cancelsOnRelease: cancelsOnRelease, table: handle, handler: id)
+    /// A subscription that removes handler `id` from this table when
+    /// cancelled or released.
+    func subscription(for id: dc_handler_id) -> Subscription {
+        Subscription(table: handle, handler: id)
+    }
+
+    /// A registration that removes handler `id` from this table when
+    /// cancelled.
+    func registration(for id: dc_handler_id) -> Registration {
+        Registration(table: handle, handler: id)
     }
 
     /// Registers a closure's handler; a closure lives as long as its
@@ -225,7 +236,7 @@ extension CommandTable {
     ) -> Subscription {
         do {
             let id = try addHandler(event, signature: signature, handler: handler, options: options)
-            return subscription(for: id, cancelsOnRelease: true)
+            return subscription(for: id)
         } catch {
             // A closure with a fixed, valid signature can only fail to register
             // when memory runs out, which Swift treats as fatal.
@@ -300,10 +311,10 @@ extension CommandTable {
     /// When `target` is given it is passed as parameter 0, which must be an
     /// object, pointer or string, and the event's arguments follow it.
     ///
-    /// The handler stays registered until the returned subscription is
-    /// cancelled (releasing the subscription does not remove it), or every
-    /// handler of `target` is removed with ``removeAll(target:)``. The table
-    /// does not retain `target`.
+    /// The handler stays registered until it is removed: the returned
+    /// registration cancelled (releasing it changes nothing), every handler
+    /// of `target` removed with ``removeAll(target:)``, or the event's or the
+    /// table's removed. The table does not retain `target`.
     ///
     /// - Throws: ``DispatchError/typeMismatch(_:)`` when a target is given but
     ///   parameter 0 cannot take it; ``DispatchError/invalidArgument(_:)`` when
@@ -314,12 +325,12 @@ extension CommandTable {
     public func register<Function>(
         _ event: String, function: Function, signature: Signature, target: UnsafeMutableRawPointer? = nil,
         options: HandlerOptions = []
-    ) throws -> Subscription {
+    ) throws -> Registration {
         let cFunction = try cFunctionPointer(function)
         var cOptions = dc_handler_options(flags: options.cFlags, queue: nil, destroy: nil, destroy_data: nil)
         var id: dc_handler_id = 0
         try DispatchError.check(dc_table_add(cTable, event, signature.cSignature, cFunction, target, &cOptions, &id))
-        return subscription(for: id, cancelsOnRelease: false)
+        return registration(for: id)
     }
 
     /// Removes every handler bound to `target` (C functions registered with

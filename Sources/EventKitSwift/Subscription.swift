@@ -1,25 +1,23 @@
 import Synchronization
 
-/// A registration on a ``CommandTable`` (or another event source), and the way
-/// to end it.
+/// A handler's registration on a ``CommandTable`` (or another event source),
+/// and the way to end it early.
 ///
-/// How long the handler lives depends on how it was registered:
-///
-/// - a closure registered with `on(_:_:)` lives as long as its subscription:
-///   releasing the last reference cancels it, as Combine's `AnyCancellable`
-///   does, so keep the subscription (``store(in:)-(Set<Subscription>)``) for as long as the
-///   handler should run;
-/// - a target-action handler lives as long as its target, and an
-///   `on(_:owner:_:)` handler as long as its owner; releasing their
-///   subscriptions changes nothing, and ``cancel()`` still removes them early.
+/// A registration returned as such lives as long as something else says:
+/// a target-action (`addTarget`) and an `on(_:owner:_:)` closure as long as
+/// their target or owner, a C function added with `register` until it is
+/// removed. Releasing the registration changes nothing. Closures that live
+/// as long as their registration are ``Subscription``s.
 ///
 /// Cancelling is idempotent and thread-safe. Once ``cancel()`` returns, the
 /// handler is not called again, not even later in an execute already running
 /// on another thread.
 ///
 /// The corresponding C function is `dc_table_remove`. Replaces
-/// `-[NSNotificationCenter removeObserver:]` and Combine's `AnyCancellable`.
-public final class Subscription: Hashable, Sendable {
+/// `-[UIControl removeTarget:action:forControlEvents:]` for one action.
+// @unchecked: the state is atomic and the canceller states its own
+// thread-safety; a class that subclasses may not be checked `Sendable`.
+public class Registration: Hashable, @unchecked Sendable {
     /// What cancelling calls: a table's handle, which removes handler `id`,
     /// or a closure. Not a weak reference to the table: a weak reference
     /// moves the table's reference count to a side table, which makes every
@@ -27,52 +25,69 @@ public final class Subscription: Hashable, Sendable {
     /// times slower.
     private let canceller: Canceller
 
-    /// The handler id until cancelled, then 0, with `cancelsOnReleaseBit`
-    /// set when releasing cancels. One word, so that a subscription is the
-    /// object header and two words (32 bytes): most Swift handlers cost one.
-    /// Handler ids count up from 1 and never reach the top bit.
+    /// The handler id until cancelled, then 0. One word, so that a
+    /// subscription is the object header and two words (32 bytes): most
+    /// Swift handlers cost one.
     private let state: Atomic<UInt64>
-
-    private static let cancelsOnReleaseBit: UInt64 = 1 << 63
 
     /// The id of a closure canceller, which has no handler id.
     private static let closureID: UInt64 = 1
 
-    /// A subscription whose cancellation runs `cancel` once.
-    /// `cancelsOnRelease` makes releasing it cancel too.
-    package convenience init(cancelsOnRelease: Bool, cancel: @escaping @Sendable () -> Void) {
-        self.init(cancelsOnRelease: cancelsOnRelease, canceller: CancelAction(cancel), handler: Self.closureID)
+    /// A registration whose cancellation runs `cancel` once.
+    package convenience init(cancel: @escaping @Sendable () -> Void) {
+        self.init(canceller: CancelAction(cancel), handler: Self.closureID)
     }
 
-    /// A subscription whose cancellation removes `handler` from the table
+    /// A registration whose cancellation removes `handler` from the table
     /// `table` is the handle of, if the table still exists.
-    convenience init(cancelsOnRelease: Bool, table: TableHandle, handler: UInt64) {
-        self.init(cancelsOnRelease: cancelsOnRelease, canceller: table, handler: handler)
+    convenience init(table: TableHandle, handler: UInt64) {
+        self.init(canceller: table, handler: handler)
     }
 
-    private init(cancelsOnRelease: Bool, canceller: Canceller, handler: UInt64) {
-        precondition(handler != 0 && handler & Self.cancelsOnReleaseBit == 0, "handler id \(handler) out of range")
+    required init(canceller: Canceller, handler: UInt64) {
+        precondition(handler != 0, "handler id 0 is no handler")
         self.canceller = canceller
-        self.state = Atomic(handler | (cancelsOnRelease ? Self.cancelsOnReleaseBit : 0))
-    }
-
-    deinit {
-        if state.load(ordering: .relaxed) & Self.cancelsOnReleaseBit != 0 { cancel() }
+        self.state = Atomic(handler)
     }
 
     /// Removes the handler. Calling it again does nothing.
-    public func cancel() {
+    public final func cancel() {
         // Clearing the id lets exactly one caller through.
-        let (previous, _) = state.bitwiseAnd(Self.cancelsOnReleaseBit, ordering: .acquiringAndReleasing)
-        let handler = previous & ~Self.cancelsOnReleaseBit
+        let handler = state.exchange(0, ordering: .acquiringAndReleasing)
         guard handler != 0 else { return }
         canceller.cancel(handler: handler)
     }
 
     /// Whether ``cancel()`` has run (releasing a target or owner does not
     /// count: the table prunes those handlers on its own).
-    public var isCancelled: Bool {
-        state.load(ordering: .acquiring) & ~Self.cancelsOnReleaseBit == 0
+    public final var isCancelled: Bool {
+        state.load(ordering: .acquiring) == 0
+    }
+
+    public static func == (lhs: Registration, rhs: Registration) -> Bool {
+        lhs === rhs
+    }
+
+    public final func hash(into hasher: inout Hasher) {
+        hasher.combine(ObjectIdentifier(self))
+    }
+}
+
+/// A closure's registration on a ``CommandTable`` (or another event source),
+/// which lives as long as the subscription: releasing the last reference
+/// cancels it, as Combine's `AnyCancellable` does. Keep the subscription
+/// (``store(in:)-(Set<Subscription>)``) for as long as the handler should
+/// run.
+///
+/// Every method that returns a `Subscription` registers a closure that
+/// nothing else keeps; registrations that live as long as a target, an owner
+/// or until removed are plain ``Registration``s.
+///
+/// The corresponding C function is `dc_table_remove`. Replaces
+/// `-[NSNotificationCenter removeObserver:]` and Combine's `AnyCancellable`.
+public final class Subscription: Registration, @unchecked Sendable {
+    deinit {
+        cancel()
     }
 
     /// Keeps this subscription in `set`, so it lives as long as the set does.
@@ -85,17 +100,9 @@ public final class Subscription: Hashable, Sendable {
     public func store<C: RangeReplaceableCollection>(in collection: inout C) where C.Element == Subscription {
         collection.append(self)
     }
-
-    public static func == (lhs: Subscription, rhs: Subscription) -> Bool {
-        lhs === rhs
-    }
-
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(ObjectIdentifier(self))
-    }
 }
 
-/// What a ``Subscription`` calls, once, when it is cancelled.
+/// What a ``Registration`` calls, once, when it is cancelled.
 // @unchecked: subclasses state their own thread-safety.
 class Canceller: @unchecked Sendable {
     /// Ends the registration of `handler` (the subscription's id).
@@ -104,11 +111,11 @@ class Canceller: @unchecked Sendable {
     }
 }
 
-/// The closure a ``Subscription`` runs when cancelled, dropped once it has run
+/// The closure a ``Registration`` runs when cancelled, dropped once it has run
 /// so that whatever it captures is released with the cancellation rather than
-/// with the subscription.
+/// with the registration.
 // @unchecked: `action` is read and cleared only by the one caller that wins
-// the subscription's cancellation.
+// the registration's cancellation.
 private final class CancelAction: Canceller, @unchecked Sendable {
     private var action: (@Sendable () -> Void)?
 

@@ -260,4 +260,39 @@ struct CommandTableTests {
         #expect(table.events == ["a"])
         withExtendedLifetime(subscriptions) {}
     }
+
+    @Test("Every subscription cancels when released, whichever method returned it")
+    func everySubscriptionCancelsOnRelease() throws {
+        let table = CommandTable()
+        let source = EventSourceOwner()
+        let makers: [(String, () -> Subscription)] = [
+            ("on(String) ()", { table.on("e") {} }),
+            ("on(String) (Bool)", { table.on("e") { (_: Bool) in } }),
+            ("on(String) ([Value])", { table.on("e") { (_: [Value]) in .void } }),
+            ("on(EventKey<Void>)", { table.on(EventKey<Void>("e")) {} }),
+            ("on(EventKey<Bool>)", { table.on(EventKey<Bool>("e")) { _ in } }),
+            ("on(EventKey<(Int, Int)>)", { table.on(EventKey<(Int, Int)>("e")) { _, _ in } }),
+            ("on(String, on: .dispatchQueue)", { table.on("e", on: .dispatchQueue(.global())) {} }),
+        ]
+        for (name, make) in makers {
+            do {
+                let subscription = make()
+                #expect(table.handlerCount(for: "e") == 1, "\(name)")
+                withExtendedLifetime(subscription) {}
+            }
+            #expect(table.handlerCount(for: "e") == 0, "\(name): releasing its subscription removes it")
+        }
+        do {
+            let subscription = source.ended.add {}
+            #expect(source.ended.handlerCount == 1)
+            withExtendedLifetime(subscription) {}
+        }
+        #expect(source.ended.handlerCount == 0, "Event.add: releasing its subscription removes it")
+    }
+
+}
+
+/// An owner of an event, for the subscription test.
+private final class EventSourceOwner {
+    @EventSource("ended") var ended: Event<EventSourceOwner, Void>
 }

@@ -234,8 +234,8 @@ struct EventKeyTests {
         }
         let target = Switch()
         let actions = [
-            table.addTarget(target, action: Switch.flip, for: "switch"),
-            table.addTarget(target, action: Switch.flip, for: EventKey<Bool>("typed-switch")),
+            table.addTarget(target, action: Switch.flip, named: "flip", for: "switch"),
+            table.addTarget(target, action: Switch.flip, named: "flip", for: EventKey<Bool>("typed-switch")),
         ]
         #expect(dc_table_execute(table.unsafeCTable, "switch", &values[0], 1, nil) == DC_OK)
         #expect(dc_table_execute(table.unsafeCTable, "typed-switch", &values[0], 1, nil) == DC_OK)
@@ -312,9 +312,9 @@ struct EventKeyTests {
         }
         let table = CommandTable()
         let receiver = Receiver()
-        table.addTarget(receiver, action: Receiver.four, for: .four)
-        table.addTarget(receiver, action: Receiver.eight, for: .eight)
-        table.addTarget(receiver, action: Receiver.mixed, for: .mixed)
+        table.addTarget(receiver, action: Receiver.four, named: "four", for: .four)
+        table.addTarget(receiver, action: Receiver.eight, named: "eight", for: .eight)
+        table.addTarget(receiver, action: Receiver.mixed, named: "mixed", for: .mixed)
         table.on(.four, owner: receiver) { a, _, _, d in receiver.log.append("owned \(a) \(d)") }
         try table.execute(.four, 1, 2, 3, 4)
         try table.execute(.eight, true, 7, 1, 2, 3, 4, 5, 6)

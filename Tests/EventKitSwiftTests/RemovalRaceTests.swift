@@ -181,7 +181,7 @@ struct RemovalRaceTests {
         let lasting = table.on("tap") { _ = race.lasting.ping() }
         let finished = race.run(
             add: { receiver in
-                table.addTarget(receiver, action: RaceReceiver.tap, for: "tap")
+                table.addTarget(receiver, action: RaceReceiver.tap, named: "tap", for: "tap")
                 return { table.removeTarget(receiver) }
             },
             call: {

@@ -1,4 +1,6 @@
 import EventKitSwift
+import Foundation
+import Synchronization
 import Testing
 
 /// A target whose methods are the actions, each logging what it received.
@@ -24,8 +26,8 @@ final class PlayerController {
 /// strong reference outlives it but the returned weak one.
 func registerShortLivedController(on table: CommandTable, log: Log) -> () -> PlayerController? {
     let controller = PlayerController(log: log)
-    table.addTarget(controller, action: PlayerController.reset, for: "reset")
-    table.addTarget(controller, action: PlayerController.toggle, for: .toggle)
+    table.addTarget(controller, action: PlayerController.reset, named: "reset", for: "reset")
+    table.addTarget(controller, action: PlayerController.toggle, named: "toggleByKey", for: .toggle)
     return { [weak controller] in controller }
 }
 
@@ -64,16 +66,16 @@ struct TargetActionTests {
         let table = CommandTable()
         let log = Log()
         let controller = PlayerController(log: log)
-        table.addTarget(controller, action: PlayerController.reset, for: "reset")
-        table.addTarget(controller, action: PlayerController.toggle, for: "toggle")
-        table.addTarget(controller, action: PlayerController.select, for: "pick")
-        table.addTarget(controller, action: PlayerController.send, for: "send")
-        table.addTarget(controller, action: PlayerController.reset, for: .reset)
-        table.addTarget(controller, action: PlayerController.toggle, for: .toggle)
-        table.addTarget(controller, action: PlayerController.rename, for: .rename)
-        table.addTarget(controller, action: PlayerController.configure, for: .configure)
-        table.addTarget(controller, action: PlayerController.play, for: .select)
-        table.addTarget(controller, action: PlayerController.open, for: .open)
+        table.addTarget(controller, action: PlayerController.reset, named: "reset", for: "reset")
+        table.addTarget(controller, action: PlayerController.toggle, named: "toggle", for: "toggle")
+        table.addTarget(controller, action: PlayerController.select, named: "select", for: "pick")
+        table.addTarget(controller, action: PlayerController.send, named: "send", for: "send")
+        table.addTarget(controller, action: PlayerController.reset, named: "resetByKey", for: .reset)
+        table.addTarget(controller, action: PlayerController.toggle, named: "toggleByKey", for: .toggle)
+        table.addTarget(controller, action: PlayerController.rename, named: "rename", for: .rename)
+        table.addTarget(controller, action: PlayerController.configure, named: "configure", for: .configure)
+        table.addTarget(controller, action: PlayerController.play, named: "play", for: .select)
+        table.addTarget(controller, action: PlayerController.open, named: "open", for: .open)
 
         try table.execute("reset")
         try table.execute("toggle", false)
@@ -97,8 +99,8 @@ struct TargetActionTests {
         let table = CommandTable()
         let log = Log()
         let controller = PlayerController(log: log)
-        var subscription: Subscription? = table.addTarget(controller, action: PlayerController.reset, for: "reset")
-        let kept = table.addTarget(controller, action: PlayerController.toggle, for: "toggle")
+        var subscription: Registration? = table.addTarget(controller, action: PlayerController.reset, named: "reset", for: "reset")
+        let kept = table.addTarget(controller, action: PlayerController.toggle, named: "toggle", for: "toggle")
         subscription = nil
         try table.execute("reset")
         #expect(log.all == ["reset"])
@@ -115,10 +117,10 @@ struct TargetActionTests {
         let log = Log()
         let controller = PlayerController(log: log)
         let other = PlayerController(log: log)
-        table.addTarget(controller, action: PlayerController.reset, for: "reset")
-        table.addTarget(controller, action: PlayerController.toggle, for: "toggle")
-        table.addTarget(controller, action: PlayerController.rename, for: .rename)
-        table.addTarget(other, action: PlayerController.reset, for: "reset")
+        table.addTarget(controller, action: PlayerController.reset, named: "reset", for: "reset")
+        table.addTarget(controller, action: PlayerController.toggle, named: "toggle", for: "toggle")
+        table.addTarget(controller, action: PlayerController.rename, named: "rename", for: .rename)
+        table.addTarget(other, action: PlayerController.reset, named: "reset", for: "reset")
 
         #expect(table.removeTarget(controller, for: "toggle") == 1)
         #expect(table.removeTarget(controller, for: "toggle") == 0)
@@ -132,16 +134,67 @@ struct TargetActionTests {
         #expect(table.handlerCount(for: "reset") == 1)
     }
 
-    @Test("The same target and action registered twice make two handlers, as documented")
-    func registeringTwiceMakesTwoHandlers() throws {
+    @Test("The same target, action name and event added twice keep one handler, as UIControl does; another name, event or target is another")
+    func addingTheSameActionTwiceKeepsOne() throws {
         let table = CommandTable()
         let log = Log()
         let controller = PlayerController(log: log)
-        table.addTarget(controller, action: PlayerController.reset, for: "reset")
-        table.addTarget(controller, action: PlayerController.reset, for: "reset")
-        #expect(try table.execute("reset").handled == 2)
-        #expect(log.all == ["reset", "reset"])
-        #expect(table.removeTarget(controller, for: "reset") == 2)
+        let first = table.addTarget(controller, action: PlayerController.reset, named: "reset", for: "reset")
+        let again = table.addTarget(controller, action: PlayerController.reset, named: "reset", for: "reset")
+        #expect(first === again, "adding again returns the first registration")
+        #expect(try table.execute("reset").handled == 1)
+        #expect(log.all == ["reset"])
+
+        // Asking for a duplicate: another name is another action.
+        table.addTarget(controller, action: PlayerController.reset, named: "resetAgain", for: "reset")
+        table.addTarget(controller, action: PlayerController.reset, named: "reset", for: "stop")
+        let other = PlayerController(log: log)
+        table.addTarget(other, action: PlayerController.reset, named: "reset", for: "reset")
+        #expect(table.handlerCount(for: "reset") == 3)
+        #expect(table.handlerCount(for: "stop") == 1)
+
+        // Once removed, the same action adds anew.
+        #expect(table.removeTarget(controller, named: "reset", for: "reset"))
+        #expect(!table.removeTarget(controller, named: "reset", for: "reset"))
+        #expect(first.isCancelled == false, "removing by name is not cancelling the registration")
+        let renewed = table.addTarget(controller, action: PlayerController.reset, named: "reset", for: "reset")
+        #expect(renewed !== first)
+        #expect(table.handlerCount(for: "reset") == 3)
+        first.cancel()
+        #expect(table.handlerCount(for: "reset") == 3, "cancelling a removed registration removes nothing else")
+        renewed.cancel()
+        #expect(table.handlerCount(for: "reset") == 2)
+        withExtendedLifetime(other) {}
+    }
+
+    @Test("Three threads adding the same target-action at once add it once and get one registration")
+    func racingAddsOfOneActionAddOnce() throws {
+        final class Target: Sendable {
+            func tap() {}
+        }
+        let table = CommandTable()
+        let target = Target()
+        let finished = DispatchSemaphore(value: 0)
+        let rounds = 300
+        let outcomes = Mutex<[(registrations: Int, handlers: Int)]>([])
+        Thread {
+            for round in 0..<rounds {
+                let event = "tap\(round)"
+                let added = Mutex<Set<ObjectIdentifier>>([])
+                DispatchQueue.concurrentPerform(iterations: 3) { _ in
+                    let registration = table.addTarget(target, action: Target.tap, named: "tap", for: event)
+                    added.withLock { _ = $0.insert(ObjectIdentifier(registration)) }
+                }
+                let outcome = (added.withLock { $0.count }, table.handlerCount(for: event))
+                outcomes.withLock { $0.append(outcome) }
+            }
+            finished.signal()
+        }.start()
+        #expect(finished.wait(timeout: .now() + 30) == .success, "adds hung")
+        let seen = outcomes.withLock { $0 }
+        #expect(seen.count == rounds)
+        #expect(seen.allSatisfy { $0.registrations == 1 && $0.handlers == 1 })
+        withExtendedLifetime(target) {}
     }
 
     @Test("A closure with an owner runs while the owner lives and is pruned once it has died")
@@ -182,8 +235,11 @@ struct TargetActionTests {
         let table = CommandTable()
         var scaler: Scaler? = Scaler(factor: 3)
         weak let probe = scaler
-        try table.addTarget(scaler!, function: scaleByTarget, signature: Signature("q@q"), for: "scale")
+        let first = try table.addTarget(scaler!, function: scaleByTarget, signature: Signature("q@q"), for: "scale")
+        let again = try table.addTarget(scaler!, function: scaleByTarget, signature: Signature("q@q"), for: "scale")
+        #expect(first === again, "the same target and function for the same event are kept once")
         #expect(try table.execute("scale", .int64(14)).returnValue == .int64(42))
+        #expect(try table.execute("scale", .int64(14)).handled == 1)
         scaler = nil
         #expect(probe == nil)
         // This execute finds the target dead: the function is not called (it
@@ -212,7 +268,7 @@ struct TargetActionTests {
         // A live handler on the same event, so each execute has work besides
         // the dead target's.
         let live = PlayerController(log: Log())
-        table.addTarget(live, action: PlayerController.reset, for: "reset")
+        table.addTarget(live, action: PlayerController.reset, named: "reset", for: "reset")
         #expect(controller() == nil)
         try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<4 {
@@ -233,8 +289,8 @@ struct TargetActionTests {
         let table = CommandTable()
         let log = Log()
         let controller = PlayerController(log: log)
-        table.addTarget(controller, action: PlayerController.reset, for: "toggle")
-        table.addTarget(controller, action: PlayerController.toggle, for: "toggle")
+        table.addTarget(controller, action: PlayerController.reset, named: "reset", for: "toggle")
+        table.addTarget(controller, action: PlayerController.toggle, named: "toggle", for: "toggle")
         expectDispatchError(DispatchError.typeMismatch) { try table.execute("toggle", .int64(1)) }
         #expect(log.all.isEmpty)
     }

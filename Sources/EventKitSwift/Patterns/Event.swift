@@ -58,9 +58,6 @@ public final class Event<Sender, Args>: Sendable {
     /// The table's event, by which raises skip hashing the name.
     private let key: EventKey<RaisedValues>
 
-    /// The named target-actions, so adding one again keeps the first.
-    private let targetActions = Mutex<[TargetActionKey: TargetAction]>([:])
-
     /// Only an ``EventSource`` makes events, so only an owner raises them.
     init(name: String, logger: Logger?) {
         self.name = name
@@ -87,20 +84,6 @@ private final class TypedRaisedValues<Sender, Args>: RaisedValues {
         self.sender = sender
         self.args = args
     }
-}
-
-/// Which target-action of an event: the target and the action's name.
-private struct TargetActionKey: Hashable {
-    let target: ObjectIdentifier
-    let action: String
-}
-
-/// A named target-action of an event.
-// @unchecked: immutable, and reading a weak reference is thread-safe.
-private struct TargetAction: @unchecked Sendable {
-    /// To tell the target apart from a later object at the same address.
-    weak let target: AnyObject?
-    let subscription: Subscription
 }
 
 // MARK: - Closures
@@ -233,17 +216,15 @@ extension Event {
     /// `actionName` is the action's identity, as a selector is in
     /// Objective-C (Swift method references have none): adding the same
     /// target with the same name again keeps the first handler and returns
-    /// its subscription. The event holds `target` weakly: once it has died
+    /// its registration. The event holds `target` weakly: once it has died
     /// its handlers are skipped, never called, and pruned.
     ///
     /// Replaces `-[Event addHandler:action:]`.
     @discardableResult
     public func addTarget<Target: AnyObject>(
         _ target: Target, action: @escaping @Sendable (Target) -> () -> Void, named actionName: String
-    ) -> Subscription {
-        addTargetAction(target, named: actionName) {
-            table.addTarget(target, action: action, for: name)
-        }
+    ) -> Registration {
+        table.addTarget(target, action: action, named: actionName, for: name)
     }
 
     /// Calls `action` on `target` with the event's sender each time the
@@ -252,17 +233,15 @@ extension Event {
     @discardableResult
     public func addTarget<Target: AnyObject>(
         _ target: Target, action: @escaping @Sendable (Target) -> (Sender) -> Void, named actionName: String
-    ) -> Subscription {
-        addTargetAction(target, named: actionName) {
-            table.addTarget(
-                target,
-                action: { target in
-                    { (raised: AnyObject?) in
-                        guard let raised = Self.values(raised) else { return }
-                        action(target)(raised.sender)
-                    }
-                }, for: name)
-        }
+    ) -> Registration {
+        table.addTarget(
+            target,
+            action: { target in
+                { (raised: AnyObject?) in
+                    guard let raised = Self.values(raised) else { return }
+                    action(target)(raised.sender)
+                }
+            }, named: actionName, for: name)
     }
 
     /// Calls `action` on `target` with the event's sender and arguments each
@@ -271,17 +250,15 @@ extension Event {
     @discardableResult
     public func addTarget<Target: AnyObject>(
         _ target: Target, action: @escaping @Sendable (Target) -> (Sender, Args) -> Void, named actionName: String
-    ) -> Subscription {
-        addTargetAction(target, named: actionName) {
-            table.addTarget(
-                target,
-                action: { target in
-                    { (raised: AnyObject?) in
-                        guard let raised = Self.values(raised) else { return }
-                        action(target)(raised.sender, raised.args)
-                    }
-                }, for: name)
-        }
+    ) -> Registration {
+        table.addTarget(
+            target,
+            action: { target in
+                { (raised: AnyObject?) in
+                    guard let raised = Self.values(raised) else { return }
+                    action(target)(raised.sender, raised.args)
+                }
+            }, named: actionName, for: name)
     }
 
     /// Removes the action `actionName` of `target` and returns whether it
@@ -290,43 +267,13 @@ extension Event {
     /// Replaces `-[Event removeHandler:action:]`.
     @discardableResult
     public func removeTarget(_ target: AnyObject, named actionName: String) -> Bool {
-        let key = TargetActionKey(target: ObjectIdentifier(target), action: actionName)
-        let removed = targetActions.withLock { actions -> Subscription? in
-            guard let existing = actions[key], existing.target === target else { return nil }
-            actions[key] = nil
-            return existing.subscription
-        }
-        removed?.cancel()
-        return removed != nil
+        table.removeTarget(target, named: actionName, for: name)
     }
 
     /// Removes every handler bound to `target` and returns how many.
     @discardableResult
     public func removeTarget(_ target: AnyObject) -> Int {
-        let identifier = ObjectIdentifier(target)
-        targetActions.withLock { actions in
-            actions = actions.filter { key, action in key.target != identifier || action.target !== target }
-        }
-        return table.removeTarget(target)
-    }
-
-    /// Registers a target-action with `register` unless `target` already has
-    /// one named `actionName`, whose subscription it returns instead.
-    private func addTargetAction(
-        _ target: AnyObject, named actionName: String, register: () -> Subscription
-    ) -> Subscription {
-        let key = TargetActionKey(target: ObjectIdentifier(target), action: actionName)
-        // Registering under the lock makes two racing adds of one pair
-        // register once; the table never calls back into this lock.
-        return targetActions.withLock { actions in
-            if let existing = actions[key], existing.target === target, !existing.subscription.isCancelled {
-                return existing.subscription
-            }
-            actions = actions.filter { $0.value.target != nil && !$0.value.subscription.isCancelled }
-            let subscription = register()
-            actions[key] = TargetAction(target: target, subscription: subscription)
-            return subscription
-        }
+        table.removeTarget(target)
     }
 }
 
@@ -346,8 +293,7 @@ extension Event {
 
     /// Removes every handler.
     fileprivate func removeAll() -> Int {
-        targetActions.withLock { $0.removeAll() }
-        return table.removeAll()
+        table.removeAll()
     }
 }
 
