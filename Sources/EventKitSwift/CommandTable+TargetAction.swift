@@ -299,16 +299,15 @@ extension CommandTable {
         }
     }
 
-    /// Calls `action` on `target` with the event's first argument, which must
-    /// fit a `Bool`, for as long as `target` lives; see
-    /// `addTarget(_:action:named:for:)`.
+    /// Calls `action` on `target` with the event's arguments, of the types
+    /// the method takes (``EventArgument``s), for as long as `target` lives;
+    /// see `addTarget(_:action:named:for:)`.
     @discardableResult
-    public func addTarget<Target: AnyObject>(
-        _ target: Target, action: @escaping @Sendable (Target) -> (Bool) -> Void, named actionName: String, for event: String
+    public func addTarget<Target: AnyObject, each A: EventArgument>(
+        _ target: Target, action: @escaping @Sendable (Target) -> (repeat each A) -> Void, named actionName: String,
+        for event: String
     ) -> Registration {
-        targetRegistration(target, event: event, signature: Signatures.bool, action: .named(actionName)) { target, arguments, _ in
-            action(target)(arguments![0].boolValue)
-        }
+        addTarget(target, action: action, named: actionName, for: EventKey<(repeat each A)>(event))
     }
 
     /// Calls `action` on `target` with the event's first argument, an object
@@ -468,41 +467,14 @@ extension CommandTable {
         }
     }
 
-    /// Runs `handler` with the event's first argument, which must fit a
-    /// `Bool`, for as long as `owner` lives.
+    /// Runs `handler` with the event's arguments, of the types its
+    /// parameters give (``EventArgument``s), for as long as `owner` lives.
     @discardableResult
-    public func on(
+    public func on<each A: EventArgument>(
         _ event: String, owner: AnyObject, options: HandlerOptions = [],
-        _ handler: @escaping @Sendable (Bool) -> Void
+        _ handler: @escaping @Sendable (repeat each A) -> Void
     ) -> Registration {
-        targetRegistration(owner, event: event, signature: Signatures.bool, action: nil, options: options) { _, arguments, _ in
-            handler(arguments![0].boolValue)
-        }
-    }
-
-    /// Runs `handler` with the event's first argument, an object or `nil`,
-    /// for as long as `owner` lives.
-    @discardableResult
-    public func on(
-        _ event: String, owner: AnyObject, options: HandlerOptions = [],
-        _ handler: @escaping @Sendable (AnyObject?) -> Void
-    ) -> Registration {
-        targetRegistration(owner, event: event, signature: Signatures.object, action: nil, options: options) { _, arguments, _ in
-            handler(arguments![0].object.map { Unmanaged<AnyObject>.fromOpaque($0).takeUnretainedValue() })
-        }
-    }
-
-    /// Runs `handler` with the event's sender and the arguments after it, for
-    /// as long as `owner` lives.
-    @discardableResult
-    public func on(
-        _ event: String, owner: AnyObject, options: HandlerOptions = [],
-        _ handler: @escaping @Sendable (_ sender: AnyObject?, _ arguments: [Value]) -> Void
-    ) -> Registration {
-        targetRegistration(owner, event: event, signature: nil, action: nil, options: options) { _, arguments, count in
-            let (sender, values) = senderAndArguments(arguments, count)
-            handler(sender, values)
-        }
+        on(EventKey<(repeat each A)>(event), owner: owner, options: options, handler)
     }
 
     /// Runs `handler` each time `key`'s event is executed, for as long as

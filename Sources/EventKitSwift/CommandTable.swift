@@ -259,17 +259,79 @@ extension CommandTable {
         closureSubscription(event, signature: Signatures.void, handler: MarshalHandler(handler), options: options)
     }
 
-    /// Runs `handler` with the event's first argument, which must fit a
-    /// `Bool`, each time `event` is executed.
-    public func on(
-        _ event: String, options: HandlerOptions = [], _ handler: @escaping @Sendable (Bool) -> Void
+    /// Runs `handler` with the event's arguments each time `event` is
+    /// executed, for as long as the returned subscription lives.
+    ///
+    /// ```swift
+    /// table.on("rename") { (title: String, index: Int) in print(title, index) }
+    ///     .store(in: &subscriptions)
+    /// ```
+    ///
+    /// The parameter types, which must conform to ``EventArgument``, say
+    /// what the handler takes; an unannotated closure does not compile here
+    /// (a typed ``EventKey`` fixes the types instead). The handler is
+    /// registered with the signature of their ``EventArgument/valueType``s,
+    /// so an execute with arguments of other types throws
+    /// ``DispatchError/typeMismatch(_:)`` before any handler runs, and the
+    /// arguments are checked as a typed key's are.
+    ///
+    /// The corresponding C function is `dc_table_add_marshal`.
+    @inlinable
+    public func on<each A: EventArgument>(
+        _ event: String, options: HandlerOptions = [], _ handler: @escaping @Sendable (repeat each A) -> Void
     ) -> Subscription {
-        closureSubscription(event, signature: Signatures.bool, handler: MarshalHandler(handler), options: options)
+        on(EventKey<(repeat each A)>(event), options: options, handler)
+    }
+
+    /// A closure whose parameter types are not given, or are not
+    /// ``EventArgument``s, names no handler the table can check: this
+    /// overload only turns that into a message saying so.
+    @available(
+        *, unavailable,
+        message: "give the handler's parameters types that conform to EventArgument, as in { (on: Bool) in ... }, or use a typed EventKey"
+    )
+    public func on<each Unknown>(
+        _ event: String, options: HandlerOptions = [], _ handler: @escaping @Sendable (repeat each Unknown) -> Void
+    ) -> Subscription {
+        fatalError("unavailable")
     }
 
     /// Runs `handler` with the event's first argument, an object or `nil`,
-    /// each time `event` is executed.
-    public func on(
+    /// each time `event` is executed: any object for `AnyObject`, or an
+    /// instance of `Object` (an object of another class stops the emission
+    /// there, and the execute throws ``DispatchError/typeMismatch(_:)``).
+    ///
+    /// ```swift
+    /// table.on("select") { (item: AnyObject?) in print(item ?? "nothing") }
+    /// ```
+    public func on<Object: AnyObject>(
+        _ event: String, options: HandlerOptions = [], _ handler: @escaping @Sendable (Object?) -> Void
+    ) -> Subscription {
+        if Object.self == AnyObject.self {
+            return onObject(event, options: options) { handler($0.map { unsafeDowncast($0, to: Object.self) }) }
+        }
+        let box = TypedHandlerBox(cTable: cTable) { arguments, _ in
+            guard let address = arguments![0].object else {
+                handler(nil)
+                return .void
+            }
+            let object = Unmanaged<AnyObject>.fromOpaque(address).takeUnretainedValue()
+            guard let instance = object as? Object else {
+                throw DispatchError(
+                    status: DC_ERR_TYPE,
+                    message: "event \"\(event)\", argument 0: expected \(Object.self), got \(type(of: object))")!
+            }
+            handler(instance)
+            return .void
+        }
+        return closureSubscription(
+            event, signature: Signatures.object,
+            handler: MarshalHandler(box: box, trampoline: TypedHandlerBox.trampoline), options: options)
+    }
+
+    /// `on` for an `(AnyObject?) -> Void` closure, which the C core calls
+    /// with no box where it can.
+    func onObject(
         _ event: String, options: HandlerOptions = [], _ handler: @escaping @Sendable (AnyObject?) -> Void
     ) -> Subscription {
         closureSubscription(event, signature: Signatures.object, handler: MarshalHandler(handler), options: options)
@@ -288,23 +350,6 @@ extension CommandTable {
             handler: MarshalHandler(
                 box: ValuesHandlerBox(cTable: cTable, body: handler), trampoline: ValuesHandlerBox.trampoline),
             options: options)
-    }
-
-    /// Runs `handler` with the event's sender (its first argument, when that
-    /// is an object) and the arguments after it: the .NET `EventHandler`
-    /// shape.
-    public func on(
-        _ event: String, options: HandlerOptions = [],
-        _ handler: @escaping @Sendable (_ sender: AnyObject?, _ arguments: [Value]) -> Void
-    ) -> Subscription {
-        on(event, options: options) { (values: [Value]) -> Value in
-            guard case .object(let sender)? = values.first else {
-                handler(nil, values)
-                return .void
-            }
-            handler(sender, Array(values.dropFirst()))
-            return .void
-        }
     }
 
     /// Registers a C function, whose type `signature` describes, for `event`.

@@ -390,7 +390,10 @@ struct EventKeyTests {
         let table = CommandTable()
         let log = Log()
         let subscriptions = [
-            table.on("rename") { (sender: AnyObject?, values: [Value]) in log.append("named \(values)") },
+            table.on("rename") { (values: [Value]) in
+                log.append("named \(values)")
+                return .void
+            },
             table.on(.rename) { (title: String, index: Int) in log.append("typed \(title) \(index)") },
         ]
         try table.execute(.rename, "a", 1)

@@ -6,3 +6,8 @@ table.on(.eight) { a, b, c, d, e, f, g, h in print(a, b, c, d, e, f, g, h) }.can
 try table.execute(.toggle, true)
 try table.execute(.rename, "intro", 3)
 try table.execute(.eight, true, 1, 2, 3, 4, 5, 6, 7)
+// String events with annotated closures, of any arity and an object.
+table.on("toggle") { (on: Bool) in print(on) }.cancel()
+table.on("rename") { (title: String, index: Int) in print(title, index) }.cancel()
+table.on("select") { (item: AnyObject?) in print(item as Any) }.cancel()
+table.on("reset") { print("reset") }.cancel()

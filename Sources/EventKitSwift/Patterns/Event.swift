@@ -108,7 +108,7 @@ extension Event {
     /// Runs `handler` with the event's sender each time the event is raised,
     /// for as long as the returned subscription lives.
     public func add(_ handler: @escaping @Sendable (Sender) -> Void) -> Subscription {
-        table.on(name) { (raised: AnyObject?) in
+        table.onObject(name) { raised in
             guard let raised = Self.values(raised) else { return }
             handler(raised.sender)
         }
@@ -117,7 +117,7 @@ extension Event {
     /// Runs `handler` with the event's sender and arguments each time the
     /// event is raised, for as long as the returned subscription lives.
     public func add(_ handler: @escaping @Sendable (Sender, Args) -> Void) -> Subscription {
-        table.on(name) { (raised: AnyObject?) in
+        table.onObject(name) { raised in
             guard let raised = Self.values(raised) else { return }
             handler(raised.sender, raised.args)
         }

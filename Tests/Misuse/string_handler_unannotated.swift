@@ -1,0 +1,2 @@
+// error: give the handler's parameters types that conform to EventArgument
+table.on("toggle") { on in print(on) }.cancel()
