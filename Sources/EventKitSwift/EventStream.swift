@@ -268,6 +268,23 @@ extension CommandTable {
         stream(bufferingPolicy) { feed in on(key) { feed.send($0) } }
     }
 
+    /// The executes of `key`'s event, from now on, as an asynchronous
+    /// sequence of their arguments, two or more, as a tuple typed as the key
+    /// types them.
+    ///
+    /// ```swift
+    /// for await (title, index) in table.events(for: .rename) {
+    ///     print(title, index)
+    /// }
+    /// ```
+    public func events<each A: EventArgument & Sendable>(
+        for key: EventKey<(repeat each A)>, bufferingPolicy: EventStream<(repeat each A)>.BufferingPolicy = .unbounded
+    ) -> EventStream<(repeat each A)> {
+        stream(bufferingPolicy) { (feed: StreamFeed<(repeat each A)>) in
+            on(key) { (arguments: repeat each A) in feed.send((repeat each arguments)) }
+        }
+    }
+
     /// The executes of `key`'s event, which has no arguments, from now on,
     /// as an asynchronous sequence of `()`.
     public func events(

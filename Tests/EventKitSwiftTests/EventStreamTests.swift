@@ -41,6 +41,33 @@ struct EventStreamTests {
         #expect(resetCount == 1)
     }
 
+    @Test("A stream of a key with 2, 4 and 8 arguments yields them as a typed tuple, buffered and ended the same way")
+    func typedStreamsOfManyArguments() async throws {
+        let table = CommandTable()
+        let renames = table.events(for: .rename, bufferingPolicy: .bufferingOldest(2))
+        let fours = table.events(for: .four)
+        let eights = table.events(for: .eight)
+        try table.execute(.rename, "intro", 1)
+        try table.execute(.rename, "verse", 2)
+        try table.execute(.rename, "chorus", 3)
+        try table.execute(.four, 1, 2, 3, 4)
+        try table.execute(.eight, true, -8, 16, -32, 64, 1.5, 2.5, 7)
+        try table.execute("four", 5, 6, 7, 8)
+        expectDispatchError(DispatchError.typeMismatch) { try table.execute("rename", 1, "one") }
+        #expect(table.handlerCount(for: .rename) == 1)
+        table.removeAll()
+
+        var received: [String] = []
+        for await (title, index) in renames { received.append("\(title) \(index)") }
+        #expect(received == ["intro 1", "verse 2"])
+        var sums: [Int] = []
+        for await (a, b, c, d) in fours { sums.append(a + b + c + d) }
+        #expect(sums == [10, 26])
+        var eight: [String] = []
+        for await (a, b, c, d, e, f, g, h) in eights { eight.append("\(a) \(b) \(c) \(d) \(e) \(f) \(g) \(h)") }
+        #expect(eight == ["true -8 16 -32 64 1.5 2.5 7"])
+    }
+
     @Test("bufferingNewest keeps the newest elements and drops the older ones")
     func bufferingNewestKeepsNewest() async throws {
         let table = CommandTable()
