@@ -629,20 +629,26 @@ typedef struct dc__event_cache {
     _Atomic dc_event_id id;
 } dc__event_cache;
 
-/* The record of the event `cache` remembers for the table numbered `table`,
- * with its id in *id; NULL when the cache remembers another table or none,
- * or a writer is changing it. */
-DC__ALWAYS_INLINE const dc__event_record *dc__event_cache_find(dc__event_cache *cache, uint64_t table,
-                                                               dc_event_id *id) {
+/* An event as a cache remembers it; record NULL for none. */
+typedef struct dc__cached_event {
+    const dc__event_record *record;
+    dc_event_id id;
+} dc__cached_event;
+
+/* The event `cache` remembers for the table numbered `table`; none (record
+ * NULL) when it remembers another table or none, or a writer is changing it.
+ * Returned by value, so a caller takes the address of nothing (which would
+ * cost a Swift caller a stack protector). */
+DC__ALWAYS_INLINE dc__cached_event dc__event_cache_find(dc__event_cache *cache, uint64_t table) {
     uint64_t before = atomic_load_explicit(&cache->sequence, memory_order_acquire);
     uint64_t remembered = atomic_load_explicit(&cache->table, memory_order_relaxed);
-    const dc__event_record *record = atomic_load_explicit(&cache->record, memory_order_relaxed);
-    *id = atomic_load_explicit(&cache->id, memory_order_relaxed);
+    dc__cached_event found = {atomic_load_explicit(&cache->record, memory_order_relaxed),
+                              atomic_load_explicit(&cache->id, memory_order_relaxed)};
     atomic_thread_fence(memory_order_acquire);
     if (remembered != table || (before & 1) != 0 ||
         atomic_load_explicit(&cache->sequence, memory_order_relaxed) != before)
-        return NULL;
-    return record; /* serials are never 0, so a match is a table remembered, with its record */
+        found.record = NULL;
+    return found; /* serials are never 0, so a match is a table remembered, with its record */
 }
 
 /* Remembers `event`'s `record` in the table numbered `table`, unless another

@@ -111,9 +111,9 @@ final class EventKeyStorage: @unchecked Sendable {
     /// one remembered.
     @inline(__always)
     func event(inTable serial: UInt64) -> InternedEvent? {
-        var id: dc_event_id = 0
-        guard let record = dc__event_cache_find(cache, serial, &id) else { return nil }
-        return InternedEvent(id: id, record: record)
+        let found = dc__event_cache_find(cache, serial)
+        guard let record = found.record else { return nil }
+        return InternedEvent(id: found.id, record: record)
     }
 
     /// Remembers `event` as the table with `serial` interned it, unless

@@ -1,3 +1,4 @@
+import Foundation
 import Dispatch
 import EventKitSwift
 import Logging
@@ -89,6 +90,25 @@ struct EventTests {
         button.click(count: 2)
 
         #expect(log.all == ["nothing", "sender OK", "sender OK count 2"])
+        withExtendedLifetime(subscriptions) {}
+    }
+
+    @Test("An event whose arguments are a tuple of 4 or 8 reaches handlers taking them one by one or whole, here and on a queue")
+    func tupleArgumentsArriveOneByOne() async {
+        let mixer = Mixer()
+        let delivered = DispatchSemaphore(value: 0)
+        let subscriptions = [
+            mixer.levels.add { _, left, right, low, high in log.append("levels \(left + right + low + high)") },
+            mixer.levels.add { _, levels in log.append("whole \(levels.0)") },
+            mixer.changed.add { _, a, b, c, d, e, f, g, h in log.append("eight \(a) \(b) \(c) \(d) \(e) \(f) \(g) \(h)") },
+            mixer.changed.add(on: .dispatchQueue(DispatchQueue(label: "mixer"))) { _, a, _, _, _, _, _, _, h in
+                log.append("queued \(a) \(h)")
+                delivered.signal()
+            },
+        ]
+        mixer.raise()
+        #expect(delivered.wait(timeout: .now() + 10) == .success)
+        #expect(log.all == ["levels 10", "whole 1", "eight true 2 3 4 5 6.5 7.5 x", "queued true x"])
         withExtendedLifetime(subscriptions) {}
     }
 
@@ -377,5 +397,17 @@ struct EventTests {
         #expect(entries.first?.level == .error)
         #expect(entries.first?.metadata["event"] == "progress")
         withExtendedLifetime(subscription) {}
+    }
+}
+
+/// An event source whose arguments are tuples.
+// @unchecked: its events are set once, at init, and only read after.
+final class Mixer: @unchecked Sendable {
+    @EventSource("levels") var levels: Event<Mixer, (Int, Int, Int, Int)>
+    @EventSource("changed") var changed: Event<Mixer, (Bool, Int8, UInt16, Int32, UInt64, Float, Double, String)>
+
+    func raise() {
+        _levels.raise(sender: self, args: (1, 2, 3, 4))
+        _changed.raise(sender: self, args: (true, 2, 3, 4, 5, 6.5, 7.5, "x"))
     }
 }

@@ -123,6 +123,18 @@ extension Event {
         }
     }
 
+    /// Runs `handler` with the event's sender and the elements of its
+    /// arguments, a tuple, each time the event is raised, for as long as the
+    /// returned subscription lives: an `Event<Slider, (Double, Bool)>` takes
+    /// `{ slider, value, isFinal in … }` as well as `{ slider, args in … }`.
+    public func add<each A>(_ handler: @escaping @Sendable (Sender, repeat each A) -> Void) -> Subscription
+    where Args == (repeat each A) {
+        table.onObject(name) { raised in
+            guard let raised = Self.values(raised) else { return }
+            handler(raised.sender, repeat each raised.args)
+        }
+    }
+
     /// Runs `handler` on `delivery` each time the event is raised, for as
     /// long as the returned subscription lives; see ``Delivery`` for the
     /// order (that of the raises) and the lifetime of deliveries.
@@ -180,6 +192,17 @@ extension Event where Sender: Sendable, Args: Sendable {
         }
     }
 
+    /// Runs `handler` on `delivery` with the event's sender and the elements
+    /// of its arguments, a tuple, each time the event is raised.
+    public func add<each A>(
+        on delivery: Delivery<Nonisolated>, _ handler: @escaping @Sendable (Sender, repeat each A) -> Void
+    ) -> Subscription where Args == (repeat each A) {
+        table.on(name, on: delivery) { (raised: AnyObject?) in
+            guard let raised = Self.values(raised) else { return }
+            handler(raised.sender, repeat each raised.args)
+        }
+    }
+
     /// Runs `handler` on the main actor with the event's sender each time
     /// the event is raised, in the order of the raises.
     public func add(
@@ -199,6 +222,17 @@ extension Event where Sender: Sendable, Args: Sendable {
         table.on(name, on: delivery) { @MainActor (raised: AnyObject?) in
             guard let raised = Self.values(raised) else { return }
             handler(raised.sender, raised.args)
+        }
+    }
+
+    /// Runs `handler` on the main actor with the event's sender and the
+    /// elements of its arguments, a tuple, each time the event is raised.
+    public func add<each A>(
+        on delivery: Delivery<MainActor>, _ handler: @escaping @MainActor @Sendable (Sender, repeat each A) -> Void
+    ) -> Subscription where Args == (repeat each A) {
+        table.on(name, on: delivery) { @MainActor (raised: AnyObject?) in
+            guard let raised = Self.values(raised) else { return }
+            handler(raised.sender, repeat each raised.args)
         }
     }
 }
