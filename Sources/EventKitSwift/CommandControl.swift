@@ -153,9 +153,12 @@ public final class CommandControl<Handler: AnyObject>: @unchecked Sendable {
         try setCommand(for: key) { $0.addTarget($1, action: action, named: key, for: key) }
     }
 
-    /// Makes `action`, taking the event's `Bool`, the command of `key`.
-    public func setCommand(_ action: @escaping @Sendable (Handler) -> (Bool) -> Void, for key: String) throws {
-        try setCommand(for: key) { $0.addTarget($1, action: action, named: key, for: key) }
+    /// Makes `action`, taking the event's arguments as the types it names
+    /// (``EventArgument``s, any number), the command of `key`.
+    public func setCommand<each A: EventArgument>(
+        _ action: @escaping @Sendable (Handler) -> (repeat each A) -> Void, for key: String
+    ) throws {
+        try setCommand(action, for: EventKey<(repeat each A)>(key))
     }
 
     /// Makes `action`, taking the event's object argument, the command of
