@@ -292,9 +292,12 @@ extension CommandTable {
     /// `-[NSNotificationCenter addObserver:selector:name:object:]`.
     @discardableResult
     public func addTarget<Target: AnyObject>(
-        _ target: Target, action: @escaping @Sendable (Target) -> () -> Void, named actionName: String, for event: String
+        _ target: Target, action: @escaping @Sendable (Target) -> () -> Void,
+        named actionName: String, for event: String
     ) -> Registration {
-        targetRegistration(target, event: event, signature: Signatures.void, action: .named(actionName)) { target, _, _ in
+        targetRegistration(
+            target, event: event, signature: Signatures.void, action: .named(actionName)
+        ) { target, _, _ in
             action(target)()
         }
     }
@@ -314,9 +317,12 @@ extension CommandTable {
     /// or `nil`, for as long as `target` lives.
     @discardableResult
     public func addTarget<Target: AnyObject>(
-        _ target: Target, action: @escaping @Sendable (Target) -> (AnyObject?) -> Void, named actionName: String, for event: String
+        _ target: Target, action: @escaping @Sendable (Target) -> (AnyObject?) -> Void,
+        named actionName: String, for event: String
     ) -> Registration {
-        targetRegistration(target, event: event, signature: Signatures.object, action: .named(actionName)) { target, arguments, _ in
+        targetRegistration(
+            target, event: event, signature: Signatures.object, action: .named(actionName)
+        ) { target, arguments, _ in
             let object = arguments![0].object.map { Unmanaged<AnyObject>.fromOpaque($0).takeUnretainedValue() }
             action(target)(object)
         }
@@ -330,7 +336,9 @@ extension CommandTable {
         _ target: Target, action: @escaping @Sendable (Target) -> (_ sender: AnyObject?, _ arguments: [Value]) -> Void,
         named actionName: String, for event: String
     ) -> Registration {
-        targetRegistration(target, event: event, signature: nil, action: .named(actionName)) { target, arguments, count in
+        targetRegistration(
+            target, event: event, signature: nil, action: .named(actionName)
+        ) { target, arguments, count in
             let (sender, values) = senderAndArguments(arguments, count)
             action(target)(sender, values)
         }
@@ -340,9 +348,12 @@ extension CommandTable {
     /// long as `target` lives.
     @discardableResult
     public func addTarget<Target: AnyObject>(
-        _ target: Target, action: @escaping @Sendable (Target) -> () -> Void, named actionName: String, for key: EventKey<Void>
+        _ target: Target, action: @escaping @Sendable (Target) -> () -> Void,
+        named actionName: String, for key: EventKey<Void>
     ) -> Registration {
-        targetRegistration(target, key: key, parameters: [], action: .named(actionName)) { target, _ in action(target)() }
+        targetRegistration(
+            target, key: key, parameters: [], action: .named(actionName)
+        ) { target, _ in action(target)() }
     }
 
     /// Calls `action` on `target` with the event's argument, whose type the
@@ -353,10 +364,13 @@ extension CommandTable {
     /// ```
     @discardableResult
     public func addTarget<Target: AnyObject, A: EventArgument>(
-        _ target: Target, action: @escaping @Sendable (Target) -> (A) -> Void, named actionName: String, for key: EventKey<A>
+        _ target: Target, action: @escaping @Sendable (Target) -> (A) -> Void,
+        named actionName: String, for key: EventKey<A>
     ) -> Registration {
         let event = key.name
-        return targetRegistration(target, key: key, parameters: [A.valueType], action: .named(actionName)) { target, arguments in
+        return targetRegistration(
+            target, key: key, parameters: [A.valueType], action: .named(actionName)
+        ) { target, arguments in
             var index = 0
             action(target)(try A.argument(arguments, at: &index, event: event))
         }
@@ -495,7 +509,9 @@ extension CommandTable {
         _ handler: @escaping @Sendable (A) -> Void
     ) -> Registration {
         let event = key.name
-        return targetRegistration(owner, key: key, parameters: [A.valueType], action: nil, options: options) { _, arguments in
+        return targetRegistration(
+            owner, key: key, parameters: [A.valueType], action: nil, options: options
+        ) { _, arguments in
             var index = 0
             handler(try A.argument(arguments, at: &index, event: event))
         }
