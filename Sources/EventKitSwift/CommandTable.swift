@@ -317,9 +317,7 @@ extension CommandTable {
             }
             let object = Unmanaged<AnyObject>.fromOpaque(address).takeUnretainedValue()
             guard let instance = object as? Object else {
-                throw DispatchError(
-                    status: DC_ERR_TYPE,
-                    message: "event \"\(event)\", argument 0: expected \(Object.self), got \(type(of: object))")!
+                throw argumentMismatch(event: event, index: 0, expected: "\(Object.self)", actual: .object(object))
             }
             handler(instance)
             return .void

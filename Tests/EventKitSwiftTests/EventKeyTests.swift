@@ -385,6 +385,18 @@ struct EventKeyTests {
         #expect(log.all == ["first true", "second false", "first false", "second true"])
     }
 
+    @Test("A string event's object closure takes an instance of its class or nil, and refuses another class")
+    func objectClosureOfOneClass() throws {
+        let table = CommandTable(name: "library")
+        let log = Log()
+        let subscription = table.on("select") { (track: Track?) in log.append(track?.title ?? "none") }
+        try table.execute("select", .object(Track(title: "intro")))
+        try table.execute("select", .object(nil))
+        expectDispatchError(DispatchError.typeMismatch) { try table.execute("select", .object(Album())) }
+        #expect(log.all == ["intro", "none"])
+        withExtendedLifetime(subscription) {}
+    }
+
     @Test("Typed and named executes reach the same handlers")
     func typedAndNamedExecutesMeet() throws {
         let table = CommandTable()

@@ -108,10 +108,7 @@ extension Event {
     /// Runs `handler` with the event's sender each time the event is raised,
     /// for as long as the returned subscription lives.
     public func add(_ handler: @escaping @Sendable (Sender) -> Void) -> Subscription {
-        table.onObject(name) { raised in
-            guard let raised = Self.values(raised) else { return }
-            handler(raised.sender)
-        }
+        add { (sender: Sender, _: Args) in handler(sender) }
     }
 
     /// Runs `handler` with the event's sender and arguments each time the
@@ -129,10 +126,7 @@ extension Event {
     /// `{ slider, value, isFinal in … }` as well as `{ slider, args in … }`.
     public func add<each A>(_ handler: @escaping @Sendable (Sender, repeat each A) -> Void) -> Subscription
     where Args == (repeat each A) {
-        table.onObject(name) { raised in
-            guard let raised = Self.values(raised) else { return }
-            handler(raised.sender, repeat each raised.args)
-        }
+        add { (sender: Sender, args: Args) in handler(sender, repeat each args) }
     }
 
     /// Runs `handler` on `delivery` each time the event is raised, for as
@@ -166,10 +160,7 @@ extension Event where Sender: Sendable, Args: Sendable {
     public func add(
         on delivery: Delivery<Nonisolated>, _ handler: @escaping @Sendable (Sender) -> Void
     ) -> Subscription {
-        table.on(name, on: delivery) { (raised: AnyObject?) in
-            guard let raised = Self.values(raised) else { return }
-            handler(raised.sender)
-        }
+        add(on: delivery) { (sender: Sender, _: Args) in handler(sender) }
     }
 
     /// Runs `handler` on `delivery` with the event's sender and arguments
@@ -197,10 +188,7 @@ extension Event where Sender: Sendable, Args: Sendable {
     public func add<each A>(
         on delivery: Delivery<Nonisolated>, _ handler: @escaping @Sendable (Sender, repeat each A) -> Void
     ) -> Subscription where Args == (repeat each A) {
-        table.on(name, on: delivery) { (raised: AnyObject?) in
-            guard let raised = Self.values(raised) else { return }
-            handler(raised.sender, repeat each raised.args)
-        }
+        add(on: delivery) { (sender: Sender, args: Args) in handler(sender, repeat each args) }
     }
 
     /// Runs `handler` on the main actor with the event's sender each time
@@ -208,10 +196,7 @@ extension Event where Sender: Sendable, Args: Sendable {
     public func add(
         on delivery: Delivery<MainActor>, _ handler: @escaping @MainActor @Sendable (Sender) -> Void
     ) -> Subscription {
-        table.on(name, on: delivery) { @MainActor (raised: AnyObject?) in
-            guard let raised = Self.values(raised) else { return }
-            handler(raised.sender)
-        }
+        add(on: delivery) { @MainActor (sender: Sender, _: Args) in handler(sender) }
     }
 
     /// Runs `handler` on the main actor with the event's sender and
@@ -230,10 +215,7 @@ extension Event where Sender: Sendable, Args: Sendable {
     public func add<each A>(
         on delivery: Delivery<MainActor>, _ handler: @escaping @MainActor @Sendable (Sender, repeat each A) -> Void
     ) -> Subscription where Args == (repeat each A) {
-        table.on(name, on: delivery) { @MainActor (raised: AnyObject?) in
-            guard let raised = Self.values(raised) else { return }
-            handler(raised.sender, repeat each raised.args)
-        }
+        add(on: delivery) { @MainActor (sender: Sender, args: Args) in handler(sender, repeat each args) }
     }
 }
 
@@ -268,14 +250,10 @@ extension Event {
     public func addTarget<Target: AnyObject>(
         _ target: Target, action: @escaping @Sendable (Target) -> (Sender) -> Void, named actionName: String
     ) -> Registration {
-        table.addTarget(
-            target,
-            action: { target in
-                { (raised: AnyObject?) in
-                    guard let raised = Self.values(raised) else { return }
-                    action(target)(raised.sender)
-                }
-            }, named: actionName, for: name)
+        let withArguments: @Sendable (Target) -> (Sender, Args) -> Void = { target in
+            { sender, _ in action(target)(sender) }
+        }
+        return addTarget(target, action: withArguments, named: actionName)
     }
 
     /// Calls `action` on `target` with the event's sender and arguments each
