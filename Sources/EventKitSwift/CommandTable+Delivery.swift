@@ -9,58 +9,136 @@ import Synchronization
 // while they are valid, and hands a closure holding them to the queue.
 
 extension CommandTable {
-    /// Runs `handler` on `delivery` each time `event` is executed, for as
-    /// long as the returned subscription lives.
+    /// Runs `handler` on `delivery` with the arguments of each execute of
+    /// `key`'s event, for as long as the returned subscription lives.
     ///
     /// ```swift
-    /// let subscription = table.on("reset", on: .dispatchQueue(workQueue)) { model.reset() }
+    /// table.on(.progress, on: .dispatchQueue(workQueue)) { percent in log(percent) }
+    ///     .store(in: &subscriptions)
     /// ```
+    ///
+    /// The arguments are checked and converted on the executing thread, as
+    /// for ``on(_:options:_:)-(EventKey<(A)>,_,_)``, and travel to the
+    /// handler as Swift values: strings copied, objects retained until the
+    /// handler has run. Delivering an object to another thread is your
+    /// statement that it may be used there.
     ///
     /// The execute counts the handler as run (``ExecuteResult/handled``) when
     /// it hands the call to a `DispatchQueue`, and as queued
     /// (``ExecuteResult/queued``) when it posts it to an ``EventQueue``.
     /// See ``Delivery`` for the order and lifetime of deliveries.
     ///
-    /// The corresponding C function is `dc_table_add_marshal` with
-    /// `dc_handler_options.queue` for an ``EventQueue``. Replaces
-    /// `-[NSNotificationCenter addObserverForName:object:queue:usingBlock:]`.
-    public func on(
-        _ event: String, on delivery: Delivery<Nonisolated>, options: HandlerOptions = [],
-        _ handler: @escaping @Sendable () -> Void
+    /// The corresponding C function is `dc_table_add_marshal_id` with
+    /// `dc_handler_options.queue` for an ``EventQueue``.
+    public func on<each A: EventArgument>(
+        _ key: EventKey<(repeat each A)>, on delivery: Delivery<Nonisolated>, options: HandlerOptions = [],
+        _ handler: @escaping @Sendable (repeat each A) -> Void
     ) -> Subscription {
-        deliveredSubscription(
-            event, to: delivery.target, options: options, signature: Signatures.void
-        ) { hop in
-            MarshalHandler(hop?.wrapping(handler) ?? handler)
-        }
+        deliveredSubscription(key, to: delivery.target, options: options, handler)
     }
 
-    /// Runs `handler` on `delivery` with the event's first argument, which
-    /// must fit a `Bool`, each time `event` is executed.
-    public func on(
+    /// Runs `handler` on `delivery` with the argument of each execute of
+    /// `key`'s event; see ``on(_:on:options:_:)-(EventKey<(A)>,Delivery<Nonisolated>,_,_)``.
+    public func on<A: EventArgument>(
+        _ key: EventKey<A>, on delivery: Delivery<Nonisolated>, options: HandlerOptions = [],
+        _ handler: @escaping @Sendable (A) -> Void
+    ) -> Subscription {
+        deliveredSubscription(key, to: delivery.target, options: options, handler)
+    }
+
+    /// Runs `handler` on the main actor with the arguments of each execute of
+    /// `key`'s event, in the order of the executes, for as long as the
+    /// returned subscription lives.
+    ///
+    /// ```swift
+    /// table.on(.toggle, on: .mainActor) { on in viewModel.isOn = on }
+    ///     .store(in: &subscriptions)
+    /// ```
+    ///
+    /// The handler always runs later, also when the execute happens on the
+    /// main actor, so that it never overtakes deliveries posted before it;
+    /// the execute counts it as run (``ExecuteResult/handled``) when it posts
+    /// it. The arguments travel as for a `DispatchQueue` delivery.
+    ///
+    /// Replaces `-performSelectorOnMainThread:withObject:waitUntilDone:`.
+    public func on<each A: EventArgument>(
+        _ key: EventKey<(repeat each A)>, on delivery: Delivery<MainActor>, options: HandlerOptions = [],
+        _ handler: @escaping @MainActor @Sendable (repeat each A) -> Void
+    ) -> Subscription {
+        deliveredSubscription(key, to: delivery.target, options: options, onMainActor(handler))
+    }
+
+    /// Runs `handler` on the main actor with the argument of each execute of
+    /// `key`'s event; see ``on(_:on:options:_:)-(EventKey<(A)>,Delivery<MainActor>,_,_)``.
+    public func on<A: EventArgument>(
+        _ key: EventKey<A>, on delivery: Delivery<MainActor>, options: HandlerOptions = [],
+        _ handler: @escaping @MainActor @Sendable (A) -> Void
+    ) -> Subscription {
+        deliveredSubscription(key, to: delivery.target, options: options, onMainActor(handler))
+    }
+
+    /// Runs `handler` on `delivery` with the arguments of each execute of
+    /// `event`, whose types the handler's parameters give.
+    ///
+    /// ```swift
+    /// table.on("reset", on: .queue(eventQueue)) { model.reset() }
+    /// table.on("rename", on: .dispatchQueue(workQueue)) { (title: String, index: Int) in … }
+    /// ```
+    ///
+    /// The handler is registered with the signature of its parameters'
+    /// ``EventArgument/valueType``s, as a typed key's is; see
+    /// ``on(_:on:options:_:)-(EventKey<(A)>,Delivery<Nonisolated>,_,_)``.
+    /// Replaces `-[NSNotificationCenter addObserverForName:object:queue:usingBlock:]`.
+    public func on<each A: EventArgument>(
         _ event: String, on delivery: Delivery<Nonisolated>, options: HandlerOptions = [],
-        _ handler: @escaping @Sendable (Bool) -> Void
+        _ handler: @escaping @Sendable (repeat each A) -> Void
+    ) -> Subscription {
+        deliveredSubscription(EventKey<(repeat each A)>(event), to: delivery.target, options: options, handler)
+    }
+
+    /// Runs `handler` on the main actor with the arguments of each execute of
+    /// `event`, whose types the handler's parameters give; see
+    /// ``on(_:on:options:_:)-(EventKey<(A)>,Delivery<MainActor>,_,_)``.
+    ///
+    /// ```swift
+    /// table.on("toggle", on: .mainActor) { (on: Bool) in viewModel.isOn = on }
+    /// ```
+    public func on<each A: EventArgument>(
+        _ event: String, on delivery: Delivery<MainActor>, options: HandlerOptions = [],
+        _ handler: @escaping @MainActor @Sendable (repeat each A) -> Void
     ) -> Subscription {
         deliveredSubscription(
-            event, to: delivery.target, options: options, signature: Signatures.bool
-        ) { hop in
-            MarshalHandler(hop?.wrapping(handler) ?? handler)
-        }
+            EventKey<(repeat each A)>(event), to: delivery.target, options: options, onMainActor(handler))
     }
 
     /// Runs `handler` on `delivery` with the event's first argument, an
-    /// object or `nil`, each time `event` is executed.
+    /// object or `nil`, each time `event` is executed: any object for
+    /// `AnyObject`, or an instance of `Object`, checked as
+    /// ``on(_:options:_:)-(String,_,(Object?)->Void)`` checks it.
     ///
     /// The object is retained until the handler has run. Delivering it to
     /// another thread is your statement that it may be used there.
-    public func on(
+    public func on<Object: AnyObject>(
         _ event: String, on delivery: Delivery<Nonisolated>, options: HandlerOptions = [],
-        _ handler: @escaping @Sendable (AnyObject?) -> Void
+        _ handler: @escaping @Sendable (Object?) -> Void
     ) -> Subscription {
         deliveredSubscription(
             event, to: delivery.target, options: options, signature: Signatures.object
         ) { hop in
-            MarshalHandler(hop?.wrapping(handler) ?? handler)
+            objectHandler(event, hop?.wrapping(handler) ?? handler)
+        }
+    }
+
+    /// Runs `handler` on the main actor with the event's first argument, an
+    /// object or `nil`, retained until the handler has run.
+    public func on<Object: AnyObject>(
+        _ event: String, on delivery: Delivery<MainActor>, options: HandlerOptions = [],
+        _ handler: @escaping @MainActor @Sendable (Object?) -> Void
+    ) -> Subscription {
+        deliveredSubscription(
+            event, to: delivery.target, options: options, signature: Signatures.object
+        ) { hop in
+            objectHandler(event, hop!.wrapping(onMainActor(handler)))
         }
     }
 
@@ -82,61 +160,6 @@ extension CommandTable {
         }
     }
 
-    /// Runs `handler` on the main actor each time `event` is executed, in the
-    /// order of the executes, for as long as the returned subscription lives.
-    ///
-    /// ```swift
-    /// let subscription = table.on("reset", on: .mainActor) { viewModel.items = [] }
-    /// ```
-    ///
-    /// The handler always runs later, also when the execute happens on the
-    /// main actor, so that it never overtakes deliveries posted before it;
-    /// the execute counts it as run (``ExecuteResult/handled``) when it posts
-    /// it.
-    ///
-    /// Replaces `-performSelectorOnMainThread:withObject:waitUntilDone:` and
-    /// an observer registered with `queue: .main`.
-    public func on(
-        _ event: String, on delivery: Delivery<MainActor>, options: HandlerOptions = [],
-        _ handler: @escaping @MainActor @Sendable () -> Void
-    ) -> Subscription {
-        deliveredSubscription(
-            event, to: delivery.target, options: options, signature: Signatures.void
-        ) { hop in
-            MarshalHandler(hop!.wrapping { MainActor.assumeIsolated(handler) })
-        }
-    }
-
-    /// Runs `handler` on the main actor with the event's first argument,
-    /// which must fit a `Bool`, each time `event` is executed.
-    public func on(
-        _ event: String, on delivery: Delivery<MainActor>, options: HandlerOptions = [],
-        _ handler: @escaping @MainActor @Sendable (Bool) -> Void
-    ) -> Subscription {
-        deliveredSubscription(
-            event, to: delivery.target, options: options, signature: Signatures.bool
-        ) { hop in
-            MarshalHandler(hop!.wrapping { (value: Bool) in MainActor.assumeIsolated { handler(value) } })
-        }
-    }
-
-    /// Runs `handler` on the main actor with the event's first argument, an
-    /// object or `nil`, retained until the handler has run.
-    public func on(
-        _ event: String, on delivery: Delivery<MainActor>, options: HandlerOptions = [],
-        _ handler: @escaping @MainActor @Sendable (AnyObject?) -> Void
-    ) -> Subscription {
-        deliveredSubscription(
-            event, to: delivery.target, options: options, signature: Signatures.object
-        ) { hop in
-            MarshalHandler(
-                hop!.wrapping { (object: AnyObject?) in
-                    let handoff = Handoff(object)
-                    MainActor.assumeIsolated { handler(handoff.value) }
-                })
-        }
-    }
-
     /// Runs `handler` on the main actor with every argument of each execute
     /// of `event`, copied as described for the nonisolated form.
     public func on(
@@ -146,11 +169,17 @@ extension CommandTable {
         deliveredSubscription(
             event, to: delivery.target, options: options, signature: nil
         ) { hop in
-            let body = hop!.wrapping { (values: [Value]) in
-                let handoff = Handoff(values)
-                MainActor.assumeIsolated { handler(handoff.value) }
-            }
-            return valuesHandler(body)
+            valuesHandler(hop!.wrapping(onMainActor(handler)))
+        }
+    }
+
+    /// `handler` as a closure that runs it on the main actor, called there.
+    private func onMainActor<each A>(
+        _ handler: @escaping @MainActor @Sendable (repeat each A) -> Void
+    ) -> @Sendable (repeat each A) -> Void {
+        { (argument: repeat each A) in
+            let handoff = Handoff((repeat each argument))
+            MainActor.assumeIsolated { handler(repeat each handoff.value) }
         }
     }
 
@@ -162,6 +191,28 @@ extension CommandTable {
             return .void
         }
         return MarshalHandler(box: box, trampoline: ValuesHandlerBox.trampoline)
+    }
+
+    /// Registers `handler`, typed by `key`, delivered to `target`: the
+    /// arguments are converted on the executing thread and the converted
+    /// values hop.
+    private func deliveredSubscription<Arguments, each A: EventArgument>(
+        _ key: EventKey<Arguments>, to target: DeliveryTarget, options: HandlerOptions,
+        _ handler: @escaping @Sendable (repeat each A) -> Void
+    ) -> Subscription {
+        // Signatures of EventArgument types are always valid.
+        let signature = try! Signature(returning: .void, parameters: valueTypes(of: repeat (each A).self))
+        return deliveredSubscription(
+            key.name, to: target, options: options, signature: signature
+        ) { hop in
+            let box =
+                if let hop {
+                    PackHandlerBox(cTable: cTable, event: key.name, body: hop.wrapping(handler))
+                } else {
+                    PackHandlerBox(cTable: cTable, event: key.name, body: handler)
+                }
+            return MarshalHandler(box: box, trampoline: ArgumentsHandlerBox.trampoline)
+        }
     }
 
     /// Registers the handler `makeHandler` builds for `target`: given a hop
@@ -221,27 +272,12 @@ final class Hop: Sendable {
         isOpen.store(false, ordering: .releasing)
     }
 
-    // One `wrapping` per closure shape: a closure of the same shape that hops.
-
-    func wrapping(_ handler: @escaping @Sendable () -> Void) -> @Sendable () -> Void {
-        { self.async(handler) }
-    }
-
-    func wrapping(_ handler: @escaping @Sendable (Bool) -> Void) -> @Sendable (Bool) -> Void {
-        { value in self.async { handler(value) } }
-    }
-
-    func wrapping(_ handler: @escaping @Sendable (AnyObject?) -> Void) -> @Sendable (AnyObject?) -> Void {
-        { object in
-            let handoff = Handoff(object)
-            self.async { handler(handoff.value) }
-        }
-    }
-
-    func wrapping(_ handler: @escaping @Sendable ([Value]) -> Void) -> @Sendable ([Value]) -> Void {
-        { values in
-            let handoff = Handoff(values)
-            self.async { handler(handoff.value) }
+    /// `handler` as a closure that hands each call, with its arguments, to
+    /// the queue.
+    func wrapping<each A>(_ handler: @escaping @Sendable (repeat each A) -> Void) -> @Sendable (repeat each A) -> Void {
+        { (argument: repeat each A) in
+            let handoff = Handoff((repeat each argument))
+            self.async { handler(repeat each handoff.value) }
         }
     }
 }

@@ -307,8 +307,18 @@ extension CommandTable {
     public func on<Object: AnyObject>(
         _ event: String, options: HandlerOptions = [], _ handler: @escaping @Sendable (Object?) -> Void
     ) -> Subscription {
+        closureSubscription(
+            event, signature: Signatures.object, handler: objectHandler(event, handler), options: options)
+    }
+
+    /// A handler for `event` that gives `handler` its first argument as an
+    /// `Object`: an `(AnyObject?) -> Void` closure the C core calls with no
+    /// box where it can, a check of the object's class for another `Object`.
+    func objectHandler<Object: AnyObject>(
+        _ event: String, _ handler: @escaping @Sendable (Object?) -> Void
+    ) -> MarshalHandler {
         if Object.self == AnyObject.self {
-            return onObject(event, options: options) { handler($0.map { unsafeDowncast($0, to: Object.self) }) }
+            return MarshalHandler { (object: AnyObject?) in handler(object.map { unsafeDowncast($0, to: Object.self) }) }
         }
         let box = TypedHandlerBox(cTable: cTable) { arguments, _ in
             guard let address = arguments![0].object else {
@@ -322,17 +332,7 @@ extension CommandTable {
             handler(instance)
             return .void
         }
-        return closureSubscription(
-            event, signature: Signatures.object,
-            handler: MarshalHandler(box: box, trampoline: TypedHandlerBox.trampoline), options: options)
-    }
-
-    /// `on` for an `(AnyObject?) -> Void` closure, which the C core calls
-    /// with no box where it can.
-    func onObject(
-        _ event: String, options: HandlerOptions = [], _ handler: @escaping @Sendable (AnyObject?) -> Void
-    ) -> Subscription {
-        closureSubscription(event, signature: Signatures.object, handler: MarshalHandler(handler), options: options)
+        return MarshalHandler(box: box, trampoline: TypedHandlerBox.trampoline)
     }
 
     /// Runs `handler` with every argument of each execute of `event`, as

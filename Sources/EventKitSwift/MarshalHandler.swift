@@ -42,15 +42,6 @@ struct MarshalHandler {
         }
     }
 
-    /// `body`, called with the first C argument as a `Bool` (any nonzero
-    /// byte is true).
-    init(_ body: @escaping @Sendable (Bool) -> Void) {
-        self.init(reading: { arguments in
-            var index = 0
-            body(ScalarArgument.argument(arguments, &index, as: Bool.self))
-        })
-    }
-
     /// `body`, called with the first C argument, an object or NULL, as the
     /// Swift object it is (the caller keeps it alive for the call).
     init(_ body: @escaping @Sendable (AnyObject?) -> Void) {

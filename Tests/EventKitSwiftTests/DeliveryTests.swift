@@ -204,6 +204,113 @@ struct DeliveryTests {
         #expect(!watcher.isAlive)
         withExtendedLifetime(subscription) {}
     }
+
+    // MARK: Typed keys and typed closures
+
+    @Test("A typed key delivers 0, 1, 4 and 8 arguments to unannotated closures on a DispatchQueue")
+    func typedKeysDeliverOnDispatchQueue() throws {
+        let table = CommandTable()
+        let queue = DispatchQueue(label: "delivery.typed")
+        let calls = Arrivals<String>()
+        let subscriptions = [
+            table.on(.reset, on: .dispatchQueue(queue)) { calls.append("reset") },
+            table.on(.toggle, on: .dispatchQueue(queue)) { on in calls.append("toggle \(on)") },
+            table.on(.four, on: .dispatchQueue(queue)) { a, b, c, d in calls.append("four \(a + b + c + d)") },
+            table.on(.eight, on: .dispatchQueue(queue)) { flag, a, b, c, d, e, f, g in
+                calls.append("eight \(flag) \(Double(a) + Double(b) + Double(c) + Double(d) + Double(e) + f + Double(g))")
+            },
+        ]
+        try table.execute(.reset)
+        try table.execute(.toggle, true)
+        try table.execute(.four, 1, 2, 3, 4)
+        try table.execute(.eight, false, -1, 2, -3, 4, 0.5, 0.25, 6)
+        queue.sync {}
+
+        #expect(calls.all == ["reset", "toggle true", "four 10", "eight false 8.75"])
+        withExtendedLifetime(subscriptions) {}
+    }
+
+    @Test("A typed delivery checks the arguments on the executing thread: a wrong type delivers nothing")
+    func typedDeliveryChecksBeforeTheHop() throws {
+        let table = CommandTable()
+        let queue = DispatchQueue(label: "delivery.checked")
+        let titles = Arrivals<String>()
+        let subscription = table.on("rename", on: .dispatchQueue(queue)) { (title: String, index: Int) in
+            titles.append("\(title) \(index)")
+        }
+
+        #expect(throws: DispatchError.self) { try table.execute("rename", 7, 1) }
+        #expect(throws: DispatchError.self) { try table.execute("rename", .string(nil), 1) }
+        try table.execute("rename", "intro", 2)
+        queue.sync {}
+
+        #expect(titles.all == ["intro 2"])
+        withExtendedLifetime(subscription) {}
+    }
+
+    @Test("A typed key on an EventQueue converts on the poster and runs on the owner, strings and objects kept")
+    func typedKeyOnEventQueue() throws {
+        let table = CommandTable()
+        let queue = try EventQueue()
+        let calls = Arrivals<String>()
+        let watcher = WeakWatcher()
+        let subscription = table.on(.mixed, on: .queue(queue)) { title, track, level, note in
+            calls.append("\(title) \(track.title) \(level) \(note ?? "none")")
+        }
+        runOnSeparateThread {
+            let track = Track(title: "b-side")
+            watcher.watch(track)
+            var title = "side"
+            title += " two"
+            _ = try? table.execute(.mixed, title, track, 3, nil)
+        }
+        #expect(calls.all.isEmpty, "posted from another thread, the call waits for the owner")
+        #expect(watcher.isAlive, "the waiting delivery keeps the object alive")
+
+        #expect(queue.drain() == 1)
+        #expect(calls.all == ["side two b-side 3 none"])
+        #expect(!watcher.isAlive)
+        withExtendedLifetime(subscription) {}
+    }
+
+    @Test("An object closure of a given class refuses another class before the hop")
+    func objectClassIsCheckedBeforeTheHop() throws {
+        let table = CommandTable()
+        let queue = DispatchQueue(label: "delivery.object")
+        let names = Arrivals<String>()
+        let subscription = table.on("select", on: .dispatchQueue(queue)) { (parcel: Parcel?) in
+            names.append(parcel?.name ?? "none")
+        }
+
+        #expect(throws: DispatchError.self) { try table.execute("select", .object(Track(title: "t"))) }
+        try table.execute("select", .object(Parcel(name: "parcel")))
+        try table.execute("select", .object(nil))
+        queue.sync {}
+
+        #expect(names.all == ["parcel", "none"])
+        withExtendedLifetime(subscription) {}
+    }
+
+    @Test("A typed key's main-actor handler takes its arguments unannotated, in execute order")
+    @MainActor
+    func typedKeyOnMainActor() async throws {
+        let table = CommandTable()
+        let model = MainModel()
+        let subscriptions = [
+            table.on(.toggle, on: .mainActor) { on in model.flags.append(on) },
+            table.on(.rename, on: .mainActor) { title, index in model.names.append("\(title) \(index)") },
+        ]
+        runOnSeparateThread {
+            _ = try? table.execute(.toggle, false)
+            _ = try? table.execute(.rename, "first", 1)
+        }
+        try table.execute(.toggle, true)
+
+        try await waitOnMainActor(until: { model.flags.count == 2 && model.names.count == 1 })
+        #expect(model.flags == [false, true])
+        #expect(model.names == ["first 1"])
+        withExtendedLifetime(subscriptions) {}
+    }
 }
 
 /// Set on the main queue, to tell from inside a handler that it runs there.

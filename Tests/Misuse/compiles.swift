@@ -11,3 +11,7 @@ table.on("toggle") { (on: Bool) in print(on) }.cancel()
 table.on("rename") { (title: String, index: Int) in print(title, index) }.cancel()
 table.on("select") { (item: AnyObject?) in print(item as Any) }.cancel()
 table.on("reset") { print("reset") }.cancel()
+// Deliveries: a typed key's closures unannotated, a main-actor closure.
+table.on(.rename, on: .dispatchQueue(.global())) { title, index in print(title, index) }.cancel()
+table.on(.toggle, on: .mainActor) { on in print(on) }.cancel()
+table.on("rename", on: .mainActor) { (title: String, index: Int) in print(title, index) }.cancel()

@@ -114,7 +114,7 @@ extension Event {
     /// Runs `handler` with the event's sender and arguments each time the
     /// event is raised, for as long as the returned subscription lives.
     public func add(_ handler: @escaping @Sendable (Sender, Args) -> Void) -> Subscription {
-        table.onObject(name) { raised in
+        table.on(name) { (raised: AnyObject?) in
             guard let raised = Self.values(raised) else { return }
             handler(raised.sender, raised.args)
         }
