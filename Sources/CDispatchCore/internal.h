@@ -193,6 +193,10 @@ static inline void dc__read_called(dc_thread_record *record) {
 /* The writer's side of the fence pairing with dc__light_fence(). */
 void dc__heavy_fence(void);
 
+/* How a thread waits for calls running on other threads: a yield for the
+ * first `attempt`s, then a short sleep. */
+void dc__back_off(unsigned attempt);
+
 /* Whether another thread may be inside a read-side section, so that
  * dc__heavy_fence() must be a system call. Read after a full fence, the
  * answer is exact for what the caller stored before it: a thread that was

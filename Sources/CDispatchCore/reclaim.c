@@ -206,7 +206,7 @@ void dc__finishing_end(void) {
 
 /* ---- waiting for calls in progress ---------------------------------------------- */
 
-DC__BINDING_API void dc__back_off(unsigned attempt) {
+void dc__back_off(unsigned attempt) {
     if (attempt < 64) {
         sched_yield();
     } else {
@@ -361,6 +361,26 @@ bool dc__wait_for_calls(void *handler, dc__finish_function finish, void *context
     resolve_part(h);
     let_go(h);
     return false;
+}
+
+/* ---- calls a binding makes (dispatch_core_binding.h) ------------------------------ */
+
+bool dc__call_begin(const void *callee) {
+    dc_thread_record *record = dc__current_record;
+    if (record != NULL && record->depth >= DC_MAX_EXECUTE_DEPTH) return false;
+    unsigned depth;
+    if ((record = dc__read_begin_keeping(&depth)) == NULL) return false;
+    dc__read_calling(record, callee);
+    return true;
+}
+
+void dc__call_end(void) { dc__read_end(dc__current_record); }
+
+void dc__call_wait(const void *callee) {
+    /* Pairs with the light fence of dc__call_begin(), as a remove's does
+     * with an execute's. */
+    dc__heavy_fence();
+    dc__wait_for_calls((void *)callee, NULL, NULL);
 }
 
 void dc__synchronize(void) {

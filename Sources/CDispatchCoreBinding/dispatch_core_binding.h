@@ -130,11 +130,35 @@ DC__BINDING_API void *dc__table_execute_context(const dc_table *table);
 DC__BINDING_API dc_status dc__table_decline_call(dc_table *table);
 
 /*
- * How a thread waits for calls running on other threads: a yield for the
- * first `attempt`s, then a short sleep. The table's removals wait so, and so
- * does a binding that keeps the same promise for lists of its own.
+ * Calls a binding makes itself, of something it can remove (a multicast
+ * delegate's delegate), kept to the table's promises for handlers: a call
+ * counts as a handler call, so a removal waits for it as a table's remove
+ * waits for a handler's, with the same exception (see "Waiting" in
+ * dispatch_core.h), across tables and bindings alike. Two threads, each
+ * inside such a call or a handler, removing what the other calls, do not
+ * wait for each other forever.
+ *
+ * The caller's side: dc__call_begin(callee), then read whether callee was
+ * removed (with acquire) and call it only if not; dc__call_end() after, in
+ * either case. The remover's: mark callee removed (with release), then
+ * dc__call_wait(callee). Either the call sees the mark, or the remover
+ * sees the call and waits for it.
  */
-DC__BINDING_API void dc__back_off(unsigned attempt);
+
+/* Begins a call of `callee` (any address naming it, never NULL) on the
+ * calling thread. false when calls on this thread are nested
+ * DC_MAX_EXECUTE_DEPTH deep (executes, drains and such calls counted
+ * together), or the thread has no record and none can be made: then the
+ * call must not be made, and dc__call_end() not called. */
+DC__BINDING_API bool dc__call_begin(const void *callee);
+
+/* Ends the innermost call dc__call_begin() began on this thread. */
+DC__BINDING_API void dc__call_end(void);
+
+/* Returns once no call of `callee` that began before runs on another
+ * thread, but for the exception above; the caller has marked callee
+ * removed. */
+DC__BINDING_API void dc__call_wait(const void *callee);
 
 /* An event's record: what a binding keeps with a typed key, as records live
  * as long as their table (laid out below, for C). */

@@ -1,3 +1,4 @@
+import CDispatchCore
 import EventKitSwift
 import Foundation
 import Synchronization
@@ -325,5 +326,79 @@ extension RemovalRaceTests {
             #expect(list.isEmpty)
             receiver.body = {}
         }
+    }
+}
+
+extension RemovalRaceTests {
+    @Test("A delegate's call and a table's handler removing each other while both run, on two threads, both return")
+    func delegateAndHandlerRemovingEachOther() async {
+        await #expect(processExitsWith: .success) {
+            let list = MulticastDelegate<any RaceReceiving>()
+            let receiver = CallbackReceiver()
+            let table = CommandTable()
+            let arrivals = SharedCount()
+            let handlerCalls = SharedCount()
+            let cancelled = SharedCount()
+            let delegateRemoved = SharedCount()
+            let bothRunning: @Sendable () -> Void = {
+                arrivals.add()
+                let deadline = ContinuousClock.now + .seconds(10)
+                while arrivals.value < 2 && ContinuousClock.now < deadline {
+                    sched_yield()
+                }
+            }
+            let subscription = table.on("tick") {
+                handlerCalls.add()
+                bothRunning()
+                delegateRemoved.add(list.remove(receiver) ? 1 : 0)
+            }
+            list.add(receiver)
+            receiver.body = {
+                bothRunning()
+                subscription.cancel()
+                cancelled.add()
+            }
+            let returned = DispatchSemaphore(value: 0)
+            Thread {
+                list.invoke { $0.ping() }
+                returned.signal()
+            }.start()
+            Thread {
+                _ = try? table.execute("tick")
+                returned.signal()
+            }.start()
+            for _ in 0..<2 where returned.wait(timeout: .now() + .seconds(10)) != .success {
+                Issue.record("the calls have not returned after 10 s: the removals wait for each other")
+                exit(1)
+            }
+            #expect(handlerCalls.value == 1)
+            #expect(receiver.calls.load(ordering: .relaxed) == 1)
+            #expect(cancelled.value == 1 && delegateRemoved.value == 1)
+            #expect(list.isEmpty && table.handlerCount(for: "tick") == 0)
+            receiver.body = {}
+        }
+    }
+
+    @Test("Delegate calls nest as deep as executes, and a call nested deeper calls no delegate")
+    func delegateCallsNestToTheTablesLimit() {
+        let list = MulticastDelegate<any RaceReceiving>()
+        let receiver = CallbackReceiver()
+        let depth = SharedCount()
+        let deepest = SharedCount()
+        receiver.body = {
+            let reached = depth.add()
+            if reached > deepest.value { deepest.add(reached - deepest.value) }
+            if reached < 100 { list.invoke { $0.ping() } }
+            depth.add(-1)
+        }
+        list.add(receiver)
+
+        list.invoke { $0.ping() }
+
+        #expect(deepest.value == Int(DC_MAX_EXECUTE_DEPTH))
+        #expect(depth.value == 0)
+        // The thread is out of every call: a call from here reaches the delegate.
+        receiver.body = {}
+        #expect(list.invoke { $0.ping() } == true)
     }
 }

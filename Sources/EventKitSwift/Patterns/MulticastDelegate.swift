@@ -1,12 +1,6 @@
 internal import CDispatchCoreBinding
 import Synchronization
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
-
 /// One delegate slot, many delegates: calls each of its delegates in order,
 /// holding them weakly, as Objective-C's `AIMultiDelegate` and
 /// `ILABMultiDelegate` do.
@@ -79,11 +73,15 @@ import Musl
 /// Removing waits as a table's removal does (<doc:Semantics>): ``remove(_:)``
 /// and ``removeAll()`` return once the calls of the removed delegates
 /// already running on other threads have returned, except that a remove
-/// made from inside a delegate's call does not wait for a call running on a
-/// thread that is itself waiting in such a remove, so delegates that remove
-/// each other on two threads, or themselves, never wait for each other
-/// forever. So do not remove a delegate while holding a lock that its
-/// methods take.
+/// made from inside a delegate's call or a table's handler does not wait for
+/// a call running on a thread that is itself waiting in such a remove (of a
+/// delegate or of a handler). So delegates and handlers that remove each
+/// other on two threads, or themselves, never wait for each other forever.
+/// Do not remove a delegate while holding a lock that its methods take.
+///
+/// A delegate call counts as a handler call in the table's nesting limit
+/// (`DC_MAX_EXECUTE_DEPTH`, 64 executes and delegate calls nested on one
+/// thread): a call nested deeper calls no delegate.
 ///
 /// ### Strict and non-strict
 ///
@@ -151,85 +149,37 @@ extension MulticastDelegate: @unchecked Sendable where P: Sendable {}
 /// One delegate in the list. Its object is never written after init (so
 /// reading the weak reference is thread-safe); the rest is atomic.
 ///
-/// A call counts itself in `calls` before it reads `isRemoved`, and a
-/// removal sets `isRemoved` before it reads `calls` (all sequentially
-/// consistent), so either the call sees the removal and skips the delegate,
-/// or the removal sees the call and waits for it: no call starts once the
-/// removal has returned.
+/// A call of the delegate is a call the C core knows (`dc__call_begin`), so
+/// a removal waits for it as a table's remove waits for a handler's, with
+/// the same exception, shared with every table: either the call sees
+/// `isRemoved` and skips the delegate, or the removal sees the call and
+/// waits for it. No call starts once the removal has returned.
 final class DelegateEntry: @unchecked Sendable {
     weak let object: AnyObject?
     /// Set by `remove`, so that a call already going through a snapshot of
     /// the list skips the delegate from then on.
     let isRemoved = Atomic(false)
-    /// Calls of this delegate running (or about to look at `isRemoved`).
-    let calls = Atomic(0)
-    /// Those of `calls` on threads waiting in a removal made inside a
-    /// delegate's call, which a removal made inside a call does not wait for.
-    let parked = Atomic(0)
 
     init(_ object: AnyObject) {
         self.object = object
     }
 
-    /// The delegate, counted as called until `endCall()`; `nil` (and not
-    /// counted) when it has been removed or has died.
-    /// `running` is this thread's `DelegateCalls.current`.
-    func beginCall(on running: DelegateCalls) -> AnyObject? {
-        calls.add(1, ordering: .sequentiallyConsistent)
-        guard !isRemoved.load(ordering: .sequentiallyConsistent), let object else {
-            calls.subtract(1, ordering: .releasing)
-            return nil
-        }
-        running.entries.append(self)
-        return object
-    }
-
-    func endCall(on running: DelegateCalls) {
-        running.entries.removeLast()
-        calls.subtract(1, ordering: .releasing)
+    /// Runs `body` with the delegate, as a call the C core knows; does not
+    /// when it has been removed or has died, or when calls on this thread
+    /// are nested too deep to be known (`DC_MAX_EXECUTE_DEPTH`).
+    func call(_ body: (AnyObject) throws -> Void) rethrows {
+        let callee = Unmanaged.passUnretained(self).toOpaque()
+        guard dc__call_begin(callee) else { return }
+        defer { dc__call_end() }
+        guard !isRemoved.load(ordering: .acquiring), let object else { return }
+        try body(object)
     }
 
     /// Marks the delegate removed, then waits for its calls running on other
     /// threads (see "Lifetime and order" in ``MulticastDelegate``).
     func remove() {
-        isRemoved.store(true, ordering: .sequentiallyConsistent)
-        let running = DelegateCalls.current.entries
-        // Inside delegates' calls: those calls are parked while this waits,
-        // and calls parked elsewhere are not waited for.
-        for entry in running { entry.parked.add(1, ordering: .sequentiallyConsistent) }
-        defer { for entry in running { entry.parked.subtract(1, ordering: .releasing) } }
-        var attempt: UInt32 = 0
-        while calls.load(ordering: .sequentiallyConsistent)
-            > (running.isEmpty ? 0 : parked.load(ordering: .sequentiallyConsistent))
-        {
-            dc__back_off(attempt)
-            attempt &+= 1
-        }
-    }
-}
-
-/// The delegates whose calls are running on this thread, innermost last,
-/// across every multicast delegate.
-final class DelegateCalls {
-    var entries: [DelegateEntry] = []
-
-    private static let key: pthread_key_t = {
-        var key = pthread_key_t()
-        let status = pthread_key_create(&key) { calls in
-            Unmanaged<DelegateCalls>.fromOpaque(calls!).release()
-        }
-        precondition(status == 0, "MulticastDelegate: no thread-local storage left")
-        return key
-    }()
-
-    /// This thread's.
-    static var current: DelegateCalls {
-        if let calls = pthread_getspecific(key) {
-            return Unmanaged<DelegateCalls>.fromOpaque(calls).takeUnretainedValue()
-        }
-        let calls = DelegateCalls()
-        pthread_setspecific(key, Unmanaged.passRetained(calls).toOpaque())
-        return calls
+        isRemoved.store(true, ordering: .releasing)
+        dc__call_wait(Unmanaged.passUnretained(self).toOpaque())
     }
 }
 
@@ -478,12 +428,10 @@ extension MulticastDelegate {
     private func forEachDelegate<Requirement>(
         as requirement: Requirement.Type, _ body: (Requirement) throws -> Void
     ) rethrows {
-        let running = DelegateCalls.current
         for entry in liveEntries() {
-            guard let object = entry.beginCall(on: running) else { continue }
-            defer { entry.endCall(on: running) }
-            guard let delegate = object as? Requirement else { continue }
-            try body(delegate)
+            try entry.call { object in
+                if let delegate = object as? Requirement { try body(delegate) }
+            }
         }
     }
 }
