@@ -352,7 +352,31 @@ static inline void dc__store_register_image(const dc_signature *signature, uint6
 
 /* ---- calls (invocation.c) ----------------------------------------------- */
 
+/* An invocation: made by dc_invocation_create(), or lent to a forward
+ * handler for one call of a closure (closure.c), on the closure's stack. */
+struct dc_invocation {
+    dc_function function; /* NULL in a lent invocation until the handler sets one */
+    dc_stub stub; /* the signature's stub while the call path is the stub path, else NULL */
+    dc_return_class return_class;
+    dc_call_path call_path;
+    dc_signature *signature;
+    bool has_returned; /* result holds a return value, from an invoke or set */
+    bool lent;         /* lent to a forward handler: dc_invocation_destroy() leaves it */
+    /* integers and floats are not yet the arguments' register images: the
+     * next stub invoke writes them all first (a lent invocation starts so). */
+    bool images_stale;
+    dc_raw_return result;
+    uint64_t integers[DC_STUB_MAX_INTEGERS];
+    double floats[DC_STUB_MAX_FLOATS];
+    dc_value *arguments;  /* parameter_count typed values */
+    void **ffi_arguments; /* &arguments[i].<member>, what ffi_call reads */
+};
+
 /* The value a call left in `raw`, narrowed and tagged with the return type. */
 dc_value dc__return_value(const dc_signature *signature, const dc_raw_return *raw);
+
+/* `value` as a call returning its type leaves it: dc__return_value() of the
+ * result gives it back. */
+dc_raw_return dc__raw_return(const dc_value *value);
 
 #endif /* DISPATCH_CORE_INTERNAL_H */

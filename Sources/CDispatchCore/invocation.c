@@ -12,20 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct dc_invocation {
-    dc_function function;
-    dc_stub stub; /* the signature's stub while the call path is the stub path, else NULL */
-    dc_return_class return_class;
-    dc_call_path call_path;
-    dc_signature *signature;
-    bool has_returned;
-    dc_raw_return result;
-    uint64_t integers[DC_STUB_MAX_INTEGERS];
-    double floats[DC_STUB_MAX_FLOATS];
-    dc_value *arguments;  /* parameter_count typed values */
-    void **ffi_arguments; /* &arguments[i].<member>, what ffi_call reads */
-};
-
 /* Converts argument `index` to its parameter type; on failure the message says
  * which call, which argument, which signature and both types. */
 static dc_status convert_argument(const dc_signature *signature, size_t index, const dc_value *value,
@@ -63,6 +49,18 @@ dc_value dc__return_value(const dc_signature *signature, const dc_raw_return *ra
     }
 }
 
+dc_raw_return dc__raw_return(const dc_value *value) {
+    dc_raw_return raw;
+    raw.integer = 0;
+    switch (value->type) {
+    case DC_TYPE_VOID: break;
+    case DC_TYPE_FLOAT: raw.f = value->f; break;
+    case DC_TYPE_DOUBLE: raw.d = value->d; break;
+    default: raw.integer = dc__integer_image(value); break;
+    }
+    return raw;
+}
+
 /* ---- invocations ---------------------------------------------------------------------- */
 
 DC_API dc_status dc_invocation_create(dc_signature *signature, dc_function function, dc_invocation **out) {
@@ -92,7 +90,7 @@ DC_API dc_status dc_invocation_create(dc_signature *signature, dc_function funct
 }
 
 DC_API void dc_invocation_destroy(dc_invocation *invocation) {
-    if (invocation == NULL) return;
+    if (invocation == NULL || invocation->lent) return;
     dc_signature_release(invocation->signature);
     free(invocation);
 }
@@ -118,7 +116,7 @@ DC_API dc_status dc_invocation_set_argument(dc_invocation *invocation, size_t in
     status = convert_argument(invocation->signature, index, value, &converted, "dc_invocation_set_argument");
     if (status != DC_OK) return status;
     invocation->arguments[index] = converted;
-    if (invocation->signature->stub != NULL)
+    if (invocation->signature->stub != NULL && !invocation->images_stale)
         dc__store_register_image(invocation->signature, invocation->integers, invocation->floats, index, &converted);
     return DC_OK;
 }
@@ -148,13 +146,48 @@ DC_API dc_call_path dc_invocation_call_path(const dc_invocation *invocation) {
     return invocation != NULL ? invocation->call_path : DC_CALL_PATH_FFI;
 }
 
+DC_API dc_status dc_invocation_set_function(dc_invocation *invocation, dc_function function) {
+    if (invocation == NULL || function == NULL)
+        return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_invocation_set_function: invocation and function must not be NULL");
+    invocation->function = function;
+    return DC_OK;
+}
+
 DC_API dc_status dc_invocation_invoke(dc_invocation *invocation) {
     if (invocation == NULL) return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_invocation_invoke: invocation is NULL");
-    if (invocation->stub != NULL)
+    if (invocation->function == NULL)
+        return dc__fail(DC_ERR_STATE,
+                        "dc_invocation_invoke: the forwarded call of \"%s\" has no function to invoke yet; "
+                        "set one with dc_invocation_set_function()",
+                        invocation->signature->encoding);
+    if (invocation->stub != NULL) {
+        if (invocation->images_stale) {
+            for (size_t i = 0; i < invocation->signature->parameter_count; i++)
+                dc__store_register_image(invocation->signature, invocation->integers, invocation->floats, i,
+                                         &invocation->arguments[i]);
+            invocation->images_stale = false;
+        }
         dc__stub_call(invocation->return_class, invocation->stub, invocation->function, invocation->integers,
                       invocation->floats, &invocation->result);
-    else
+    } else {
         ffi_call(&invocation->signature->cif, invocation->function, &invocation->result, invocation->ffi_arguments);
+    }
+    invocation->has_returned = true;
+    return DC_OK;
+}
+
+DC_API dc_status dc_invocation_set_return_value(dc_invocation *invocation, const dc_value *value) {
+    if (invocation == NULL || value == NULL)
+        return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_invocation_set_return_value: invocation and value must not be NULL");
+    const dc_signature *signature = invocation->signature;
+    dc_value converted;
+    if (dc_value_convert(value, signature->return_type, &converted) != DC_OK) {
+        char reason[256];
+        snprintf(reason, sizeof reason, "%s", dc_last_error_message());
+        return dc__fail(DC_ERR_TYPE, "dc_invocation_set_return_value: the return value of signature \"%s\": %s",
+                        signature->encoding, reason);
+    }
+    invocation->result = dc__raw_return(&converted);
     invocation->has_returned = true;
     return DC_OK;
 }

@@ -26,9 +26,29 @@ typedef struct path_case {
     void (*after)(void);   /* checks what the callee mutated; may be NULL */
 } path_case;
 
-enum { WAY_DEFAULT_PATH, WAY_LIBFFI_PATH, WAY_DC_CALL, WAY_COUNT };
+/* The two ways through a closure: called on the signature's default path,
+ * its handler re-sends the call to the original function on the default
+ * path; called through libffi, its handler re-sends through libffi. */
+enum { WAY_DEFAULT_PATH, WAY_LIBFFI_PATH, WAY_DC_CALL, WAY_CLOSURE_DEFAULT, WAY_CLOSURE_LIBFFI, WAY_COUNT };
 
-static const char *const way_names[WAY_COUNT] = {"default path", "libffi path", "dc_call"};
+static const char *const way_names[WAY_COUNT] = {"default path", "libffi path", "dc_call",
+                                                  "closure re-sending on the default path",
+                                                  "closure re-sending through libffi"};
+
+typedef struct resend {
+    dc_function original;
+    bool through_libffi;
+    int calls;
+} resend;
+
+/* A forward handler that re-sends every call to the original function. */
+static void resend_to_original(dc_invocation *call, void *user_data) {
+    resend *to = user_data;
+    to->calls++;
+    if (to->through_libffi) assert_ok(dc_invocation_set_call_path(call, DC_CALL_PATH_FFI));
+    assert_ok(dc_invocation_set_function(call, to->original));
+    assert_ok(dc_invocation_invoke(call));
+}
 
 static dc_value call_one_way(const path_case *c, dc_signature *signature, int way) {
     dc_value result = dc_void();
@@ -36,9 +56,16 @@ static dc_value call_one_way(const path_case *c, dc_signature *signature, int wa
         assert_ok(dc_call(signature, c->function, c->arguments, c->count, &result));
         return result;
     }
+    dc_function function = c->function;
+    dc_closure *closure = NULL;
+    resend to = {c->function, way == WAY_CLOSURE_LIBFFI, 0};
+    if (way == WAY_CLOSURE_DEFAULT || way == WAY_CLOSURE_LIBFFI) {
+        assert_ok(dc_closure_create(signature, resend_to_original, &to, NULL, &closure));
+        function = dc_closure_function(closure);
+    }
     dc_invocation *invocation = NULL;
-    assert_ok(dc_invocation_create(signature, c->function, &invocation));
-    if (way == WAY_LIBFFI_PATH) {
+    assert_ok(dc_invocation_create(signature, function, &invocation));
+    if (way == WAY_LIBFFI_PATH || way == WAY_CLOSURE_LIBFFI) {
         assert_ok(dc_invocation_set_call_path(invocation, DC_CALL_PATH_FFI));
         assert_int_equal(dc_invocation_call_path(invocation), DC_CALL_PATH_FFI);
     } else {
@@ -51,6 +78,10 @@ static dc_value call_one_way(const path_case *c, dc_signature *signature, int wa
     assert_ok(dc_invocation_invoke(invocation));
     assert_ok(dc_invocation_get_return_value(invocation, &result));
     dc_invocation_destroy(invocation);
+    if (closure != NULL) {
+        assert_int_equal(to.calls, 1);
+        dc_closure_destroy(closure);
+    }
     return result;
 }
 

@@ -370,10 +370,30 @@ DC_API dc_call_path dc_invocation_call_path(const dc_invocation *invocation);
 /*
  * Calls the function with the current arguments and keeps its return value.
  * May be called any number of times; arguments stay set between calls.
- * Errors: DC_ERR_NULL_ARGUMENT.
+ * Errors: DC_ERR_NULL_ARGUMENT; DC_ERR_STATE for a forwarded call (see
+ * Closures) before a function is set.
  * Replaces: -[NSInvocation invoke].
  */
 DC_API dc_status dc_invocation_invoke(dc_invocation *invocation);
+
+/*
+ * Makes `function`, which must have the invocation's signature, the one the
+ * next dc_invocation_invoke() calls: how a forward handler re-sends the call
+ * it received to another function. Errors: DC_ERR_NULL_ARGUMENT.
+ * Replaces: -[NSInvocation invokeWithTarget:], with dc_invocation_invoke().
+ */
+DC_API dc_status dc_invocation_set_function(dc_invocation *invocation, dc_function function);
+
+/*
+ * Sets the return value as if the function had returned it, converted with
+ * dc_value_convert() to the signature's return type (dc_void() for a void
+ * signature): dc_invocation_get_return_value() reads it from now on, until
+ * the next invoke or set, and a forwarded call returns it to its caller.
+ * Errors: DC_ERR_NULL_ARGUMENT; DC_ERR_TYPE (the value does not fit; the
+ * return value stays as it was).
+ * Replaces: -[NSInvocation setReturnValue:].
+ */
+DC_API dc_status dc_invocation_set_return_value(dc_invocation *invocation, const dc_value *value);
 
 /*
  * Writes the return value of the last invoke, typed as the signature's return
@@ -400,6 +420,79 @@ DC_API dc_status dc_invocation_get_return_value(const dc_invocation *invocation,
 DC_API dc_status dc_call(dc_signature *signature, dc_function function,
                          const dc_value *arguments, size_t count, dc_value *return_value);
 
+
+/* ------------------------------------------------------------------------ */
+/* Closures (forwardInvocation:, libffi closures)                            */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * A closure is a C function pointer made at run time for a signature: each
+ * call of it reaches a handler as an invocation (its handler's "forward
+ * invocation"), or executes a table's event. It is how a C API that takes a
+ * callback is given one that carries state, or many receivers.
+ *
+ * Threads: the function may be called from any number of threads at once;
+ * each call has its own invocation. The closure must outlive every call: the
+ * caller stops calling (and waits out calls in progress) before
+ * dc_closure_destroy(). The executable code comes from libffi's closure
+ * allocator.
+ */
+typedef struct dc_closure dc_closure;
+
+/*
+ * Receives one call of a closure as `call`, an invocation of the closure's
+ * signature: dc_invocation_get_argument() reads its arguments (from 0, over
+ * every parameter); dc_invocation_set_return_value() sets what the caller
+ * gets; dc_invocation_set_function() and dc_invocation_invoke() re-send the
+ * call to a function of the same signature, whose result then becomes the
+ * return value. The caller receives the last return value set, by either,
+ * and the zero value of the return type (0, false, NULL) when none was.
+ * `call` is valid only until the handler returns; dc_invocation_destroy()
+ * leaves it alone.
+ */
+typedef void (*dc_forward_handler)(dc_invocation *call, void *user_data);
+
+/*
+ * Told about a failure inside a call of `closure`, which a callback cannot
+ * return: the call returns the zero value of its return type, and this gets
+ * the status and the message (also in dc_last_error_message() on the calling
+ * thread). Runs on the calling thread.
+ */
+typedef void (*dc_closure_error_handler)(const dc_closure *closure, dc_status status, const char *message,
+                                         void *user_data);
+
+/*
+ * Creates a closure of `signature` whose calls go to `handler` with
+ * `user_data`; dc_closure_destroy() calls destroy_notify(user_data) (may be
+ * NULL) once. The closure retains the signature.
+ *
+ * Errors, with nothing allocated and destroy_notify not called:
+ * DC_ERR_NULL_ARGUMENT (signature, handler or out NULL); DC_ERR_NO_MEMORY
+ * (no executable memory); DC_ERR_FFI.
+ * Replaces: -forwardInvocation:, ffi_closure_alloc() + ffi_prep_closure_loc().
+ */
+DC_API dc_status dc_closure_create(dc_signature *signature, dc_forward_handler handler, void *user_data,
+                                   void (*destroy_notify)(void *user_data), dc_closure **out);
+
+/* The closure's function pointer, to be cast to the C type its signature
+ * describes; valid until dc_closure_destroy(). NULL for NULL. */
+DC_API dc_function dc_closure_function(const dc_closure *closure);
+
+/* The closure's signature (not retained for the caller); NULL for NULL. */
+DC_API dc_signature *dc_closure_signature(const dc_closure *closure);
+
+/*
+ * Sets the handler told about failures inside calls (NULL for none, the
+ * default: then only dc_last_error_message() has them). Set it before the
+ * function is handed out: it is not synchronized with calls in progress.
+ * Does nothing for a NULL closure.
+ */
+DC_API void dc_closure_set_error_handler(dc_closure *closure, dc_closure_error_handler handler,
+                                         void *user_data);
+
+/* Frees the closure, its executable memory with it, and calls its destroy
+ * notify. No call may be in progress or follow. NULL does nothing. */
+DC_API void dc_closure_destroy(dc_closure *closure);
 
 /* ------------------------------------------------------------------------ */
 /* Event tables (GSignal)                                                    */
@@ -736,6 +829,22 @@ DC_API dc_status dc_table_execute_id_with(dc_table *table, dc_event_id event,
                                           const dc_value *arguments, size_t count,
                                           const dc_execute_options *options,
                                           dc_result *result);
+
+/*
+ * Creates a closure of `signature` whose calls execute `event` on `table`
+ * with the call's arguments, and return the execute's return value (the
+ * first handler's that returns one) converted to the signature's return
+ * type, or its zero value when no handler returned one: one C callback slot
+ * for any number of handlers, from C and Swift alike. A failed execute, or a
+ * return value that does not fit, makes the call return the zero value and
+ * reaches the closure's error handler (dc_closure_set_error_handler()).
+ * The table must outlive the closure.
+ *
+ * Errors, with nothing allocated: DC_ERR_NULL_ARGUMENT; DC_ERR_NO_MEMORY;
+ * DC_ERR_FFI; and dc_table_intern()'s.
+ */
+DC_API dc_status dc_table_closure_create(dc_table *table, const char *event, dc_signature *signature,
+                                         dc_closure **out);
 
 /* Deepest nesting of executes (a handler executing, whose handler executes, ...)
  * on one thread; deeper is DC_ERR_DEPTH instead of a stack overflow. */
