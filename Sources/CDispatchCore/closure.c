@@ -21,9 +21,11 @@ struct dc_closure {
     void (*destroy_notify)(void *user_data);
     dc_closure_error_handler on_error;
     void *error_user_data;
-    /* A table closure's event; table NULL otherwise. */
+    /* A table closure's event; table NULL otherwise. The call's first
+     * `skipped` arguments are not the event's (a forwarder slot's context). */
     dc_table *table;
     dc_event_id event;
+    size_t skipped;
 };
 
 /* The argument at `address`, of `type`, whose C size is `size`. Every member
@@ -158,8 +160,8 @@ DC_API void dc_closure_destroy(dc_closure *closure) {
 static void execute_event(dc_invocation *call, void *user_data) {
     const dc_closure *closure = user_data;
     dc_result result;
-    dc_status status = dc_table_execute_id(closure->table, closure->event, call->arguments,
-                                           call->signature->parameter_count, &result);
+    dc_status status = dc_table_execute_id(closure->table, closure->event, call->arguments + closure->skipped,
+                                           call->signature->parameter_count - closure->skipped, &result);
     if (status != DC_OK) {
         report(closure, status);
         return;
@@ -169,6 +171,19 @@ static void execute_event(dc_invocation *call, void *user_data) {
     if (status != DC_OK) report(closure, status);
 }
 
+dc_status dc__table_closure_create(dc_table *table, dc_event_id event, dc_signature *signature, size_t skipped,
+                                   dc_closure **out) {
+    dc_closure *closure;
+    dc_status status = create(signature, execute_event, NULL, NULL, &closure, "dc_table_closure_create");
+    if (status != DC_OK) return status;
+    closure->user_data = closure;
+    closure->table = table;
+    closure->event = event;
+    closure->skipped = skipped;
+    *out = closure;
+    return DC_OK;
+}
+
 DC_API dc_status dc_table_closure_create(dc_table *table, const char *event, dc_signature *signature,
                                          dc_closure **out) {
     if (table == NULL || event == NULL || signature == NULL || out == NULL)
@@ -176,12 +191,5 @@ DC_API dc_status dc_table_closure_create(dc_table *table, const char *event, dc_
     dc_event_id id;
     dc_status status = dc_table_intern(table, event, &id);
     if (status != DC_OK) return status;
-    dc_closure *closure;
-    status = create(signature, execute_event, NULL, NULL, &closure, "dc_table_closure_create");
-    if (status != DC_OK) return status;
-    closure->user_data = closure;
-    closure->table = table;
-    closure->event = id;
-    *out = closure;
-    return DC_OK;
+    return dc__table_closure_create(table, id, signature, 0, out);
 }

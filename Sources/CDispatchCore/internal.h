@@ -375,6 +375,11 @@ struct dc_invocation {
 /* The value a call left in `raw`, narrowed and tagged with the return type. */
 dc_value dc__return_value(const dc_signature *signature, const dc_raw_return *raw);
 
+/* A closure whose calls execute `event` of `table` with their arguments but
+ * the first `skipped` (closure.c); dc_table_closure_create() skips none. */
+dc_status dc__table_closure_create(dc_table *table, dc_event_id event, dc_signature *signature, size_t skipped,
+                                   dc_closure **out);
+
 /* `value` as a call returning its type leaves it: dc__return_value() of the
  * result gives it back. */
 dc_raw_return dc__raw_return(const dc_value *value);

@@ -846,6 +846,80 @@ DC_API dc_status dc_table_execute_id_with(dc_table *table, dc_event_id event,
 DC_API dc_status dc_table_closure_create(dc_table *table, const char *event, dc_signature *signature,
                                          dc_closure **out);
 
+/* ---- forwarders (a C interface fanned out to many delegates) ---------------- */
+
+/*
+ * A forwarder stands in for one implementer of a C interface, a struct of
+ * function pointers ("slots") whose first parameter is the implementer's
+ * context, and passes every call on to any number of delegates, each an
+ * implementation of the interface with a context of its own: ILABMultiDelegate
+ * for C interfaces. Hand dc_forwarder_vtable() and dc_forwarder_context() to
+ * the component in place of one implementation.
+ *
+ * Calling slot i calls slot i of every delegate that implements it (a NULL
+ * slot in a delegate's vtable does not), in the order the delegates were
+ * added, each with its own context in place of the first argument. The call
+ * returns the first implementing delegate's return value, and the zero value
+ * of the return type when none implements the slot. It is a table underneath
+ * (slot i an event, a delegate's slot a handler with its context bound), and
+ * keeps the table's guarantees: calls from any thread, delegates added and
+ * removed from inside calls, a removed delegate never called once
+ * dc_forwarder_remove() has returned (which waits for its calls on other
+ * threads, as dc_table_remove() does). A failure inside a call returns the
+ * zero value and reaches the error handler, as for table closures.
+ */
+typedef struct dc_forwarder dc_forwarder;
+
+/*
+ * Creates a forwarder for an interface of `slot_count` slots, slot i of type
+ * slot_encodings[i] (an encoding as for dc_signature_create(), whose first
+ * parameter is the context: "q^v^vQ" for ssize_t (*)(void *, const char *,
+ * size_t)). The vtable is laid out as a struct of that many function
+ * pointers. The caller owns *out.
+ *
+ * Errors, with nothing allocated: DC_ERR_NULL_ARGUMENT (slot_encodings, one of
+ * them, or out NULL); DC_ERR_INVALID_ARGUMENT (no slots); DC_ERR_BAD_SIGNATURE
+ * (a slot's encoding is malformed, or its first parameter is not a pointer,
+ * naming the slot); DC_ERR_NO_MEMORY; DC_ERR_FFI.
+ */
+DC_API dc_status dc_forwarder_create(const char *const *slot_encodings, size_t slot_count,
+                                     dc_forwarder **out);
+
+/*
+ * Adds a delegate: `vtable`, a struct of the interface's slots (NULL for one
+ * it does not implement), called with `context` first. It is called from the
+ * next call of each slot on, after the delegates added before it.
+ * Adding the same (vtable, context) again changes nothing and is DC_EXISTS.
+ * Errors: DC_ERR_NULL_ARGUMENT (forwarder or vtable NULL); DC_ERR_NO_MEMORY.
+ */
+DC_API dc_status dc_forwarder_add(dc_forwarder *forwarder, const void *vtable, void *context);
+
+/*
+ * Removes the delegate (vtable, context): none of its slots is called once
+ * this returns, by any thread, not even later in a call going through the
+ * delegates. Errors: DC_ERR_NULL_ARGUMENT; DC_ERR_NOT_FOUND (not added).
+ */
+DC_API dc_status dc_forwarder_remove(dc_forwarder *forwarder, const void *vtable, void *context);
+
+/* How many delegates are added; 0 for NULL. */
+DC_API size_t dc_forwarder_count(dc_forwarder *forwarder);
+
+/* The interface to hand to the component, a struct of the forwarder's slots;
+ * valid until dc_forwarder_destroy(). NULL for NULL. */
+DC_API const void *dc_forwarder_vtable(const dc_forwarder *forwarder);
+
+/* The context to hand to the component with the vtable. */
+DC_API void *dc_forwarder_context(const dc_forwarder *forwarder);
+
+/* Sets the error handler of every slot's closure (dc_closure_set_error_handler()),
+ * before the vtable is handed out. Does nothing for NULL. */
+DC_API void dc_forwarder_set_error_handler(dc_forwarder *forwarder, dc_closure_error_handler handler,
+                                           void *user_data);
+
+/* Frees the forwarder. The component must have stopped calling the vtable,
+ * and no call may be in progress. NULL does nothing. */
+DC_API void dc_forwarder_destroy(dc_forwarder *forwarder);
+
 /* Deepest nesting of executes (a handler executing, whose handler executes, ...)
  * on one thread; deeper is DC_ERR_DEPTH instead of a stack overflow. */
 #define DC_MAX_EXECUTE_DEPTH 64
