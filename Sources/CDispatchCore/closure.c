@@ -10,6 +10,7 @@
  */
 #include "internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 struct dc_closure {
@@ -28,21 +29,10 @@ struct dc_closure {
     size_t skipped;
 };
 
-/* The argument at `address`, of `type`, whose C size is `size`. Every member
- * of a dc_value starts at its union's first byte, so the bytes copied there
- * are the member of that type on any byte order. */
-static inline dc_value load_argument(dc_type type, size_t size, const void *address) {
-    dc_value value;
-    value.u64 = 0;
-    value.type = type;
-    memcpy(&value.u64, address, size);
-    if (type == DC_TYPE_BOOL) value.b = value.u8 != 0;
-    return value;
-}
-
 /* Writes `raw`, a return value of `signature`, where libffi wants a
  * closure's: integers narrower than ffi_arg widened to it. */
 static inline void store_return(const dc_signature *signature, const dc_raw_return *raw, void *ret) {
+    if (signature->return_type == DC_TYPE_VOID) return;
     dc_value value = dc__return_value(signature, raw);
     switch (signature->return_type) {
     case DC_TYPE_VOID: break;
@@ -61,34 +51,40 @@ static inline void store_return(const dc_signature *signature, const dc_raw_retu
     }
 }
 
+void dc__invocation_read_arguments(dc_invocation *invocation) {
+    const dc_signature *signature = invocation->signature;
+    for (size_t i = 0; i < signature->parameter_count; i++) {
+        invocation->arguments[i] = dc__load_argument(
+            signature->parameter_types[i], signature->parameter_sizes[i], invocation->unread[i]);
+        invocation->ffi_arguments[i] = &invocation->arguments[i].u64;
+    }
+    invocation->stub = signature->stub;
+    invocation->return_class = signature->return_class;
+    invocation->call_path = signature->call_path;
+    invocation->images_stale = true;
+    invocation->unread = NULL;
+}
+
 static void closure_entry(ffi_cif *cif, void *ret, void **arguments, void *data) {
     (void)cif;
     dc_closure *closure = data;
-    dc_signature *signature = closure->signature;
-    size_t count = signature->parameter_count;
+    /* The invocation is set up as far as reading an argument needs; the
+     * values are read from `arguments` when a use needs them all. */
     dc_value values[DC_MAX_PARAMETERS];
     void *ffi_arguments[DC_MAX_PARAMETERS];
-    for (size_t i = 0; i < count; i++) {
-        values[i] = load_argument(signature->parameter_types[i], signature->ffi_parameter_types[i]->size,
-                                  arguments[i]);
-        ffi_arguments[i] = &values[i].u64;
-    }
     dc_invocation call;
     call.function = NULL;
-    call.stub = signature->stub;
-    call.return_class = signature->return_class;
-    call.call_path = signature->call_path;
-    call.signature = signature;
+    call.signature = closure->signature;
+    call.unread = arguments;
     call.has_returned = false;
     call.lent = true;
-    call.images_stale = true;
     call.result.integer = 0;
     call.arguments = values;
     call.ffi_arguments = ffi_arguments;
 
     closure->handler(&call, closure->user_data);
     /* None set: the zero value, which result still holds. */
-    store_return(signature, &call.result, ret);
+    store_return(call.signature, &call.result, ret);
 }
 
 /* Reports a failure inside a call; the caller returns the zero value. */
@@ -96,8 +92,9 @@ static void report(const dc_closure *closure, dc_status status) {
     if (closure->on_error != NULL) closure->on_error(closure, status, dc_last_error_message(), closure->error_user_data);
 }
 
-static dc_status create(dc_signature *signature, dc_forward_handler handler, void *user_data,
-                        void (*destroy_notify)(void *), dc_closure **out, const char *function_name) {
+static dc_status create(dc_signature *signature, void (*entry)(ffi_cif *, void *, void **, void *),
+                        dc_forward_handler handler, void *user_data, void (*destroy_notify)(void *),
+                        dc_closure **out, const char *function_name) {
     dc_closure *closure = calloc(1, sizeof *closure);
     if (closure == NULL)
         return dc__fail(DC_ERR_NO_MEMORY, "%s: no memory for a closure of \"%s\"", function_name, signature->encoding);
@@ -108,7 +105,7 @@ static dc_status create(dc_signature *signature, dc_forward_handler handler, voi
         return dc__fail(DC_ERR_NO_MEMORY, "%s: no executable memory for a closure of \"%s\"", function_name,
                         signature->encoding);
     }
-    if (ffi_prep_closure_loc(closure->ffi, &signature->cif, closure_entry, closure, code) != FFI_OK) {
+    if (ffi_prep_closure_loc(closure->ffi, &signature->cif, entry, closure, code) != FFI_OK) {
         ffi_closure_free(closure->ffi);
         free(closure);
         return dc__fail(DC_ERR_FFI, "%s: libffi could not prepare a closure of \"%s\"", function_name,
@@ -128,7 +125,7 @@ DC_API dc_status dc_closure_create(dc_signature *signature, dc_forward_handler h
     if (signature == NULL || handler == NULL || out == NULL)
         return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_closure_create: %s must not be NULL",
                         signature == NULL ? "the signature" : handler == NULL ? "the handler" : "out");
-    return create(signature, handler, user_data, destroy_notify, out, "dc_closure_create");
+    return create(signature, closure_entry, handler, user_data, destroy_notify, out, "dc_closure_create");
 }
 
 DC_API dc_function dc_closure_function(const dc_closure *closure) {
@@ -155,28 +152,47 @@ DC_API void dc_closure_destroy(dc_closure *closure) {
 
 /* ---- table closures ---------------------------------------------------------------- */
 
-/* A table closure's handler: the call's arguments, already dc_values, are the
- * execute's. */
-static void execute_event(dc_invocation *call, void *user_data) {
-    const dc_closure *closure = user_data;
+/* A table closure's call: its arguments, but the skipped ones, are the
+ * execute's; no invocation is made. */
+static void table_closure_entry(ffi_cif *cif, void *ret, void **arguments, void *data) {
+    (void)cif;
+    const dc_closure *closure = data;
+    const dc_signature *signature = closure->signature;
+    size_t count = signature->parameter_count - closure->skipped;
+    dc_value values[DC_MAX_PARAMETERS];
+    for (size_t i = 0; i < count; i++) {
+        size_t p = closure->skipped + i;
+        values[i] = dc__load_argument(signature->parameter_types[p], signature->parameter_sizes[p], arguments[p]);
+    }
     dc_result result;
-    dc_status status = dc_table_execute_id(closure->table, closure->event, call->arguments + closure->skipped,
-                                           call->signature->parameter_count - closure->skipped, &result);
+    dc_status status = dc_table_execute_id(closure->table, closure->event, values, count, &result);
+    dc_raw_return raw;
+    raw.integer = 0;
     if (status != DC_OK) {
         report(closure, status);
-        return;
+    } else if (result.has_return_value && signature->return_type != DC_TYPE_VOID) {
+        dc_value converted;
+        if (dc_value_convert(&result.return_value, signature->return_type, &converted) == DC_OK) {
+            raw = dc__raw_return(&converted);
+        } else {
+            char reason[256];
+            snprintf(reason, sizeof reason, "%s", dc_last_error_message());
+            const char *event = "?";
+            dc_table_event_name(closure->table, closure->event, &event);
+            report(closure, dc__fail(DC_ERR_TYPE,
+                                     "table \"%s\", event \"%s\": the return value does not fit the callback's "
+                                     "return type (\"%s\"): %s",
+                                     dc_table_name(closure->table), event, signature->encoding, reason));
+        }
     }
-    if (!result.has_return_value || call->signature->return_type == DC_TYPE_VOID) return;
-    status = dc_invocation_set_return_value(call, &result.return_value);
-    if (status != DC_OK) report(closure, status);
+    store_return(signature, &raw, ret);
 }
 
 dc_status dc__table_closure_create(dc_table *table, dc_event_id event, dc_signature *signature, size_t skipped,
                                    dc_closure **out) {
     dc_closure *closure;
-    dc_status status = create(signature, execute_event, NULL, NULL, &closure, "dc_table_closure_create");
+    dc_status status = create(signature, table_closure_entry, NULL, NULL, NULL, &closure, "dc_table_closure_create");
     if (status != DC_OK) return status;
-    closure->user_data = closure;
     closure->table = table;
     closure->event = event;
     closure->skipped = skipped;

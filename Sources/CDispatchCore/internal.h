@@ -132,6 +132,7 @@ struct dc_signature {
 
     ffi_cif cif;
     ffi_type *ffi_parameter_types[DC_MAX_PARAMETERS];
+    uint8_t parameter_sizes[DC_MAX_PARAMETERS]; /* each ffi_parameter_types[i]->size */
 
     char encoding[2 * DC_MAX_PARAMETERS + 3]; /* canonical, NUL-terminated */
 };
@@ -356,21 +357,55 @@ static inline void dc__store_register_image(const dc_signature *signature, uint6
  * handler for one call of a closure (closure.c), on the closure's stack. */
 struct dc_invocation {
     dc_function function; /* NULL in a lent invocation until the handler sets one */
-    dc_stub stub; /* the signature's stub while the call path is the stub path, else NULL */
-    dc_return_class return_class;
-    dc_call_path call_path;
     dc_signature *signature;
+    /* A lent invocation's arguments where libffi handed them over, until the
+     * first use that needs them as values (dc__invocation_read_arguments());
+     * NULL once they are, and always in a created invocation. Until then the
+     * fields from stub to integers are not set either. */
+    void **unread;
     bool has_returned; /* result holds a return value, from an invoke or set */
     bool lent;         /* lent to a forward handler: dc_invocation_destroy() leaves it */
     /* integers and floats are not yet the arguments' register images: the
      * next stub invoke writes them all first (a lent invocation starts so). */
     bool images_stale;
     dc_raw_return result;
+    dc_stub stub; /* the signature's stub while the call path is the stub path, else NULL */
+    dc_return_class return_class;
+    dc_call_path call_path;
     uint64_t integers[DC_STUB_MAX_INTEGERS];
     double floats[DC_STUB_MAX_FLOATS];
     dc_value *arguments;  /* parameter_count typed values */
     void **ffi_arguments; /* &arguments[i].<member>, what ffi_call reads */
 };
+
+/* The argument at `address`, of `type`, whose C size is `size`. Every member
+ * of a dc_value starts at its union's first byte, so the bytes copied there
+ * are the member of that type on any byte order. */
+static inline dc_value dc__load_argument(dc_type type, size_t size, const void *address) {
+    dc_value value;
+    value.u64 = 0;
+    value.type = type;
+    /* Fixed sizes, so each copy is one load; pointers and 64-bit values,
+     * the commonest, first. */
+    if (size == 8)
+        memcpy(&value.u64, address, 8);
+    else if (size == 4)
+        memcpy(&value.u64, address, 4);
+    else if (size == 2)
+        memcpy(&value.u64, address, 2);
+    else
+        memcpy(&value.u64, address, 1);
+    if (type == DC_TYPE_BOOL) value.b = value.u8 != 0;
+    return value;
+}
+
+/* Reads a lent invocation's arguments into its values, and sets what a call
+ * needs, when it has not yet (closure.c). */
+void dc__invocation_read_arguments(dc_invocation *invocation);
+
+static inline void dc__invocation_ready(dc_invocation *invocation) {
+    if (invocation->unread != NULL) dc__invocation_read_arguments(invocation);
+}
 
 /* The value a call left in `raw`, narrowed and tagged with the return type. */
 dc_value dc__return_value(const dc_signature *signature, const dc_raw_return *raw);

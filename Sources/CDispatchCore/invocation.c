@@ -115,6 +115,7 @@ DC_API dc_status dc_invocation_set_argument(dc_invocation *invocation, size_t in
     dc_value converted;
     status = convert_argument(invocation->signature, index, value, &converted, "dc_invocation_set_argument");
     if (status != DC_OK) return status;
+    dc__invocation_ready(invocation);
     invocation->arguments[index] = converted;
     if (invocation->signature->stub != NULL && !invocation->images_stale)
         dc__store_register_image(invocation->signature, invocation->integers, invocation->floats, index, &converted);
@@ -122,12 +123,17 @@ DC_API dc_status dc_invocation_set_argument(dc_invocation *invocation, size_t in
 }
 
 DC_API dc_status dc_invocation_get_argument(const dc_invocation *invocation, size_t index, dc_value *out) {
+    if (DC__LIKELY(invocation != NULL && out != NULL && index < invocation->signature->parameter_count)) {
+        const dc_signature *signature = invocation->signature;
+        *out = invocation->unread == NULL ? invocation->arguments[index]
+                                          : dc__load_argument(signature->parameter_types[index],
+                                                              signature->parameter_sizes[index],
+                                                              invocation->unread[index]);
+        return DC_OK;
+    }
     if (invocation == NULL || out == NULL)
         return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_invocation_get_argument: invocation and out must not be NULL");
-    dc_status status = check_index(invocation, index, "dc_invocation_get_argument");
-    if (status != DC_OK) return status;
-    *out = invocation->arguments[index];
-    return DC_OK;
+    return check_index(invocation, index, "dc_invocation_get_argument");
 }
 
 DC_API dc_status dc_invocation_set_call_path(dc_invocation *invocation, dc_call_path path) {
@@ -137,13 +143,15 @@ DC_API dc_status dc_invocation_set_call_path(dc_invocation *invocation, dc_call_
     if (path == DC_CALL_PATH_STUB && invocation->signature->stub == NULL)
         return dc__fail(DC_ERR_UNSUPPORTED, "signature \"%s\" has no typed stub on this platform; it takes libffi",
                         invocation->signature->encoding);
+    dc__invocation_ready(invocation);
     invocation->call_path = path;
     invocation->stub = path == DC_CALL_PATH_STUB ? invocation->signature->stub : NULL;
     return DC_OK;
 }
 
 DC_API dc_call_path dc_invocation_call_path(const dc_invocation *invocation) {
-    return invocation != NULL ? invocation->call_path : DC_CALL_PATH_FFI;
+    if (invocation == NULL) return DC_CALL_PATH_FFI;
+    return invocation->unread != NULL ? invocation->signature->call_path : invocation->call_path;
 }
 
 DC_API dc_status dc_invocation_set_function(dc_invocation *invocation, dc_function function) {
@@ -160,6 +168,7 @@ DC_API dc_status dc_invocation_invoke(dc_invocation *invocation) {
                         "dc_invocation_invoke: the forwarded call of \"%s\" has no function to invoke yet; "
                         "set one with dc_invocation_set_function()",
                         invocation->signature->encoding);
+    dc__invocation_ready(invocation);
     if (invocation->stub != NULL) {
         if (invocation->images_stale) {
             for (size_t i = 0; i < invocation->signature->parameter_count; i++)

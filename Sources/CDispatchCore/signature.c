@@ -250,6 +250,7 @@ static dc_status prepare(dc_signature *signature) {
         if (!dc__is_pointer_like(type) && type != DC_TYPE_INT64 && type != DC_TYPE_UINT64)
             signature->word_images = false;
         signature->ffi_parameter_types[i] = ffi_type_of(type);
+        signature->parameter_sizes[i] = (uint8_t)signature->ffi_parameter_types[i]->size;
         bool floating = dc__is_floating(type);
         unsigned *counter = floating ? &floats : &integers;
         signature->slots[i].is_floating = floating;
