@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """One table of the C benchmarks: our calls and events beside GLib and libsigc++.
 
-Runs the programs `make bench` builds (bench_invoke, bench_peers, bench_table)
+Runs the programs `make bench` builds (bench_invoke, bench_peers, bench_table,
+bench_closure)
 with --tsv for their timings, counts the instructions of every dispatch and
 call path under callgrind (bench_support.h explains how), and prints one
 table: each case's time, its instructions per operation, and its ratio to a
@@ -75,6 +76,19 @@ DISPATCH_ROWS = [
     ], "dispatch.direct.10", "dispatch.glib_emit.10", "dispatch.sigc_emit.10"),
 ]
 
+# bench_closure's: (case, label); the baseline of each target is named with it.
+CLOSURE_ROWS = [
+    ("closure.direct.void_ptr", "direct call (volatile function pointer)"),
+    ("closure.raw.void_ptr", "raw libffi closure, handler calls the callee"),
+    ("closure.dc.void_ptr", "dc_closure_function, handler reads the invocation"),
+    ("closure.raw_execute.void_ptr", "raw libffi closure + dc_table_execute_id"),
+    ("closure.table.void_ptr", "dc_table_closure_create, 1 handler"),
+    ("forwarder.direct.1", "1 direct call (function pointer array)"),
+    ("forwarder.dc.1", "dc_forwarder slot, 1 delegate"),
+    ("forwarder.direct.10", "10 direct calls (function pointer array)"),
+    ("forwarder.dc.10", "dc_forwarder slot, 10 delegates"),
+]
+
 # bench_table's removal figures: (case, label, the order in its target's label,
 # None for a figure without a target).
 REMOVAL_ROWS = [
@@ -128,7 +142,8 @@ SWIFT_CHECKED = ["swift.typed.1", "swift.typed.10", "swift.typed_pair.1", "swift
 CHECKED = [f"invoke.{variant}.{key}" for key, _ in SIGNATURES
            for variant in ("stub", "libffi", "dc_call")] + [
     "dispatch.table_id.1", "dispatch.table_id.10", "dispatch.table_key.1",
-    "table.remove.random_order"] + SWIFT_CHECKED
+    "table.remove.random_order", "closure.dc.void_ptr", "closure.table.void_ptr",
+    "forwarder.dc.1", "forwarder.dc.10"] + SWIFT_CHECKED
 
 
 def fail(message):
@@ -153,7 +168,8 @@ def program_for(case, bench_dir, swift_count):
         if swift_count is None:
             fail(f"{case} needs --swift-count (the EventKitCount program)")
         return swift_count, "*EventKitCount*counted*"
-    name = {"invoke": "bench_invoke", "table": "bench_table"}.get(case.split(".")[0], "bench_peers")
+    name = {"invoke": "bench_invoke", "table": "bench_table", "closure": "bench_closure",
+            "forwarder": "bench_closure"}.get(case.split(".")[0], "bench_peers")
     return os.path.join(bench_dir, name), "bench_counted"
 
 
@@ -277,8 +293,10 @@ def report(args):
     times.update(run_tsv(os.path.join(bench_dir, "bench_peers"), timing_arguments))
     times.update(run_tsv(os.path.join(bench_dir, "bench_table"), timing_arguments + (
         ["--remove-count", str(args.remove_count)] if args.remove_count else [])))
+    times.update(run_tsv(os.path.join(bench_dir, "bench_closure"), timing_arguments))
     counted = [f"invoke.{variant}.{key}" for key, _ in SIGNATURES for variant, _ in INVOKE_ROWS]
     counted += [case for _, rows, *_ in DISPATCH_ROWS for case, _ in rows]
+    counted += [case for case, _ in CLOSURE_ROWS]
     counts = {} if args.no_count else count_instructions(counted, bench_dir)
 
     print("EventKitSwift C benchmarks, one run")
@@ -303,6 +321,14 @@ def report(args):
                        ratio(times.get(case), times.get(direct)),
                        ratio(times.get(case), times.get(glib)),
                        ratio(times.get(case), times.get(sigc))])
+    table.header("Function pointers made at run time, void(ptr), ns per call",
+                 ["ns", "instr", "x direct", "x raw"])
+    for case, label in CLOSURE_ROWS:
+        raw = {"closure.dc.void_ptr": "closure.raw.void_ptr",
+               "closure.table.void_ptr": "closure.raw_execute.void_ptr"}.get(case)
+        direct = case.replace(".dc.", ".direct.") if case.startswith("forwarder.") else "closure.direct.void_ptr"
+        table.row([f"  {label}", number(times.get(case)), number(counts.get(case), 0),
+                   ratio(times.get(case), times.get(direct)), ratio(times.get(case), times.get(raw))])
     table.header("Registering 10000 handlers, ns per connect", ["ns", "", "", "x GLib", "x sigc++"])
     for library, label in (("table", "dc_table_add (by event name)"),
                            ("glib", "GLib g_signal_connect"),
@@ -355,6 +381,10 @@ def report(args):
          times["dispatch.glib_emit.1"] / times["dispatch.table_id.1"], ">=", 10.0, "x"),
         ("libsigc++ emit / execute by id >= 5x (1 handler)",
          times["dispatch.sigc_emit.1"] / times["dispatch.table_id.1"], ">=", 5.0, "x"),
+        ("dc_closure <= 1.2x a raw libffi closure (void(ptr))",
+         times["closure.dc.void_ptr"] / times["closure.raw.void_ptr"], "<=", 1.2, "x"),
+        ("table closure <= 1.2x raw closure + execute by id",
+         times["closure.table.void_ptr"] / times["closure.raw_execute.void_ptr"], "<=", 1.2, "x"),
         ("heap per C handler <= 64 bytes (100000 on one event)",
          times["memory.table"], "<=", 64.0, " B"),
     ]

@@ -161,7 +161,19 @@ DC_API dc_status dc_invocation_set_function(dc_invocation *invocation, dc_functi
     return DC_OK;
 }
 
-DC_API dc_status dc_invocation_invoke(dc_invocation *invocation) {
+/* The call itself, with the arguments as they are. */
+static inline void call(dc_invocation *invocation) {
+    if (invocation->stub != NULL)
+        dc__stub_call(invocation->return_class, invocation->stub, invocation->function, invocation->integers,
+                      invocation->floats, &invocation->result);
+    else
+        ffi_call(&invocation->signature->cif, invocation->function, &invocation->result, invocation->ffi_arguments);
+    invocation->has_returned = true;
+}
+
+/* dc_invocation_invoke() of a lent invocation (or NULL): it may have no
+ * function yet, its arguments unread, its register images not written. */
+__attribute__((noinline, cold)) static dc_status invoke_lent(dc_invocation *invocation) {
     if (invocation == NULL) return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_invocation_invoke: invocation is NULL");
     if (invocation->function == NULL)
         return dc__fail(DC_ERR_STATE,
@@ -169,19 +181,19 @@ DC_API dc_status dc_invocation_invoke(dc_invocation *invocation) {
                         "set one with dc_invocation_set_function()",
                         invocation->signature->encoding);
     dc__invocation_ready(invocation);
-    if (invocation->stub != NULL) {
-        if (invocation->images_stale) {
-            for (size_t i = 0; i < invocation->signature->parameter_count; i++)
-                dc__store_register_image(invocation->signature, invocation->integers, invocation->floats, i,
-                                         &invocation->arguments[i]);
-            invocation->images_stale = false;
-        }
-        dc__stub_call(invocation->return_class, invocation->stub, invocation->function, invocation->integers,
-                      invocation->floats, &invocation->result);
-    } else {
-        ffi_call(&invocation->signature->cif, invocation->function, &invocation->result, invocation->ffi_arguments);
+    if (invocation->stub != NULL && invocation->images_stale) {
+        for (size_t i = 0; i < invocation->signature->parameter_count; i++)
+            dc__store_register_image(invocation->signature, invocation->integers, invocation->floats, i,
+                                     &invocation->arguments[i]);
+        invocation->images_stale = false;
     }
-    invocation->has_returned = true;
+    call(invocation);
+    return DC_OK;
+}
+
+DC_API dc_status dc_invocation_invoke(dc_invocation *invocation) {
+    if (!DC__LIKELY(invocation != NULL && !invocation->lent)) return invoke_lent(invocation);
+    call(invocation);
     return DC_OK;
 }
 
