@@ -3,10 +3,14 @@
  * calls reach a forward handler as an invocation, or execute a table's event.
  *
  * A call arrives in closure_entry() as libffi hands it over (the address of
- * each argument). The arguments are copied into dc_values on the caller's
- * stack, and an invocation lent over them: the handler reads them, sets a
- * return value or re-sends the call, and what the invocation holds when it
- * returns goes back to the caller. Nothing is allocated per call.
+ * each argument), and an invocation on the caller's stack is lent to the
+ * handler over those addresses: reading an argument reads it there, and the
+ * first use that needs them all (a change, an invoke) copies them into
+ * dc_values beside it. The handler reads, sets a return value or re-sends the
+ * call, and what the invocation holds when it returns goes back to the
+ * caller. A table closure's call, in table_closure_entry(), copies the
+ * arguments and executes the event, with no invocation. Nothing is allocated
+ * per call.
  */
 #include "internal.h"
 
