@@ -41,7 +41,7 @@
 #   make docs                 the documentation, with no warning allowed: the DocC catalog and the
 #                             Swift doc comments (swift-docc-plugin, in .build-docs; Package.swift
 #                             names the plugin only when EVENTKIT_DOCS is set, which make docs does)
-#                             into build/docs/swift, and dispatch_core.h's comments as the C API
+#                             into build/docs/swift, and the public headers' comments as the C API
 #                             reference (Scripts/c-reference.py) into build/docs/c/index.html
 #   make clean
 #
@@ -72,6 +72,8 @@ endif
 
 SOURCE_DIR    := Sources/CDispatchCore
 HEADER        := $(SOURCE_DIR)/include/dispatch_core.h
+# The installed headers: dispatch_core.h includes the rest.
+HEADERS       := $(HEADER) $(SOURCE_DIR)/include/dispatch_closure.h
 # What only a language binding needs; not installed (dispatch_core_binding.h).
 BINDING_DIR   := Sources/CDispatchCoreBinding
 BINDING_HEADER := $(BINDING_DIR)/dispatch_core_binding.h
@@ -268,7 +270,7 @@ test-swift-fallback:
 # Tests link against the shared library, so a public function that is not
 # exported fails to link here rather than in a user's program.
 $(BUILD)/tests/%: Tests/CDispatchCoreTests/%.c $(wildcard Tests/CDispatchCoreTests/*.h) \
-                  $(HEADER) $(BINDING_HEADER) $(SHARED_LIB) | $(BUILD)/tests
+                  $(HEADERS) $(BINDING_HEADER) $(SHARED_LIB) | $(BUILD)/tests
 	$(TEST_CC) $(CLIENT_CFLAGS) $(CMOCKA_CFLAGS) $< -o $@ \
 	    -L$(BUILD) -l$(LIBRARY) -Wl,-rpath,'$$ORIGIN/..' $(CMOCKA_LIBS) \
 	    $(SANITIZE_FLAGS) $(LDFLAGS) -pthread
@@ -284,7 +286,7 @@ test-c: $(TESTS)
 
 # Each header must stand alone, as C11 and as C++11 (the binding header's
 # layouts and inline execute are C only; C++ sees its declarations).
-HEADERS_ALONE := $(HEADER) $(BINDING_HEADER)
+HEADERS_ALONE := $(HEADERS) $(BINDING_HEADER)
 
 check-header: | $(BUILD)/tests
 	@for header in $(HEADERS_ALONE); do \
@@ -298,7 +300,7 @@ check-header: | $(BUILD)/tests
 	        -c $(BUILD)/tests/$${name}_alone.cpp -o $(BUILD)/tests/$${name}_alone_cpp.o || exit 1; \
 	done
 
-# The shared library exports exactly the functions dispatch_core.h declares
+# The shared library exports exactly the functions the public headers declare
 # with DC_API and the functions and variables dispatch_core_binding.h declares
 # with DC__BINDING_API (the one list of binding symbols, all dc__): nothing
 # missing, nothing else. Symbols the linker itself defines (gold exports the
@@ -308,7 +310,7 @@ LINKER_SYMBOLS := _edata _end __bss_start _init _fini
 check-exports: $(SHARED_REAL)
 	@exported=$$($(NM) -D --defined-only $< | awk 'NF >= 3 { print $$3 }' \
 	    | grep -vxF $(foreach s,$(LINKER_SYMBOLS),-e $(s)) | sort); \
-	declared=$$( { grep -E '^DC_API' $(HEADER) | grep -oE '\bdc_[a-z0-9_]+\(' | tr -d '('; \
+	declared=$$( { grep -hE '^DC_API' $(HEADERS) | grep -oE '\bdc_[a-z0-9_]+\(' | tr -d '('; \
 	    grep -E '\bDC__BINDING_API\b' $(BINDING_HEADER) | grep -v '^#' \
 	        | grep -oE '\bdc__[a-z0-9_]+\b *(\(|;|$$)' | grep -oE 'dc__[a-z0-9_]+'; } | sort -u); \
 	echo "$$exported" > $(BUILD)/exported.txt; echo "$$declared" > $(BUILD)/declared.txt; \
@@ -351,7 +353,7 @@ PEERS_CXXFLAGS  = $(shell $(PKG_CONFIG) --cflags sigc++-3.0)
 PEERS_LIBS      = $(shell $(PKG_CONFIG) --libs gobject-2.0 sigc++-3.0) -lstdc++
 
 $(BENCH_BINARIES): $(BUILD)/bench/%: $(BENCH_DIR)/%.c $(BENCH_HELPERS) $(wildcard $(BENCH_DIR)/*.h) \
-                   $(HEADER) $(STATIC_LIB) | $(BUILD)/bench
+                   $(HEADERS) $(STATIC_LIB) | $(BUILD)/bench
 	$(CC) $(CLIENT_CFLAGS) $(FFI_CFLAGS) $(EXTRA_CFLAGS) $< $(BENCH_HELPERS) $(EXTRA_OBJECTS) -o $@ \
 	    $(STATIC_LIB) $(FFI_LIBS) $(EXTRA_LIBS) $(SANITIZE_FLAGS) $(LDFLAGS) -pthread
 
@@ -580,7 +582,7 @@ $(FUZZ_BUILD)/obj/%.o: $(SOURCE_DIR)/%.c | $(FUZZ_BUILD)/obj $(BUILD)/.libffi-fo
 	$(SANITIZER_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,address,undefined $(FUZZ_OBJECT_FLAGS) \
 	    $(FFI_CFLAGS) -I$(SOURCE_DIR)/include -I$(SOURCE_DIR) -MMD -MP -c $< -o $@
 
-$(FUZZ_BUILD)/fuzz_%: $(FUZZ_DIR)/fuzz_%.c $(FUZZ_DIR)/fuzz_support.h $(HEADER) $(BINDING_HEADER) $(FUZZ_OBJECTS)
+$(FUZZ_BUILD)/fuzz_%: $(FUZZ_DIR)/fuzz_%.c $(FUZZ_DIR)/fuzz_support.h $(HEADERS) $(BINDING_HEADER) $(FUZZ_OBJECTS)
 	$(SANITIZER_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer,address,undefined -I$(SOURCE_DIR)/include -I$(BINDING_DIR) \
 	    $< $(FUZZ_OBJECTS) -o $@ $(FFI_LIBS) $(SANITIZER_LDFLAGS) -pthread
 
@@ -656,7 +658,7 @@ STRESS_SOURCES    := $(FUZZ_DIR)/stress_table.c $(FUZZ_DIR)/stress_support.h $(F
 
 # Built by a sub-make whose BUILD, SANITIZE and CFLAGS are one sanitizer's, with
 # that build's static library.
-$(BUILD)/stress/stress_table: $(STRESS_SOURCES) $(HEADER) $(STATIC_LIB) | $(BUILD)/stress
+$(BUILD)/stress/stress_table: $(STRESS_SOURCES) $(HEADERS) $(STATIC_LIB) | $(BUILD)/stress
 	$(CC) $(CLIENT_CFLAGS) $< -o $@ $(STATIC_LIB) $(FFI_LIBS) $(SANITIZE_FLAGS) $(LDFLAGS) -pthread
 
 $(BUILD)/stress:
@@ -749,7 +751,7 @@ model:
 # with the EventKitSwift target's doc comments, built by swift-docc-plugin as a
 # static site (serve the folder, e.g. `python3 -m http.server -d build/docs/swift`,
 # and open /documentation/eventkitswift/). build/docs/c/index.html: the C API
-# reference, dispatch_core.h's comments laid out by Scripts/c-reference.py, one
+# reference, the public headers' comments laid out by Scripts/c-reference.py, one
 # page that opens as a file. Any warning fails: from docc, a symbol or article
 # link that resolves to nothing (its output is kept in build/docs/swift.log);
 # from the script, a comment naming what the header does not declare or a
@@ -784,7 +786,7 @@ docs:
 	fi; \
 	[ "$$status" = 0 ] || echo "error: exit status $$status (output in $$log)" >&2; \
 	exit "$$status"
-	@$(PYTHON) Scripts/c-reference.py $(HEADER) $(DOCS_BUILD)/c/index.html
+	@$(PYTHON) Scripts/c-reference.py $(HEADERS) $(DOCS_BUILD)/c/index.html
 	@echo "make docs: $(DOCS_BUILD)/swift (the Swift API and articles), $(DOCS_BUILD)/c/index.html (the C API)"
 
 # ---- install ------------------------------------------------------------------
@@ -809,7 +811,7 @@ IS_LOADER_DIR  = $(LOADER_DIRS) | grep -qxF "$$(readlink -f '$(LIBDIR)')"
 
 install: all
 	$(INSTALL) -d $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR)
-	$(INSTALL) -m 644 $(HEADER) $(DESTDIR)$(INCLUDEDIR)/
+	$(INSTALL) -m 644 $(HEADERS) $(DESTDIR)$(INCLUDEDIR)/
 	$(INSTALL) -m 644 $(STATIC_LIB) $(DESTDIR)$(LIBDIR)/
 	$(INSTALL) -m 755 $(SHARED_REAL) $(DESTDIR)$(LIBDIR)/
 	ln -sf $(notdir $(SHARED_REAL)) $(DESTDIR)$(LIBDIR)/$(SONAME)
@@ -832,7 +834,7 @@ install: all
 
 # As root, a loader directory's cache is rebuilt so that it names no removed file.
 uninstall:
-	rm -f $(DESTDIR)$(INCLUDEDIR)/dispatch_core.h \
+	rm -f $(addprefix $(DESTDIR)$(INCLUDEDIR)/,$(notdir $(HEADERS))) \
 	      $(DESTDIR)$(LIBDIR)/lib$(LIBRARY).a \
 	      $(DESTDIR)$(LIBDIR)/lib$(LIBRARY).so \
 	      $(DESTDIR)$(LIBDIR)/$(SONAME) \

@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
-"""Writes the C API reference: one HTML page of dispatch_core.h's declarations,
-each with the comment above it.
+"""Writes the C API reference: one HTML page of the public headers'
+declarations, each with the comment above it.
 
-    python3 Scripts/c-reference.py HEADER OUTPUT.html
+    python3 Scripts/c-reference.py HEADER... OUTPUT.html
+
+The first header's opening comment opens the page; each further header's
+opens its part of it, under the header's name.
 
 The header's comments are the reference; this script only lays them out. It
 reads the header's own layout: a comment at the start of a line documents the
@@ -26,16 +29,17 @@ BANNER_RULE = re.compile(r"^/\* -{10,} \*/$")
 BANNER_TITLE = re.compile(r"^/\* (\S.*?)\s*\*/$")
 SUBSECTION = re.compile(r"^/\* -{2,} (\S.*?) -{3,} \*/$")
 # Preprocessor lines that are the header's plumbing, not its API.
-PLUMBING = re.compile(r"^#\s*(if|ifdef|ifndef|elif|else|endif|include|undef)\b|^#define (DISPATCH_CORE_H|DC_API)\b"
+PLUMBING = re.compile(r"^#\s*(if|ifdef|ifndef|elif|else|endif|include|undef)\b|^#define (DISPATCH_\w+_H|DC_API)\b"
                       r"|^extern \"C\" \{|^\}$")
 MENTION = re.compile(r"\b(?:dc|DC)_[A-Za-z0-9_]+")
 QUOTED = re.compile(r'"[^"\n]*"')
 
 warnings = []
+current_header = ""
 
 
 def warn(line, message):
-    warnings.append((line, message))
+    warnings.append((current_header, line, message))
 
 
 def comment_text(lines):
@@ -297,15 +301,26 @@ def render(header, intro, sections, names):
 
 
 def main():
-    if len(sys.argv) != 3:
+    global current_header
+    if len(sys.argv) < 3:
         raise SystemExit(__doc__)
-    header, output = sys.argv[1], Path(sys.argv[2])
-    lines = Path(header).read_text().splitlines()
-    intro, sections = parse(lines)
+    headers, output = sys.argv[1:-1], Path(sys.argv[-1])
+    sources = [(header, Path(header).read_text().splitlines()) for header in headers]
+    intro, sections, owners = None, [], []
+    for header, lines in sources:
+        current_header = header
+        header_intro, header_sections = parse(lines)
+        if intro is None:
+            intro = header_intro
+        else:
+            header_sections.insert(0, [Path(header).name, [("prose", header_intro, 1)]])
+        sections += header_sections
+        owners += [header] * len(header_sections)
 
     names = Names()
     listed = set()
-    for _, items in sections:
+    for header, (_, items) in zip(owners, sections):
+        current_header = header
         for item in items:
             if item[0] != "entry":
                 continue
@@ -320,22 +335,25 @@ def main():
                 if unit[0].startswith("DC_API") and comment is None:
                     warn(unit_line, f"{primary[0]} has no comment")
 
-    # Every comment, those inside declarations included, names only what exists.
-    source = "\n".join(lines)
-    for comment in re.finditer(r"/\*.*?\*/", source, re.S):
-        names.check(comment.group(0), source.count("\n", 0, comment.start()) + 1)
-
-    for number, line in enumerate(lines, 1):
-        function = re.match(r"DC_API\b.*?\b(dc_\w+)\s*\(", line)
-        if function and function.group(1) not in listed:
-            warn(number, f"{function.group(1)} is not in the reference")
+    functions = 0
+    for header, lines in sources:
+        current_header = header
+        # Every comment, those inside declarations included, names only what exists.
+        source = "\n".join(lines)
+        for comment in re.finditer(r"/\*.*?\*/", source, re.S):
+            names.check(comment.group(0), source.count("\n", 0, comment.start()) + 1)
+        for number, line in enumerate(lines, 1):
+            function = re.match(r"DC_API\b.*?\b(dc_\w+)\s*\(", line)
+            if function and function.group(1) not in listed:
+                warn(number, f"{function.group(1)} is not in the reference")
+        functions += sum(1 for line in lines if re.match(r"DC_API\b", line))
 
     output.parent.mkdir(parents=True, exist_ok=True)
-    output.write_text(render(header, intro, sections, names))
-    for line, message in sorted(warnings):
+    output.write_text(render(headers[0], intro, sections, names))
+    for header, line, message in sorted(warnings):
         print(f"{header}:{line}: warning: {message}", file=sys.stderr)
-    functions = sum(1 for line in lines if re.match(r"DC_API\b", line))
-    print(f"c-reference: {len(listed)} declarations ({functions} functions) from {header} in {output}")
+    print(f"c-reference: {len(listed)} declarations ({functions} functions) from {', '.join(headers)} "
+          f"in {output}")
     return 1 if warnings else 0
 
 

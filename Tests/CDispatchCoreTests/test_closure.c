@@ -433,6 +433,69 @@ static void a_closure_called_from_four_threads_at_once_gives_each_call_its_own_i
     dc_closure_destroy(closure);
 }
 
+/* The contract for destroying a closure others call: stop the callers, wait
+ * until their calls are over, then destroy. Here a flag stops the callers and
+ * joining them is the wait; the destroy notify then runs exactly once, after
+ * the last call. */
+typedef struct stoppable_caller {
+    void (*function)(void);
+    atomic_bool *stop;
+    atomic_long *calls_after_destroy_began;
+    atomic_bool *destroying;
+} stoppable_caller;
+
+static atomic_long running_calls;
+
+static void count_running_call(dc_invocation *call, void *user_data) {
+    (void)call;
+    atomic_long *calls = user_data;
+    atomic_fetch_add(calls, 1);
+}
+
+static void *call_until_stopped(void *context) {
+    stoppable_caller *c = context;
+    while (!atomic_load(c->stop)) {
+        if (atomic_load(c->destroying)) atomic_fetch_add(c->calls_after_destroy_began, 1);
+        c->function();
+    }
+    return NULL;
+}
+
+static int notifies_when_destroyed;
+static long calls_when_destroyed;
+static void note_destroy(void *user_data) {
+    notifies_when_destroyed++;
+    calls_when_destroyed = atomic_load((atomic_long *)user_data);
+}
+
+static void a_closure_called_on_other_threads_is_destroyed_once_they_have_stopped(void **state) {
+    (void)state;
+    dc_signature *signature = signature_of("v");
+    dc_closure *closure = NULL;
+    atomic_store(&running_calls, 0);
+    notifies_when_destroyed = 0;
+    assert_ok(dc_closure_create(signature, count_running_call, &running_calls, note_destroy, &closure));
+    dc_signature_release(signature);
+
+    atomic_bool stop = false, destroying = false;
+    atomic_long late = 0;
+    stoppable_caller caller = {dc_closure_function(closure), &stop, &late, &destroying};
+    pthread_t threads[3];
+    for (int t = 0; t < 3; t++) assert_int_equal(pthread_create(&threads[t], NULL, call_until_stopped, &caller), 0);
+    uint64_t deadline = deadline_after_ms(10000);
+    while (atomic_load(&running_calls) < 3000 && now_ns() < deadline) sched_yield();
+    assert_true(atomic_load(&running_calls) >= 3000);
+
+    atomic_store(&stop, true);
+    for (int t = 0; t < 3; t++) assert_int_equal(pthread_join(threads[t], NULL), 0);
+    atomic_store(&destroying, true);
+    long calls = atomic_load(&running_calls);
+    dc_closure_destroy(closure);
+    assert_int_equal(notifies_when_destroyed, 1);
+    assert_int_equal(calls_when_destroyed, calls);
+    assert_int_equal(atomic_load(&late), 0);
+}
+
 /* ---- table closures ---------------------------------------------------------------------- */
 
 CALLEE static int32_t scaled_by_ten(int32_t value) { return value * 10; }
@@ -591,6 +654,7 @@ int main(void) {
         cmocka_unit_test(destroy_notify_runs_once_with_the_user_data),
         cmocka_unit_test(bad_input_is_a_status_and_nothing_is_made),
         cmocka_unit_test(a_closure_called_from_four_threads_at_once_gives_each_call_its_own_invocation),
+        cmocka_unit_test(a_closure_called_on_other_threads_is_destroyed_once_they_have_stopped),
         cmocka_unit_test(a_table_closure_executes_its_event_and_returns_the_first_value),
         cmocka_unit_test(a_failed_execute_returns_zero_and_reaches_the_error_handler),
         cmocka_unit_test(a_table_closure_called_on_another_thread_delivers_on_the_queue_owner),
