@@ -432,7 +432,6 @@ extension CommandTable {
 /// Signatures of the closure shapes, created once.
 enum Signatures {
     static let void = try! Signature("v")
-    static let bool = try! Signature("vB")
     static let object = try! Signature("v@")
 }
 
