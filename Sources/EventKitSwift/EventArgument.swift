@@ -5,8 +5,9 @@ public import CDispatchCoreBinding
 /// A Swift type that travels through a ``CommandTable`` as one C argument, so
 /// it can be an argument of a typed ``EventKey``.
 ///
-/// `Bool`, every `Int` and `UInt` width, `Float`, `Double`, `String` and
-/// `String?` conform. A class conforms by declaring it (`extension Controller:
+/// `Bool`, every `Int` and `UInt` width, `Float`, `Double`, `String`, the
+/// raw and typed pointers and `OpaquePointer` conform, and the `Optional` of
+/// each but the numbers (see ``NullableEventArgument``). A class conforms by declaring it (`extension Controller:
 /// EventArgument {}`): it travels as an ``ValueType/object``. An enum with a
 /// raw value that conforms does too (`enum Mode: Int32, EventArgument`): it
 /// travels as its raw value.
@@ -87,18 +88,95 @@ extension String: EventArgument {
     }
 }
 
-extension Optional: EventArgument where Wrapped == String {
-    public static var valueType: ValueType { .string }
-    public var eventValue: Value { .string(self) }
-    /// Takes a `.string`, null or not, and any null pointer-like value.
+/// An ``EventArgument`` whose C value may be null: its `Optional` is an
+/// argument too, with `nil` travelling as the null pointer. `String`, the
+/// raw and typed pointers and `OpaquePointer` conform; so may a class
+/// (`extension Controller: NullableEventArgument {}`), to be passed as
+/// `Controller?`.
+public protocol NullableEventArgument: EventArgument {}
+
+extension String: NullableEventArgument {}
+
+extension Optional: EventArgument where Wrapped: NullableEventArgument {
+    public static var valueType: ValueType { Wrapped.valueType }
+    /// The wrapped value's, or the null value of its type for `nil`.
+    public var eventValue: Value {
+        if let self { return self.eventValue }
+        switch Wrapped.valueType {
+        case .string: return .string(nil)
+        case .object: return .object(nil)
+        default: return .pointer(nil)
+        }
+    }
+    /// Takes what `Wrapped` takes, and any null pointer-like value as `nil`.
     public init?(eventValue: Value) {
-        if case .string(let value) = eventValue {
-            self = value
-        } else if eventValue.isNull {
+        if eventValue.isNull {
             self = nil
+        } else if let value = Wrapped(eventValue: eventValue) {
+            self = value
         } else {
             return nil
         }
+    }
+}
+
+// MARK: - Pointers
+
+/// The address a non-null `.pointer` value holds.
+private func pointerPayload(_ value: Value) -> UnsafeMutableRawPointer? {
+    guard case .pointer(let pointer?) = value else { return nil }
+    return pointer
+}
+
+extension UnsafeRawPointer: NullableEventArgument {
+    public static var valueType: ValueType { .pointer }
+    public var eventValue: Value { .pointer(UnsafeMutableRawPointer(mutating: self)) }
+    /// Takes a non-null `.pointer` (declare the argument optional to accept null).
+    public init?(eventValue: Value) {
+        guard let pointer = pointerPayload(eventValue) else { return nil }
+        self.init(pointer)
+    }
+}
+
+extension UnsafeMutableRawPointer: NullableEventArgument {
+    public static var valueType: ValueType { .pointer }
+    public var eventValue: Value { .pointer(self) }
+    /// Takes a non-null `.pointer` (declare the argument optional to accept null).
+    public init?(eventValue: Value) {
+        guard let pointer = pointerPayload(eventValue) else { return nil }
+        self = pointer
+    }
+}
+
+extension OpaquePointer: NullableEventArgument {
+    public static var valueType: ValueType { .pointer }
+    public var eventValue: Value { .pointer(UnsafeMutableRawPointer(self)) }
+    /// Takes a non-null `.pointer` (declare the argument optional to accept null).
+    public init?(eventValue: Value) {
+        guard let pointer = pointerPayload(eventValue) else { return nil }
+        self.init(pointer)
+    }
+}
+
+extension UnsafePointer: NullableEventArgument {
+    public static var valueType: ValueType { .pointer }
+    public var eventValue: Value { .pointer(UnsafeMutableRawPointer(mutating: self)) }
+    /// Takes a non-null `.pointer` (declare the argument optional to accept
+    /// null), as the address of a `Pointee`: the sender vouches for the type.
+    public init?(eventValue: Value) {
+        guard let pointer = pointerPayload(eventValue) else { return nil }
+        self.init(pointer.assumingMemoryBound(to: Pointee.self))
+    }
+}
+
+extension UnsafeMutablePointer: NullableEventArgument {
+    public static var valueType: ValueType { .pointer }
+    public var eventValue: Value { .pointer(UnsafeMutableRawPointer(self)) }
+    /// Takes a non-null `.pointer` (declare the argument optional to accept
+    /// null), as the address of a `Pointee`: the sender vouches for the type.
+    public init?(eventValue: Value) {
+        guard let pointer = pointerPayload(eventValue) else { return nil }
+        self = pointer.assumingMemoryBound(to: Pointee.self)
     }
 }
 

@@ -32,7 +32,7 @@ extension EventKey where Arguments == (String, Track, Int8, String?) {
 }
 
 /// A class that travels as an object argument of typed keys.
-final class Track: EventArgument {
+final class Track: NullableEventArgument {
     let title: String
     init(title: String) { self.title = title }
 }
@@ -92,6 +92,29 @@ struct EventKeyTests {
         #expect(try roundTrip(String?.some("maybe")) == [String?.some("maybe")])
         #expect(try roundTrip(String?.none) == [String?.none])
         #expect(try roundTrip(PlayMode.loop) == [.loop])
+    }
+
+    @Test("Pointers, optional pointers and optional objects travel through a typed key")
+    func pointersAndOptionalObjectsRoundTrip() throws {
+        let table = CommandTable()
+        let key = EventKey<(UnsafeRawPointer, UnsafeMutablePointer<Int32>?, OpaquePointer?, Track?)>("pointers")
+        let received = Received<String>()
+        let subscription = table.on(key) { raw, typed, opaque, track in
+            received.append("\(Int(bitPattern: raw)) \(typed?.pointee ?? -1) \(opaque == nil) \(track?.title ?? "none")")
+        }
+        var value: Int32 = 42
+        let result = try withUnsafeMutablePointer(to: &value) { typed in
+            try table.execute(key, UnsafeRawPointer(bitPattern: 0x40)!, typed, nil, Track(title: "intro"))
+        }
+        #expect(result.handled == 1)
+        #expect(try table.execute(key, UnsafeRawPointer(bitPattern: 0x80)!, nil, OpaquePointer(bitPattern: 8), nil).handled == 1)
+        #expect(received.all == ["64 42 true intro", "128 -1 false none"])
+        // A null where the key's type is not optional is refused; the handler does not run.
+        expectDispatchError(DispatchError.typeMismatch) {
+            _ = try table.execute("pointers", .pointer(nil), .pointer(nil), .pointer(nil), .object(nil))
+        }
+        #expect(received.all.count == 2)
+        withExtendedLifetime(subscription) {}
     }
 
     @Test("A typed execute hands C each built-in scalar as its own type and value")
