@@ -558,7 +558,7 @@ memcheck:
 # build/fuzz/artifacts/. Replay one with build/fuzz/fuzz_NAME FILE.
 FUZZ_DIR      := Tests/CDispatchCoreTests/fuzz
 FUZZ_BUILD    := build/fuzz
-FUZZ_TARGETS  := signature table queue
+FUZZ_TARGETS  := signature table queue forwarder
 FUZZ_SECONDS  ?= 60
 FUZZ_TIMEOUT  ?= 20
 FUZZ_ARGS     ?=
@@ -574,6 +574,7 @@ FUZZ_CFLAGS   := -std=c11 $(WARNINGS) -O1 -g -fno-omit-frame-pointer -D_GNU_SOUR
 FUZZ_MAX_LEN_signature := 160
 FUZZ_MAX_LEN_table     := 1024
 FUZZ_MAX_LEN_queue     := 384
+FUZZ_MAX_LEN_forwarder := 512
 
 FUZZ_OBJECT_FLAGS :=
 $(FUZZ_BUILD)/obj/stubs.o: FUZZ_OBJECT_FLAGS := -fno-sanitize=function
