@@ -57,10 +57,12 @@ static inline void store_return(const dc_signature *signature, const dc_raw_retu
 
 void dc__invocation_read_arguments(dc_invocation *invocation) {
     const dc_signature *signature = invocation->signature;
+    dc_value *arguments = dc__invocation_arguments(invocation);
+    void **ffi_arguments = dc__invocation_ffi_arguments(invocation);
     for (size_t i = 0; i < signature->parameter_count; i++) {
-        invocation->arguments[i] = dc__load_argument(
-            signature->parameter_types[i], signature->parameter_sizes[i], invocation->unread[i]);
-        invocation->ffi_arguments[i] = &invocation->arguments[i].u64;
+        arguments[i] = dc__load_argument(signature->parameter_types[i], signature->parameter_sizes[i],
+                                         invocation->unread[i]);
+        ffi_arguments[i] = &arguments[i].u64;
     }
     invocation->stub = signature->stub;
     invocation->return_class = signature->return_class;
@@ -69,26 +71,37 @@ void dc__invocation_read_arguments(dc_invocation *invocation) {
     invocation->unread = NULL;
 }
 
+/* Hands a forwarded call's return value to its caller: the last one set,
+ * or the zero value. Out of line, and given the lent invocation by the
+ * address of its return_address, so that a closure's entry keeps nothing
+ * (not even the invocation's address) in registers across its handler. */
+static __attribute__((noinline)) void return_to_caller(void *const *return_address) {
+    const dc__lent_invocation *lent =
+        (const void *)((const char *)return_address - offsetof(dc__lent_invocation, return_address));
+    const dc_invocation *call = &lent->call;
+    dc_raw_return none = {.integer = 0};
+    store_return(call->signature, call->has_returned ? &call->result : &none, lent->return_address);
+}
+
 static void closure_entry(ffi_cif *cif, void *ret, void **arguments, void *data) {
     (void)cif;
     dc_closure *closure = data;
     /* The invocation is set up as far as reading an argument needs; the
-     * values are read from `arguments` when a use needs them all. */
-    dc_value values[DC_MAX_PARAMETERS];
-    void *ffi_arguments[DC_MAX_PARAMETERS];
-    dc_invocation call;
-    call.function = NULL;
-    call.signature = closure->signature;
-    call.unread = arguments;
-    call.has_returned = false;
-    call.lent = true;
-    call.result.integer = 0;
-    call.arguments = values;
-    call.ffi_arguments = ffi_arguments;
+     * values are read from `arguments` into its storage when a use needs
+     * them all. */
+    dc__lent_invocation lent;
+    dc_invocation *call = &lent.call;
+    call->signature = closure->signature;
+    call->unread = arguments;
+    call->has_returned = false;
+    call->lent = true;
+    call->has_function = false;
+    call->images_stale = true;
+    /* Kept with the invocation rather than in a register across the call. */
+    lent.return_address = ret;
 
-    closure->handler(&call, closure->user_data);
-    /* None set: the zero value, which result still holds. */
-    store_return(call.signature, &call.result, ret);
+    closure->handler(call, closure->user_data);
+    if (call->signature->return_type != DC_TYPE_VOID) return_to_caller(&lent.return_address);
 }
 
 /* Reports a failure inside a call; the caller returns the zero value. */

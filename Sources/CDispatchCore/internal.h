@@ -354,17 +354,21 @@ static inline void dc__store_register_image(const dc_signature *signature, uint6
 /* ---- calls (invocation.c) ----------------------------------------------- */
 
 /* An invocation: made by dc_invocation_create(), or lent to a forward
- * handler for one call of a closure (closure.c), on the closure's stack. */
+ * handler for one call of a closure (closure.c), on the closure's stack.
+ * Its storage follows it: the parameter_count argument values, then the
+ * pointers to them that ffi_call reads (dc__invocation_arguments(),
+ * dc__invocation_ffi_arguments()); DC__INVOCATION_STORAGE bytes of it. */
 struct dc_invocation {
-    dc_function function; /* NULL in a lent invocation until the handler sets one */
     dc_signature *signature;
+    dc_function function;
     /* A lent invocation's arguments where libffi handed them over, until the
      * first use that needs them as values (dc__invocation_read_arguments());
      * NULL once they are, and always in a created invocation. Until then the
-     * fields from stub to integers are not set either. */
+     * storage and the fields from stub to floats are not set either. */
     void **unread;
     bool has_returned; /* result holds a return value, from an invoke or set */
     bool lent;         /* lent to a forward handler: dc_invocation_destroy() leaves it */
+    bool has_function; /* function is set: always in a created invocation */
     /* integers and floats are not yet the arguments' register images: the
      * next stub invoke writes them all first (a lent invocation starts so). */
     bool images_stale;
@@ -374,28 +378,53 @@ struct dc_invocation {
     dc_call_path call_path;
     uint64_t integers[DC_STUB_MAX_INTEGERS];
     double floats[DC_STUB_MAX_FLOATS];
-    dc_value *arguments;  /* parameter_count typed values */
-    void **ffi_arguments; /* &arguments[i].<member>, what ffi_call reads */
 };
+
+/* The bytes of storage after an invocation of `count` parameters. */
+#define DC__INVOCATION_STORAGE(count) ((count) * (sizeof(dc_value) + sizeof(void *)))
+
+/* A lent invocation with room for the most parameters, as a closure's call
+ * makes it on its stack. */
+typedef struct dc__lent_invocation {
+    dc_invocation call;
+    dc_value storage[DC__INVOCATION_STORAGE(DC_MAX_PARAMETERS) / sizeof(dc_value)];
+    void *return_address; /* where the closure's caller reads the return value */
+} dc__lent_invocation;
+
+_Static_assert(offsetof(dc__lent_invocation, storage) == sizeof(dc_invocation),
+               "a lent invocation's storage follows it, as a created one's does");
+
+/* The invocation's parameter_count typed argument values. */
+static inline dc_value *dc__invocation_arguments(const dc_invocation *invocation) {
+    return (dc_value *)(invocation + 1);
+}
+
+/* &arguments[i].<member>, what ffi_call reads. */
+static inline void **dc__invocation_ffi_arguments(const dc_invocation *invocation) {
+    return (void **)(dc__invocation_arguments(invocation) + invocation->signature->parameter_count);
+}
 
 /* The argument at `address`, of `type`, whose C size is `size`. Every member
  * of a dc_value starts at its union's first byte, so the bytes copied there
  * are the member of that type on any byte order. */
 static inline dc_value dc__load_argument(dc_type type, size_t size, const void *address) {
     dc_value value;
-    value.u64 = 0;
     value.type = type;
     /* Fixed sizes, so each copy is one load; pointers and 64-bit values,
-     * the commonest, first. */
-    if (size == 8)
+     * the commonest, first. Only a one-byte value may be a bool. */
+    if (size == 8) {
         memcpy(&value.u64, address, 8);
-    else if (size == 4)
+        return value;
+    }
+    value.u64 = 0;
+    if (size == 4) {
         memcpy(&value.u64, address, 4);
-    else if (size == 2)
+    } else if (size == 2) {
         memcpy(&value.u64, address, 2);
-    else
+    } else {
         memcpy(&value.u64, address, 1);
-    if (type == DC_TYPE_BOOL) value.b = value.u8 != 0;
+        if (type == DC_TYPE_BOOL) value.b = value.u8 != 0;
+    }
     return value;
 }
 

@@ -68,22 +68,22 @@ DC_API dc_status dc_invocation_create(dc_signature *signature, dc_function funct
         return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_invocation_create: %s must not be NULL",
                         signature == NULL ? "the signature" : function == NULL ? "the function" : "out");
     size_t count = signature->parameter_count;
-    dc_invocation *invocation = calloc(1, sizeof *invocation + count * (sizeof(dc_value) + sizeof(void *)));
+    dc_invocation *invocation = calloc(1, sizeof *invocation + DC__INVOCATION_STORAGE(count));
     if (invocation == NULL)
         return dc__fail(DC_ERR_NO_MEMORY, "no memory for an invocation of \"%s\"", signature->encoding);
 
     invocation->signature = dc_signature_retain(signature);
     invocation->function = function;
+    invocation->has_function = true;
     invocation->call_path = signature->call_path;
     invocation->stub = signature->stub;
     invocation->return_class = signature->return_class;
-    invocation->arguments = (dc_value *)(invocation + 1);
-    invocation->ffi_arguments = (void **)(invocation->arguments + count);
+    dc_value *arguments = dc__invocation_arguments(invocation);
+    void **ffi_arguments = dc__invocation_ffi_arguments(invocation);
     for (size_t i = 0; i < count; i++) {
-        dc_value *argument = &invocation->arguments[i];
-        argument->type = signature->parameter_types[i];
-        argument->u64 = 0;
-        invocation->ffi_arguments[i] = &argument->u64; /* every member starts here */
+        arguments[i].type = signature->parameter_types[i];
+        arguments[i].u64 = 0;
+        ffi_arguments[i] = &arguments[i].u64; /* every member starts here */
     }
     *out = invocation;
     return DC_OK;
@@ -116,7 +116,7 @@ DC_API dc_status dc_invocation_set_argument(dc_invocation *invocation, size_t in
     status = convert_argument(invocation->signature, index, value, &converted, "dc_invocation_set_argument");
     if (status != DC_OK) return status;
     dc__invocation_ready(invocation);
-    invocation->arguments[index] = converted;
+    dc__invocation_arguments(invocation)[index] = converted;
     if (invocation->signature->stub != NULL && !invocation->images_stale)
         dc__store_register_image(invocation->signature, invocation->integers, invocation->floats, index, &converted);
     return DC_OK;
@@ -125,7 +125,7 @@ DC_API dc_status dc_invocation_set_argument(dc_invocation *invocation, size_t in
 DC_API dc_status dc_invocation_get_argument(const dc_invocation *invocation, size_t index, dc_value *out) {
     if (DC__LIKELY(invocation != NULL && out != NULL && index < invocation->signature->parameter_count)) {
         const dc_signature *signature = invocation->signature;
-        *out = invocation->unread == NULL ? invocation->arguments[index]
+        *out = invocation->unread == NULL ? dc__invocation_arguments(invocation)[index]
                                           : dc__load_argument(signature->parameter_types[index],
                                                               signature->parameter_sizes[index],
                                                               invocation->unread[index]);
@@ -158,6 +158,7 @@ DC_API dc_status dc_invocation_set_function(dc_invocation *invocation, dc_functi
     if (invocation == NULL || function == NULL)
         return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_invocation_set_function: invocation and function must not be NULL");
     invocation->function = function;
+    invocation->has_function = true;
     return DC_OK;
 }
 
@@ -167,7 +168,8 @@ static inline void call(dc_invocation *invocation) {
         dc__stub_call(invocation->return_class, invocation->stub, invocation->function, invocation->integers,
                       invocation->floats, &invocation->result);
     else
-        ffi_call(&invocation->signature->cif, invocation->function, &invocation->result, invocation->ffi_arguments);
+        ffi_call(&invocation->signature->cif, invocation->function, &invocation->result,
+                 dc__invocation_ffi_arguments(invocation));
     invocation->has_returned = true;
 }
 
@@ -175,7 +177,7 @@ static inline void call(dc_invocation *invocation) {
  * function yet, its arguments unread, its register images not written. */
 __attribute__((noinline, cold)) static dc_status invoke_lent(dc_invocation *invocation) {
     if (invocation == NULL) return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_invocation_invoke: invocation is NULL");
-    if (invocation->function == NULL)
+    if (!invocation->has_function)
         return dc__fail(DC_ERR_STATE,
                         "dc_invocation_invoke: the forwarded call of \"%s\" has no function to invoke yet; "
                         "set one with dc_invocation_set_function()",
@@ -184,7 +186,7 @@ __attribute__((noinline, cold)) static dc_status invoke_lent(dc_invocation *invo
     if (invocation->stub != NULL && invocation->images_stale) {
         for (size_t i = 0; i < invocation->signature->parameter_count; i++)
             dc__store_register_image(invocation->signature, invocation->integers, invocation->floats, i,
-                                     &invocation->arguments[i]);
+                                     &dc__invocation_arguments(invocation)[i]);
         invocation->images_stale = false;
     }
     call(invocation);
