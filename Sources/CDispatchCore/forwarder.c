@@ -175,7 +175,7 @@ DC_API dc_status dc_forwarder_add(dc_forwarder *forwarder, const void *vtable, v
     /* The forwarder dedupes delegates itself, and each add makes handlers of
      * its own: a remove still taking out an earlier add's never takes this
      * one's. */
-    const dc_handler_options options = {.flags = DC__HANDLER_ALLOW_DUPLICATE};
+    const dc_handler_options options = {.flags = DC__HANDLER_ALLOW_DUPLICATE | DC__HANDLER_BIND_TARGET};
     dc_status status = DC_OK;
     const dc_function *functions = vtable;
     for (size_t slot = 0; slot < forwarder->slot_count && status == DC_OK; slot++) {

@@ -393,7 +393,7 @@ static void give_back_slot(dc_table *table, uint32_t slot) {
 static dc_status check_options(const dc_handler_options *options, bool marshal, bool variadic,
                                const dc_signature *signature) {
     const uint32_t known = DC_HANDLER_ONCE | DC_HANDLER_FIRST | DC_HANDLER_STRICT | DC__HANDLER_OWNS_TARGET |
-                           DC__HANDLER_ALLOW_DUPLICATE | DC__HANDLER_SWIFT_CALL;
+                           DC__HANDLER_ALLOW_DUPLICATE | DC__HANDLER_SWIFT_CALL | DC__HANDLER_BIND_TARGET;
     if (options == NULL) return DC_OK;
     if (options->flags & ~known)
         return dc__fail(DC_ERR_INVALID_ARGUMENT, "dc_table_add: unknown handler flags 0x%x", options->flags & ~known);
@@ -415,8 +415,8 @@ static dc_status check_options(const dc_handler_options *options, bool marshal, 
 }
 
 static dc_status check_target(const dc_table *table, const char *event, const dc_signature *signature,
-                              const void *target) {
-    if (target == NULL) return DC_OK;
+                              const void *target, const dc_handler_options *options) {
+    if (target == NULL && (options == NULL || !(options->flags & DC__HANDLER_BIND_TARGET))) return DC_OK;
     if (signature->parameter_count == 0)
         return dc__fail(DC_ERR_TYPE,
                         "table %s, event \"%s\": a bound target needs parameter 0, but signature \"%s\" has none",
@@ -451,7 +451,8 @@ static dc_status add_locked(dc_table *table, event_record *record, dc_signature 
     }
 
     bool general = marshal || signature->stub == NULL || signature->return_type != DC_TYPE_VOID;
-    uint32_t state = (marshal ? DC__STATE_MARSHAL : target != NULL ? DC__STATE_TARGET : 0) |
+    bool bound = target != NULL || (flags & DC__HANDLER_BIND_TARGET);
+    uint32_t state = (marshal ? DC__STATE_MARSHAL : bound ? DC__STATE_TARGET : 0) |
                      ((flags & DC__HANDLER_SWIFT_CALL) ? DC__STATE_SWIFT : 0) |
                      (variadic ? DC__STATE_VARIADIC : (flags & DC_HANDLER_STRICT) ? DC__STATE_STRICT : 0) |
                      ((flags & DC_HANDLER_ONCE) ? DC__STATE_ONCE : 0) |
@@ -545,12 +546,12 @@ static dc_status add_checked(dc_table *table, const char *event, dc_event_id eve
     } else if (event != NULL) {
         /* The target is checked before a new event is interned: a refused add
          * changes nothing. */
-        if (!marshal) status = check_target(table, event, signature, target);
+        if (!marshal) status = check_target(table, event, signature, target, options);
         if (status == DC_OK) status = dc__table_intern_locked(table, event, &record);
     } else if ((record = record_by_id(table, event_id)) == NULL) {
         status = dc__fail(DC_ERR_NOT_FOUND, "table %s has no event with id %u", display_name(table), event_id);
     } else if (!marshal) {
-        status = check_target(table, record->name, signature, target);
+        status = check_target(table, record->name, signature, target, options);
     }
     if (status == DC_OK) status = add_locked(table, record, signature, function, target, marshal, variadic, options, out);
     if (status == DC_OK) dc__table_reclaim(table);

@@ -69,7 +69,11 @@ enum {
      * plain function). DC_ERR_UNSUPPORTED when the library was built by a
      * compiler without that convention (clang has it on x86-64 and AArch64:
      * DC__SWIFT_CALLS below). */
-    DC__HANDLER_SWIFT_CALL = 1u << 5
+    DC__HANDLER_SWIFT_CALL = 1u << 5,
+    /* The target is bound even when it is NULL: passed as parameter 0 like
+     * any other, so that a NULL context is a context (a forwarder's delegate
+     * may have one), not the absence of a target. */
+    DC__HANDLER_BIND_TARGET = 1u << 6
 };
 
 /* ---- dc_value's layout ---------------------------------------------------------------- */

@@ -135,6 +135,36 @@ static void adding_a_delegate_twice_keeps_one_and_removing_takes_it_out(void **s
     dc_forwarder_destroy(forwarder);
 }
 
+/* A stateless implementation: it keeps what it was called with. */
+static void *stateless_context_seen = (void *)1;
+static int32_t stateless_value_seen;
+
+static int32_t stateless_ping(void *context, int32_t value) {
+    stateless_context_seen = context;
+    stateless_value_seen = value;
+    return value + 100;
+}
+
+static void a_delegate_with_a_null_context_gets_null_first_and_its_arguments_after(void **state) {
+    (void)state;
+    dc_forwarder *forwarder = listener_forwarder();
+    const listener_interface *calls = interface_of(forwarder);
+    void *context = dc_forwarder_context(forwarder);
+    const listener_interface stateless = {stateless_ping, NULL, NULL};
+    listener a = {.name = "a", .answer = 7};
+    assert_ok(dc_forwarder_add(forwarder, &stateless, NULL));
+    assert_ok(dc_forwarder_add(forwarder, &full_listener, &a));
+    shared_log[0] = '\0';
+    assert_int_equal(calls->ping(context, 41), 141); /* the NULL-context delegate is the first */
+    assert_null(stateless_context_seen);
+    assert_int_equal(stateless_value_seen, 41);
+    assert_string_equal(shared_log, "a:ping ");
+    assert_failure(dc_forwarder_add(forwarder, &stateless, NULL), DC_EXISTS, "already");
+    assert_ok(dc_forwarder_remove(forwarder, &stateless, NULL));
+    assert_int_equal(calls->ping(context, 1), 8);
+    dc_forwarder_destroy(forwarder);
+}
+
 static void a_delegate_removed_during_a_call_is_not_called_later_in_it(void **state) {
     (void)state;
     dc_forwarder *forwarder = listener_forwarder();
@@ -317,6 +347,7 @@ int main(void) {
         cmocka_unit_test(every_delegate_is_called_in_add_order_and_the_first_return_wins),
         cmocka_unit_test(a_slot_no_delegate_implements_returns_zero),
         cmocka_unit_test(adding_a_delegate_twice_keeps_one_and_removing_takes_it_out),
+        cmocka_unit_test(a_delegate_with_a_null_context_gets_null_first_and_its_arguments_after),
         cmocka_unit_test(a_delegate_removed_during_a_call_is_not_called_later_in_it),
         cmocka_unit_test(one_file_teed_into_two_sinks_through_fopencookie),
         cmocka_unit_test(bad_interfaces_are_refused_naming_the_slot),

@@ -137,13 +137,13 @@ typedef struct dc_forwarder dc_forwarder;
 /*
  * Creates a forwarder for an interface of `slot_count` slots, slot i of type
  * slot_encodings[i] (an encoding as for dc_signature_create(), whose first
- * parameter is the context: "q^v^vQ" for ssize_t (*)(void *, const char *,
- * size_t)). The vtable is laid out as a struct of that many function
- * pointers. The caller owns *out.
+ * parameter is the context, a pointer, object or string: "q^v^vQ" for
+ * ssize_t (*)(void *, const char *, size_t)). The vtable is laid out as a
+ * struct of that many function pointers. The caller owns *out.
  *
  * Errors, with nothing allocated: DC_ERR_NULL_ARGUMENT (slot_encodings, one of
  * them, or out NULL); DC_ERR_INVALID_ARGUMENT (no slots); DC_ERR_BAD_SIGNATURE
- * (a slot's encoding is malformed, or its first parameter is not a pointer,
+ * (a slot's encoding is malformed, or its first parameter is none of those,
  * naming the slot); DC_ERR_NO_MEMORY; DC_ERR_FFI.
  */
 DC_API dc_status dc_forwarder_create(const char *const *slot_encodings, size_t slot_count,
@@ -151,8 +151,9 @@ DC_API dc_status dc_forwarder_create(const char *const *slot_encodings, size_t s
 
 /*
  * Adds a delegate: `vtable`, a struct of the interface's slots (NULL for one
- * it does not implement), called with `context` first. It is called from the
- * next call of each slot on, after the delegates added before it.
+ * it does not implement), called with `context` first (NULL too is a
+ * context, passed as given). It is called from the next call of each slot
+ * on, after the delegates added before it.
  * Adding the same (vtable, context) again changes nothing and is DC_EXISTS.
  * Errors: DC_ERR_NULL_ARGUMENT (forwarder or vtable NULL); DC_ERR_NO_MEMORY.
  */

@@ -38,11 +38,8 @@
  *
  * FUZZ_TRACE=1 in the environment prints each operation and call, for
  * reading a crash's input (build/fuzz/fuzz_forwarder CRASH_FILE).
- * FUZZ_NULL_CONTEXT=1 gives the last delegate a NULL context. The forwarder
- * does not bind a NULL context as parameter 0 (the table takes a NULL target
- * for none), so a call of a slot that delegate implements fails with
- * DC_ERR_TYPE, or reaches it with the arguments shifted by one; left out by
- * default so that the target keeps finding everything else.
+ * The last delegate's context is NULL, which is a context like any other:
+ * bound as parameter 0, its arguments after it.
  */
 #include "fuzz_support.h"
 
@@ -203,7 +200,6 @@ static int error_handler_token;
 
 static fuzz_input *input;
 static bool tracing;
-static bool null_context;
 
 #define TRACE(...)                                                                       \
     do {                                                                                 \
@@ -792,12 +788,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
     (void)argc, (void)argv;
     tracing = getenv("FUZZ_TRACE") != NULL;
-    null_context = getenv("FUZZ_NULL_CONTEXT") != NULL;
     for (unsigned k = 0; k < DELEGATE_COUNT; k++) {
         snprintf(contexts[k].name, sizeof contexts[k].name, "d%u", k);
         delegate_contexts[k] = &contexts[k];
     }
-    if (null_context) delegate_contexts[DELEGATE_COUNT - 1] = NULL;
+    delegate_contexts[DELEGATE_COUNT - 1] = NULL;
     return 0;
 }
 
