@@ -1,4 +1,5 @@
 // swift-tools-version:6.0
+import CompilerPluginSupport
 import Foundation
 import PackageDescription
 
@@ -14,10 +15,14 @@ let package = Package(
     name: "EventKitSwift",
     products: [
         .library(name: "EventKitSwift", targets: ["EventKitSwift"]),
+        // The @Multicast macro: a product of its own, so that a package using
+        // EventKitSwift alone never builds swift-syntax.
+        .library(name: "EventKitMulticast", targets: ["EventKitMulticast"]),
         .executable(name: "EventKitDemo", targets: ["EventKitDemo"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/swiftlang/swift-syntax", "600.0.1"..<"604.0.0"),
     ] + documentationDependencies,
     targets: [
         // libffi, found through pkg-config; Debian's package is libffi-dev.
@@ -41,11 +46,33 @@ let package = Package(
             name: "EventKitSwift",
             dependencies: ["CDispatchCore", "CDispatchCoreBinding", .product(name: "Logging", package: "swift-log")]
         ),
-        .executableTarget(name: "EventKitDemo", dependencies: ["EventKitSwift"]),
+        // The compiler plugin behind @Multicast, built for the host on
+        // swift-syntax; only EventKitMulticast (and what depends on it) needs it.
+        .macro(
+            name: "EventKitMacros",
+            dependencies: [
+                .product(name: "SwiftSyntax", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxBuilder", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+                .product(name: "SwiftDiagnostics", package: "swift-syntax"),
+                .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
+            ]
+        ),
+        .target(name: "EventKitMulticast", dependencies: ["EventKitSwift", "EventKitMacros"]),
+        .executableTarget(name: "EventKitDemo", dependencies: ["EventKitSwift", "EventKitMulticast"]),
         .testTarget(
             name: "EventKitSwiftTests",
             dependencies: [
                 "EventKitSwift", "CDispatchCore", "CDispatchCoreBinding", .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "EventKitMacrosTests",
+            dependencies: [
+                "EventKitMacros", "EventKitMulticast",
+                .product(name: "SwiftDiagnostics", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax"),
             ]
         ),
     ],
