@@ -60,10 +60,14 @@ let package = Package(
         ),
         .target(name: "EventKitMulticast", dependencies: ["EventKitSwift", "EventKitMacros"]),
         .executableTarget(name: "EventKitDemo", dependencies: ["EventKitSwift", "EventKitMulticast"]),
+        // glibc's fopencookie for the Swift tests (Glibc's module is built
+        // without _GNU_SOURCE, which declares it).
+        .target(name: "CCookieSupport", path: "Tests/CCookieSupport", cSettings: [.define("_GNU_SOURCE")]),
         .testTarget(
             name: "EventKitSwiftTests",
             dependencies: [
-                "EventKitSwift", "CDispatchCore", "CDispatchCoreBinding", .product(name: "Logging", package: "swift-log"),
+                "EventKitSwift", "CDispatchCore", "CDispatchCoreBinding", "CCookieSupport",
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(

@@ -1,4 +1,4 @@
-// 8. Callbacks made at run time: libffi's closures and forwardInvocation:
+// 9. Callbacks made at run time: libffi's closures and forwardInvocation:
 // for C function pointers. A Swift closure that captures state becomes a C
 // callback; a call to it can be re-sent, or become an event of a table.
 
@@ -19,7 +19,7 @@ func measure(_ count: Int64, _ scale: Double) -> Int64 {
 }
 
 func callbacks() throws {
-    section(8, "Callbacks made at run time (libffi closures, forwardInvocation:)")
+    section(9, "Callbacks made at run time (libffi closures, forwardInvocation:)")
 
     // qsort's comparator, ordering by a table the closure captures: no
     // @convention(c) function could reach it.

@@ -1,11 +1,11 @@
-// 7. Errors: a bad call throws a DispatchError naming what was wrong, and runs
+// 8. Errors: a bad call throws a DispatchError naming what was wrong, and runs
 // nothing; Objective-C raised NSInvalidArgumentException or corrupted memory.
 
 import EventKitSwift
 import Synchronization
 
 func errors() throws {
-    section(7, "Errors, caught before any handler runs")
+    section(8, "Errors, caught before any handler runs")
     let table = CommandTable(name: "player")
     let calls = Atomic(0)
     let counter = table.on("volume") { (_: [Value]) -> Value in

@@ -1,4 +1,4 @@
-// 6b. Chapter 6's forwarder, written by a macro: @Multicast on the delegate
+// 7. Chapter 6's forwarder, written by a macro: @Multicast on the delegate
 // protocol writes MulticastSearchFieldDelegate, one method per requirement,
 // and a component with one delegate slot reaches every listener through it.
 // Objective-C needed forwardInvocation: for this, which Swift objects lack.
@@ -63,7 +63,7 @@ final class SearchHistory: SearchFieldDelegate {
 
 func multicastMacro() {
     // `section` numbers chapters with whole numbers; this one continues 6.
-    print("\n6b. The same forwarder, written by a macro (@Multicast)")
+    section(7, "The same forwarder, written by a macro (@Multicast)")
     let field = SearchField()
     let listeners = MulticastSearchFieldDelegate(name: "search")
     field.delegate = listeners
