@@ -79,9 +79,12 @@ public final class CCallback: @unchecked Sendable {
     /// }
     /// ```
     ///
-    /// - Parameter onError: told about an error `body` throws, or a result
-    ///   that does not fit, after which the call returns the zero value; on
-    ///   the calling thread. With none, such a failure only returns zero.
+    /// - Parameters:
+    ///   - signature: the C type of the function.
+    ///   - onError: told about an error `body` throws, or a result that does
+    ///     not fit, after which the call returns the zero value; on the
+    ///     calling thread. With none, such a failure only returns zero.
+    ///   - body: runs for each call, with its arguments, on the calling thread.
     /// - Throws: ``DispatchError/outOfMemory(_:)`` or ``DispatchError/ffi(_:)``
     ///   when no executable memory can be made.
     ///
@@ -105,8 +108,10 @@ public final class CCallback: @unchecked Sendable {
     /// `body`'s parameter and result types (`(Int32, Double) -> Bool` is
     /// `"Bid"`, `bool (*)(int32_t, double)`).
     ///
-    /// - Parameter onError: told about an error `body` throws, after which the
-    ///   call returns zero; on the calling thread.
+    /// - Parameters:
+    ///   - onError: told about an error `body` throws, after which the call
+    ///     returns zero; on the calling thread.
+    ///   - body: runs for each call, with its arguments, on the calling thread.
     /// - Throws: ``DispatchError/badSignature(_:)`` for more parameters than
     ///   ``Signature/maximumParameterCount``; ``DispatchError/outOfMemory(_:)``
     ///   or ``DispatchError/ffi(_:)`` when no executable memory can be made.
@@ -126,9 +131,10 @@ public final class CCallback: @unchecked Sendable {
     /// signature comes from `body`'s parameter types (`(UnsafeRawPointer?) ->
     /// Void` is `"v^v"`).
     ///
-    /// - Parameter onError: told about an error `body` throws; on the calling
-    ///   thread.
-    /// - Throws: as ``init(onError:_:)-(_,(repeat each A) throws -> R)``.
+    /// - Parameters:
+    ///   - onError: told about an error `body` throws; on the calling thread.
+    ///   - body: runs for each call, with its arguments, on the calling thread.
+    /// - Throws: as the initializer of a closure with a result does.
     public convenience init<each A: EventArgument>(
         onError: (@Sendable (any Error) -> Void)? = nil, _ body: @escaping @Sendable (repeat each A) throws -> Void
     ) throws {
