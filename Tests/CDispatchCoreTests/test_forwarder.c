@@ -270,7 +270,10 @@ static void bad_interfaces_are_refused_naming_the_slot(void **state) {
 
 /* ---- removal racing calls on three threads -------------------------------------------------- */
 
-enum { RACE_ROUNDS = 2000 };
+/* At most RACE_ROUNDS adds and removes, for at most RACE_SECONDS once
+ * RACE_MINIMUM_ROUNDS are done: under valgrind, which runs one thread at a
+ * time, each remove waits out the calls in flight and rounds are slow. */
+enum { RACE_ROUNDS = 2000, RACE_MINIMUM_ROUNDS = 200, RACE_SECONDS = 10 };
 
 typedef struct racer {
     atomic_bool removed;  /* set once dc_forwarder_remove() has returned */
@@ -309,7 +312,8 @@ static void *call_until_stopped(void *context) {
 
 static void *add_and_remove(void *context) {
     race *r = context;
-    for (int round = 0; round < RACE_ROUNDS; round++) {
+    uint64_t until = deadline_after_ms(RACE_SECONDS * 1000);
+    for (int round = 0; round < RACE_ROUNDS && (round < RACE_MINIMUM_ROUNDS || now_ns() < until); round++) {
         atomic_store(&r->racer.removed, false);
         assert_ok(dc_forwarder_add(r->forwarder, &racing_listener, &r->racer));
         sched_yield();
