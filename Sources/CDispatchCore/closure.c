@@ -67,7 +67,6 @@ void dc__invocation_read_arguments(dc_invocation *invocation) {
     invocation->stub = signature->stub;
     invocation->return_class = signature->return_class;
     invocation->call_path = signature->call_path;
-    invocation->images_stale = true;
     invocation->unread = NULL;
 }
 
@@ -96,7 +95,7 @@ static void closure_entry(ffi_cif *cif, void *ret, void **arguments, void *data)
     call->has_returned = false;
     call->lent = true;
     call->has_function = false;
-    call->images_stale = true;
+    call->images_stale = true; /* no register image is written until a stub invoke needs them */
     /* Kept with the invocation rather than in a register across the call. */
     lent.return_address = ret;
 

@@ -151,20 +151,23 @@ func cFunctionPointer<Function>(_ function: Function) throws(DispatchError) -> d
         UnsafeMutableRawPointer.self, UnsafeMutableRawPointer?.self,
         OpaquePointer.self, OpaquePointer?.self,
     ]
-    let typeName = String(reflecting: Function.self)
     let isAddress = addressTypes.contains { $0 == Function.self }
-    let isCFunction = typeName.hasPrefix("@convention(c) ")
-        || typeName.hasPrefix("Swift.Optional<@convention(c) ")
-    guard isAddress || isCFunction,
-        MemoryLayout<Function>.size == MemoryLayout<dc_function?>.size
-    else {
+    guard isAddress || isCFunctionType(Function.self) else {
         throw DispatchError(
             status: DC_ERR_INVALID_ARGUMENT,
-            message: "a value of type \(typeName) is not a C function: "
+            message: "a value of type \(String(reflecting: Function.self)) is not a C function: "
                 + "pass a @convention(c) function or a raw pointer to one"
         )!
     }
     return unsafeBitCast(function, to: dc_function?.self)
+}
+
+/// Whether `type` is a `@convention(c)` function type, optional or not: one
+/// C function pointer.
+func isCFunctionType<Function>(_ type: Function.Type) -> Bool {
+    let typeName = String(reflecting: type)
+    return (typeName.hasPrefix("@convention(c) ") || typeName.hasPrefix("Swift.Optional<@convention(c) "))
+        && MemoryLayout<Function>.size == MemoryLayout<dc_function?>.size
 }
 
 /// The C index for a Swift argument index. A negative index is reported here,

@@ -152,7 +152,9 @@ public final class CCallback: @unchecked Sendable {
         signature: Signature, onError: (@Sendable (any Error) -> Void)?,
         handle: @escaping @Sendable (ForwardedCall) throws -> Void
     ) throws {
-        let box = CallbackBox(name: "callback \(signature.encoding)", handle: handle, onError: onError)
+        let box = CallbackBox(
+            name: "callback \(signature.encoding)", parameterCount: signature.parameterTypes.count, handle: handle,
+            onError: onError)
         let userData = Unmanaged.passRetained(box).toOpaque()
         var created: OpaquePointer?
         let status = dc_closure_create(signature.cSignature, callbackTrampoline, userData, releaseCallbackBox, &created)
@@ -177,7 +179,7 @@ public final class CCallback: @unchecked Sendable {
         var created: OpaquePointer?
         try DispatchError.check(dc_table_closure_create(table.cTable, event, signature.cSignature, &created))
         // The box lives as long as the closure: `errorBox` keeps it.
-        errorBox = onError.map { CallbackBox(name: event, handle: { _ in }, onError: $0) }
+        errorBox = onError.map { CallbackBox(name: event, parameterCount: 0, handle: { _ in }, onError: $0) }
         if let errorBox {
             dc_closure_set_error_handler(created, tableCallbackFailed, Unmanaged.passUnretained(errorBox).toOpaque())
         }
@@ -202,13 +204,10 @@ public final class CCallback: @unchecked Sendable {
     /// - Throws: ``DispatchError/invalidArgument(_:)`` when `type` is not a
     ///   `@convention(c)` function type.
     public func function<Function>(as type: Function.Type) throws(DispatchError) -> Function {
-        let typeName = String(reflecting: Function.self)
-        guard typeName.hasPrefix("@convention(c) ") || typeName.hasPrefix("Swift.Optional<@convention(c) "),
-            MemoryLayout<Function>.size == MemoryLayout<UnsafeRawPointer>.size
-        else {
+        guard isCFunctionType(type) else {
             throw DispatchError(
                 status: DC_ERR_INVALID_ARGUMENT,
-                message: "\(typeName) is not a C function type: name a @convention(c) function type")!
+                message: "\(String(reflecting: type)) is not a C function type: name a @convention(c) function type")!
         }
         return unsafeBitCast(address, to: Function.self)
     }
@@ -295,12 +294,14 @@ struct ForwardedCall {
 /// handler.
 private final class CallbackBox: Sendable {
     let name: String
+    let parameterCount: Int
     let handle: @Sendable (ForwardedCall) throws -> Void
     let onError: (@Sendable (any Error) -> Void)?
 
-    init(name: String, handle: @escaping @Sendable (ForwardedCall) throws -> Void,
+    init(name: String, parameterCount: Int, handle: @escaping @Sendable (ForwardedCall) throws -> Void,
          onError: (@Sendable (any Error) -> Void)?) {
         self.name = name
+        self.parameterCount = parameterCount
         self.handle = handle
         self.onError = onError
     }
@@ -311,8 +312,7 @@ private final class CallbackBox: Sendable {
 /// caller receives zero.
 private let callbackTrampoline: dc_forward_handler = { invocation, userData in
     let box = Unmanaged<CallbackBox>.fromOpaque(userData!).takeUnretainedValue()
-    let signature = dc_invocation_signature(invocation)
-    let call = ForwardedCall(invocation: invocation!, count: dc_signature_parameter_count(signature), name: box.name)
+    let call = ForwardedCall(invocation: invocation!, count: box.parameterCount, name: box.name)
     do {
         try box.handle(call)
     } catch {

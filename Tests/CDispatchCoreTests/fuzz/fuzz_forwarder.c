@@ -199,16 +199,8 @@ static unsigned expected_errors; /* refused calls made while it was installed */
 static int error_handler_token;
 
 static fuzz_input *input;
-static bool tracing;
-
-#define TRACE(...)                                                                       \
-    do {                                                                                 \
-        if (tracing) {                                                                   \
-            fprintf(stderr, "%*s", (int)(2 * frame_count), "");                          \
-            fprintf(stderr, __VA_ARGS__);                                                \
-            fputc('\n', stderr);                                                         \
-        }                                                                                \
-    } while (0)
+/* The trace of FUZZ_TRACE=1 (fuzz_support.h), indented by call depth. */
+#define TRACE(...) FUZZ_TRACE(frame_count, __VA_ARGS__)
 
 static char text_a[] = "alpha", text_b[] = "";
 static char *const texts[3] = {text_a, text_b, NULL};
@@ -787,7 +779,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
     (void)argc, (void)argv;
-    tracing = getenv("FUZZ_TRACE") != NULL;
     for (unsigned k = 0; k < DELEGATE_COUNT; k++) {
         snprintf(contexts[k].name, sizeof contexts[k].name, "d%u", k);
         delegate_contexts[k] = &contexts[k];

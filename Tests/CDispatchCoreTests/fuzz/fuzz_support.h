@@ -186,4 +186,25 @@ static FUZZ_UNUSED void fuzz_give_queue_away(dc_queue *queue) {
                dc_status_name(fuzz_helper_status));
 }
 
+/* ---- tracing ---------------------------------------------------------------- */
+
+/* Whether FUZZ_TRACE is set in the environment: then a target prints each
+ * operation and call, for reading a crash's input (build/fuzz/fuzz_NAME
+ * CRASH_FILE). */
+static inline bool fuzz_tracing(void) {
+    static int tracing = -1;
+    if (tracing < 0) tracing = getenv("FUZZ_TRACE") != NULL;
+    return tracing;
+}
+
+/* Prints one line of the trace, indented two spaces per level of `depth`. */
+#define FUZZ_TRACE(depth, ...)                                                               \
+    do {                                                                                     \
+        if (fuzz_tracing()) {                                                                \
+            fprintf(stderr, "%*s", (int)(2 * (depth)), "");                                  \
+            fprintf(stderr, __VA_ARGS__);                                                    \
+            fputc('\n', stderr);                                                             \
+        }                                                                                    \
+    } while (0)
+
 #endif /* DC_FUZZ_SUPPORT_H */

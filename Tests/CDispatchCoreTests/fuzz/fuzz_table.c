@@ -116,17 +116,8 @@ static unsigned frame_count;
 static fuzz_input *input;
 static unsigned long call_number;
 
-/* FUZZ_TRACE=1 in the environment prints each operation and call: for
- * reading a crash's input (build/fuzz/fuzz_table CRASH_FILE). */
-static bool tracing;
-#define TRACE(...)                                                                       \
-    do {                                                                                 \
-        if (tracing) {                                                                   \
-            fprintf(stderr, "%*s", (int)(2 * frame_count), "");                          \
-            fprintf(stderr, __VA_ARGS__);                                                \
-            fputc('\n', stderr);                                                        \
-        }                                                                                \
-    } while (0)
+/* The trace of FUZZ_TRACE=1 (fuzz_support.h), indented by call depth. */
+#define TRACE(...) FUZZ_TRACE(frame_count, __VA_ARGS__)
 
 static char text_a[] = "alpha", text_b[] = "", text_c[] = "a longer string argument";
 static char *const texts[3] = {text_a, text_b, text_c};
@@ -999,7 +990,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
     (void)argc, (void)argv;
-    tracing = getenv("FUZZ_TRACE") != NULL;
     model_create_signatures();
     FUZZ_CHECK(dc_signature_call_path(signatures[6]) == DC_CALL_PATH_FFI &&
                    dc_signature_call_path(signatures[9]) == DC_CALL_PATH_FFI,
