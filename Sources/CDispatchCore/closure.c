@@ -39,7 +39,6 @@ static inline void store_return(const dc_signature *signature, const dc_raw_retu
     if (signature->return_type == DC_TYPE_VOID) return;
     dc_value value = dc__return_value(signature, raw);
     switch (signature->return_type) {
-    case DC_TYPE_VOID: break;
     case DC_TYPE_FLOAT: memcpy(ret, &value.f, sizeof value.f); break;
     case DC_TYPE_DOUBLE: memcpy(ret, &value.d, sizeof value.d); break;
     case DC_TYPE_INT64:
