@@ -33,10 +33,10 @@ struct dc_closure {
     size_t skipped;
 };
 
-/* Writes `raw`, a return value of `signature`, where libffi wants a
- * closure's: integers narrower than ffi_arg widened to it. */
+/* Writes `raw`, a scalar return value of `signature`, where libffi wants a
+ * closure's: integers narrower than ffi_arg widened to it. (A struct return
+ * is written there as it is set.) */
 static inline void store_return(const dc_signature *signature, const dc_raw_return *raw, void *ret) {
-    if (signature->return_type == DC_TYPE_VOID) return;
     dc_value value = dc__return_value(signature, raw);
     switch (signature->return_type) {
     case DC_TYPE_FLOAT: memcpy(ret, &value.f, sizeof value.f); break;
@@ -61,8 +61,9 @@ void dc__invocation_read_arguments(dc_invocation *invocation) {
     for (size_t i = 0; i < signature->parameter_count; i++) {
         arguments[i] = dc__load_argument(signature->parameter_types[i], signature->parameter_sizes[i],
                                          invocation->unread[i]);
-        ffi_arguments[i] = &arguments[i].u64;
+        ffi_arguments[i] = dc__ffi_argument(&arguments[i]);
     }
+    if (signature->return_layout == NULL) invocation->rvalue = &invocation->result;
     invocation->stub = signature->stub;
     invocation->return_class = signature->return_class;
     invocation->call_path = signature->call_path;
@@ -81,6 +82,12 @@ static __attribute__((noinline)) void return_to_caller(void *const *return_addre
     store_return(call->signature, call->has_returned ? &call->result : &none, lent->return_address);
 }
 
+/* A struct return is made where libffi wants it, zero until set. */
+static __attribute__((noinline, cold)) void begin_struct_return(dc_invocation *call, void *ret) {
+    memset(ret, 0, call->signature->return_layout->size);
+    call->rvalue = ret;
+}
+
 static void closure_entry(ffi_cif *cif, void *ret, void **arguments, void *data) {
     (void)cif;
     dc_closure *closure = data;
@@ -97,9 +104,10 @@ static void closure_entry(ffi_cif *cif, void *ret, void **arguments, void *data)
     call->images_stale = true; /* no register image is written until a stub invoke needs them */
     /* Kept with the invocation rather than in a register across the call. */
     lent.return_address = ret;
+    if (call->signature->return_layout != NULL) begin_struct_return(call, ret);
 
     closure->handler(call, closure->user_data);
-    if (call->signature->return_type != DC_TYPE_VOID) return_to_caller(&lent.return_address);
+    if (call->signature->scalar_return) return_to_caller(&lent.return_address);
 }
 
 /* Reports a failure inside a call; the caller returns the zero value. */
@@ -110,6 +118,10 @@ static void report(const dc_closure *closure, dc_status status) {
 static dc_status create(dc_signature *signature, void (*entry)(ffi_cif *, void *, void **, void *),
                         dc_forward_handler handler, void *user_data, void (*destroy_notify)(void *),
                         dc_closure **out, const char *function_name) {
+    if (signature->variadic)
+        return dc__fail(DC_ERR_UNSUPPORTED,
+                        "%s: signature \"%s\" is variadic; a closure takes a fixed list of parameters",
+                        function_name, signature->encoding);
     dc_closure *closure = calloc(1, sizeof *closure);
     if (closure == NULL)
         return dc__fail(DC_ERR_NO_MEMORY, "%s: no memory for a closure of \"%s\"", function_name, signature->encoding);
@@ -180,7 +192,9 @@ static void table_closure_entry(ffi_cif *cif, void *ret, void **arguments, void 
         values[i] = dc__load_argument(signature->parameter_types[p], signature->parameter_sizes[p], arguments[p]);
     }
     dc_result result;
-    dc_status status = dc_table_execute_id(closure->table, closure->event, values, count, &result);
+    dc_status status = signature->has_struct_parameters
+                           ? dc__table_execute_from(closure->table, closure->event, values, count, signature, &result)
+                           : dc_table_execute_id(closure->table, closure->event, values, count, &result);
     dc_raw_return raw;
     raw.integer = 0;
     if (status != DC_OK) {
@@ -200,11 +214,15 @@ static void table_closure_entry(ffi_cif *cif, void *ret, void **arguments, void 
                                      dc_table_name(closure->table), event, signature->encoding, reason));
         }
     }
-    store_return(signature, &raw, ret);
+    if (signature->scalar_return) store_return(signature, &raw, ret);
 }
 
 dc_status dc__table_closure_create(dc_table *table, dc_event_id event, dc_signature *signature, size_t skipped,
                                    dc_closure **out) {
+    if (signature->return_layout != NULL)
+        return dc__fail(DC_ERR_UNSUPPORTED,
+                        "dc_table_closure_create: signature \"%s\" returns a struct, which table handlers cannot return",
+                        signature->encoding);
     dc_closure *closure;
     dc_status status = create(signature, table_closure_entry, NULL, NULL, NULL, &closure, "dc_table_closure_create");
     if (status != DC_OK) return status;

@@ -29,6 +29,9 @@ typedef struct execution {
     const dc_execute_options *options;
     bool exact; /* the arguments have exactly the types every shape takes */
     dc_result result;
+    /* The signature whose last `count` parameters the arguments are, when
+     * they come with layouts (a table closure's call); NULL otherwise. */
+    const dc_signature *source;
 } execution;
 
 /* The register images of one handler shape's call, computed once per execute
@@ -53,6 +56,15 @@ static dc_handler_id example_handler(const handler_array *array, uint32_t count,
     return 0;
 }
 
+/* Whether struct argument `i` has the layout of the parameter it fills in
+ * `signature` (whose first `first` parameters take no argument), as far as
+ * the execute knows its layout. */
+static bool struct_fits(const execution *run, const dc_signature *signature, size_t first, size_t i) {
+    if (run->source == NULL) return true;
+    return dc__layouts_equal(run->source->parameter_layouts[run->source->parameter_count - run->count + i],
+                             signature->parameter_layouts[first + i]);
+}
+
 static bool is_strict(const execution *run, const handler_shape *shape) {
     if (shape->state_flags & DC__STATE_VARIADIC) return false;
     return (shape->state_flags & DC__STATE_STRICT) || (run->options->flags & DC_EXECUTE_STRICT);
@@ -74,6 +86,14 @@ COLD static dc_status check_shape(const execution *run, const handler_shape *sha
     for (size_t i = 0; i < used; i++) {
         dc_type type = signature->parameter_types[first + i];
         dc_value converted;
+        if (type == DC_TYPE_STRUCT && run->arguments[i].type == type && !struct_fits(run, signature, first, i))
+            return dc__fail(DC_ERR_TYPE,
+                            "table %s, event \"%s\", handler %llu, argument %zu: the struct %s does not have the "
+                            "layout of the parameter's %s",
+                            display_name(run->table), run->record->name,
+                            (unsigned long long)example_handler(array, count, shape), i,
+                            run->source->parameter_layouts[run->source->parameter_count - run->count + i]->encoding,
+                            signature->parameter_layouts[first + i]->encoding);
         if (run->arguments[i].type == type) continue;
         if (dc_value_convert(&run->arguments[i], type, &converted) != DC_OK) {
             char reason[256];
@@ -92,9 +112,12 @@ COLD static dc_status check_shape(const execution *run, const handler_shape *sha
 static bool shape_matches_exactly(const execution *run, const handler_shape *shape) {
     if (is_strict(run, shape) && shape->takes != run->count) return false;
     size_t used = shape->takes < run->count ? shape->takes : run->count;
-    const dc_type *types = shape->signature->parameter_types + first_argument_parameter(shape->state_flags);
-    for (size_t i = 0; i < used; i++)
+    size_t first = first_argument_parameter(shape->state_flags);
+    const dc_type *types = shape->signature->parameter_types + first;
+    for (size_t i = 0; i < used; i++) {
         if (run->arguments[i].type != types[i]) return false;
+        if (types[i] == DC_TYPE_STRUCT && !struct_fits(run, shape->signature, first, i)) return false;
+    }
     return true;
 }
 
@@ -142,7 +165,7 @@ ALWAYS_INLINE static inline dc_status check_arguments(execution *run, const hand
                                                       bool strict, call_images *images) {
     const shape_set *shapes = atomic_load_explicit(&run->record->shapes, memory_order_acquire);
     run->exact = arguments_fit_summary(run, shapes, strict, images);
-    if (LIKELY(run->exact)) return DC_OK;
+    if (LIKELY(run->exact && run->source == NULL)) return DC_OK; /* layouts are the shapes' to check */
     return check_each_shape(run, shapes, array, count);
 }
 
@@ -171,8 +194,11 @@ static void handler_arguments(const dc_handler *handler, uint32_t state, const d
         else
             out[0].pointer = handler->target;
     }
-    for (size_t p = first; p < signature->parameter_count; p++)
+    for (size_t p = first; p < signature->parameter_count; p++) {
         out[p] = parameter_value(arguments, count, p - first, signature->parameter_types[p]);
+        /* A missing struct is zero bytes (a given one is never NULL). */
+        if (out[p].type == DC_TYPE_STRUCT && out[p].pointer == NULL) out[p].pointer = (void *)signature->zero_struct;
+    }
 }
 
 /* Calls a marshal handler with `count` values; returns what it returned
@@ -210,7 +236,7 @@ static dc_value call_with_values(const dc_handler *handler, uint32_t state, dc_v
         dc__stub_call(signature->return_class, signature->stub, handler->function, integers, floats, raw);
     } else {
         void *pointers[DC_MAX_PARAMETERS];
-        for (size_t p = 0; p < signature->parameter_count; p++) pointers[p] = &values[p].u64;
+        for (size_t p = 0; p < signature->parameter_count; p++) pointers[p] = dc__ffi_argument(&values[p]);
         ffi_call((ffi_cif *)&signature->cif, handler->function, raw, pointers);
     }
     return dc__return_value(signature, raw);
@@ -307,7 +333,9 @@ COLD static void run_handler_slowly(execution *run, dc_thread_record *reader, dc
 
     if ((state & DC__STATE_QUEUED) && !dc_queue_is_owner(handler->extras->queue)) {
         dc_status posted = dc__queue_post(handler->extras->queue, run->table, handler, values, count,
-                                          first_argument_parameter(state), &run->table->callbacks);
+                                          first_argument_parameter(state),
+                                          (state & DC__STATE_VARIADIC) ? NULL : handler->signature,
+                                          &run->table->callbacks);
         if (posted == DC_OK) {
             run->result.queued++;
         } else {
@@ -473,7 +501,8 @@ ALWAYS_INLINE static inline dc_status leave_execute(execution *run, dc_thread_re
  * values, several shapes, conversions. */
 NOINLINE static dc_status execute_generally(dc_table *table, dc_event_id event_id, const char *event_name,
                                             const dc_value *arguments, size_t count,
-                                            const dc_execute_options *options, void *context, dc_result *result) {
+                                            const dc_execute_options *options, void *context,
+                                            const dc_signature *source, dc_result *result) {
     if (event_id == 0 && event_name == NULL)
         return dc__fail(DC_ERR_NOT_FOUND, "table %s has no event with id 0", display_name(table));
     if (options == NULL) {
@@ -495,7 +524,7 @@ NOINLINE static dc_status execute_generally(dc_table *table, dc_event_id event_i
         return status;
     }
 
-    execution run = {table, record, arguments, count, options, false, {0}};
+    execution run = {table, record, arguments, count, options, false, {0}, source};
     dc_execute_frame *frame = &reader->frames[depth - 1];
     frame->table = table;
     frame->context = context;
@@ -568,7 +597,7 @@ NOINLINE dc__brief_result dc__finish_generally(dc_execute_frame *frame, const dc
     dc_thread_record *reader = dc__current_record;
     /* record is for messages only, and no message of the rest needs it
      * (DC_EXECUTE_REQUIRE_HANDLER never comes this way). */
-    execution run = {frame->table, NULL, arguments, count, options != NULL ? options : &default_options, true, {0}};
+    execution run = {frame->table, NULL, arguments, count, options != NULL ? options : &default_options, true, {0}, NULL};
     run.result.handled = handled;
     if (returned != NULL) {
         bool stop = false;
@@ -639,7 +668,7 @@ NOINLINE static dc__brief_result execute_lean_generally(dc_table *table, dc_even
                                                         dc_result *result, bool brief) {
     dc_result own;
     dc_result *full = result != NULL || !brief ? result : &own;
-    dc_status status = execute_generally(table, event_id, event_name, arguments, count, options, context, full);
+    dc_status status = execute_generally(table, event_id, event_name, arguments, count, options, context, NULL, full);
     if (status != DC_OK || !brief) return (dc__brief_result){status, false, 0};
     return reported(status, full);
 }
@@ -694,6 +723,11 @@ ALWAYS_INLINE static inline dc__brief_result execute_lean(dc_table *table, dc_ev
     dc__read_end_keeping(reader, depth);
     return execute_lean_generally(table, event_id, event_name, arguments, count, options, context, result,
                                       brief);
+}
+
+dc_status dc__table_execute_from(dc_table *table, dc_event_id event, const dc_value *arguments, size_t count,
+                                  const dc_signature *source, dc_result *result) {
+    return execute_generally(table, event, NULL, arguments, count, NULL, NULL, source, result);
 }
 
 DC_API dc_status dc_table_execute_with(dc_table *table, const char *event, const dc_value *arguments, size_t count,

@@ -31,6 +31,10 @@ static inline bool dc__is_pointer_like(dc_type type) {
     return type == DC_TYPE_OBJECT || type == DC_TYPE_POINTER || type == DC_TYPE_STRING;
 }
 
+/* A type's canonical encoding ("q", "^v"); "" for a struct, whose encoding
+ * is its layout's, and for values out of range. */
+const char *dc__type_canonical(dc_type type);
+
 /* True for float and double: the types that travel in vector registers. */
 static inline bool dc__is_floating(dc_type type) {
     return type == DC_TYPE_FLOAT || type == DC_TYPE_DOUBLE;
@@ -105,6 +109,35 @@ static inline void dc__stub_call(dc_return_class return_class, dc_stub stub, dc_
 
 /* ---- signatures (signature.c) ------------------------------------------- */
 
+/* The layout of a struct, or of a field inside one (a scalar, a struct, or an
+ * array of either), as a signature's parse builds it. Signatures own them. */
+typedef struct dc__layout_node {
+    dc_type type;  /* the element's type */
+    size_t count;  /* an array's elements (nested arrays multiplied); 1 otherwise */
+    size_t size;   /* of all `count` elements */
+    size_t alignment;
+    size_t offset; /* in the enclosing struct */
+    size_t field_count;                   /* when type is DC_TYPE_STRUCT */
+    const struct dc__layout_node *fields; /* field_count of them */
+    ffi_type *ffi;                        /* the element's */
+    const char *encoding;                 /* canonical */
+} dc__layout_node;
+
+/* Where invocations put struct bytes: enough for any field C allows here. */
+#define DC__STRUCT_ALIGNMENT 16
+
+/* The bytes an invocation keeps for a struct of `layout`. */
+static inline size_t dc__struct_storage_size(const dc__layout_node *layout) {
+    return (layout->size + DC__STRUCT_ALIGNMENT - 1) / DC__STRUCT_ALIGNMENT * DC__STRUCT_ALIGNMENT;
+}
+
+/* True when two layouts are the same fields at the same offsets, whatever
+ * the structs' names. */
+bool dc__layouts_equal(const dc__layout_node *a, const dc__layout_node *b);
+
+/* Memory a signature's layouts live in: blocks freed with the signature. */
+typedef struct dc__arena_block dc__arena_block;
+
 /* Where a parameter travels on the stub path. */
 typedef struct dc_parameter_slot {
     uint8_t is_floating; /* 1: floats[index], 0: integers[index] */
@@ -118,6 +151,7 @@ struct dc_signature {
 
     dc_type return_type;
     dc_return_class return_class;
+    bool scalar_return; /* the return is neither void nor a struct */
     size_t parameter_count;
     dc_type parameter_types[DC_MAX_PARAMETERS];
     dc_parameter_slot slots[DC_MAX_PARAMETERS];
@@ -132,10 +166,34 @@ struct dc_signature {
 
     ffi_cif cif;
     ffi_type *ffi_parameter_types[DC_MAX_PARAMETERS];
-    uint8_t parameter_sizes[DC_MAX_PARAMETERS]; /* each ffi_parameter_types[i]->size */
+    uint8_t parameter_sizes[DC_MAX_PARAMETERS]; /* each scalar's ffi_parameter_types[i]->size; 0 for a struct */
 
-    char encoding[2 * DC_MAX_PARAMETERS + 3]; /* canonical, NUL-terminated */
+    /* Structs: the layout of each struct parameter and of a struct return
+     * (NULL for any other type), in `arena`. */
+    const dc__layout_node *return_layout;
+    const dc__layout_node *parameter_layouts[DC_MAX_PARAMETERS];
+    dc__arena_block *arena;
+    bool has_struct_parameters;
+    /* Zero bytes as large as the largest struct parameter: the value of a
+     * struct parameter for which an execute has no argument. */
+    const void *zero_struct;
+    /* What a created invocation keeps beyond its values: each struct
+     * parameter's bytes, then a struct return's, each at a multiple of
+     * DC__STRUCT_ALIGNMENT. */
+    size_t struct_storage;
+
+    bool variadic;
+    size_t fixed_count; /* a variadic signature's fixed parameters; parameter_count otherwise */
+
+    char encoding[]; /* canonical, NUL-terminated */
 };
+
+
+/* The address ffi_call reads an argument at: a struct's bytes, or the
+ * member of a scalar (every member starts at the union's first byte). */
+static inline void *dc__ffi_argument(dc_value *value) {
+    return value->type == DC_TYPE_STRUCT ? value->pointer : (void *)&value->u64;
+}
 
 /* ---- read-side sections and deferred freeing (reclaim.c) ------------------- */
 
@@ -291,11 +349,14 @@ void dc__queue_retain(dc_queue *queue);
 void dc__queue_release(dc_queue *queue);
 
 /* Posts a call of `handler` with `count` parameter values; the delivery
- * duplicates strings and retains objects from index `first_owned` on.
+ * duplicates strings and retains objects from index `first_owned` on, and
+ * copies the bytes of structs, whose layouts `signature` gives (NULL for a
+ * variadic marshal's values, which then cannot hold a struct).
  * DC_ERR_STATE when the queue is destroyed or the handler no longer
- * deliverable (nothing is kept), DC_ERR_NO_MEMORY. */
+ * deliverable (nothing is kept), DC_ERR_NO_MEMORY, DC_ERR_UNSUPPORTED. */
 dc_status dc__queue_post(dc_queue *queue, dc_table *table, struct dc__handler *handler, const dc_value *values,
-                         size_t count, size_t first_owned, const dc_object_callbacks *callbacks);
+                         size_t count, size_t first_owned, const dc_signature *signature,
+                         const dc_object_callbacks *callbacks);
 
 /* Drops every queued delivery of `handler`. Called after it is marked removed. */
 void dc__queue_purge(dc_queue *queue, const struct dc__handler *handler);
@@ -357,7 +418,10 @@ static inline void dc__store_register_image(const dc_signature *signature, uint6
  * handler for one call of a closure (closure.c), on the closure's stack.
  * Its storage follows it: the parameter_count argument values, then the
  * pointers to them that ffi_call reads (dc__invocation_arguments(),
- * dc__invocation_ffi_arguments()); DC__INVOCATION_STORAGE bytes of it. */
+ * dc__invocation_ffi_arguments()); DC__INVOCATION_STORAGE bytes of it. A
+ * created invocation then keeps the bytes of its struct arguments and of a
+ * struct return (the signature's struct_storage); a lent one reads and
+ * writes those where libffi has them. */
 struct dc_invocation {
     dc_signature *signature;
     dc_function function;
@@ -373,6 +437,10 @@ struct dc_invocation {
      * next stub invoke writes them all first (a lent invocation starts so). */
     bool images_stale;
     dc_raw_return result;
+    /* Where a call leaves its result: &result, or a struct return's bytes.
+     * In a lent invocation, set by the entry for a struct return and by
+     * dc__invocation_read_arguments() for any other. */
+    void *rvalue;
     dc_stub stub; /* the signature's stub while the call path is the stub path, else NULL */
     dc_return_class return_class;
     dc_call_path call_path;
@@ -406,7 +474,8 @@ static inline void **dc__invocation_ffi_arguments(const dc_invocation *invocatio
 
 /* The argument at `address`, of `type`, whose C size is `size`. Every member
  * of a dc_value starts at its union's first byte, so the bytes copied there
- * are the member of that type on any byte order. */
+ * are the member of that type on any byte order. A struct (size 0, as
+ * signatures record it) is its address. */
 static inline dc_value dc__load_argument(dc_type type, size_t size, const void *address) {
     dc_value value;
     value.type = type;
@@ -421,6 +490,8 @@ static inline dc_value dc__load_argument(dc_type type, size_t size, const void *
         memcpy(&value.u64, address, 4);
     } else if (size == 2) {
         memcpy(&value.u64, address, 2);
+    } else if (size == 0) {
+        value.pointer = (void *)address;
     } else {
         memcpy(&value.u64, address, 1);
         if (type == DC_TYPE_BOOL) value.b = value.u8 != 0;
@@ -443,6 +514,12 @@ dc_value dc__return_value(const dc_signature *signature, const dc_raw_return *ra
  * the first `skipped` (closure.c); dc_table_closure_create() skips none. */
 dc_status dc__table_closure_create(dc_table *table, dc_event_id event, dc_signature *signature, size_t skipped,
                                    dc_closure **out);
+
+/* dc_table_execute_id() of arguments that are the last `count` parameters of
+ * `source`, a call's signature: struct arguments are checked against the
+ * handlers' struct parameters by layout as well (closure.c). */
+dc_status dc__table_execute_from(dc_table *table, dc_event_id event, const dc_value *arguments, size_t count,
+                                 const dc_signature *source, dc_result *result);
 
 /* `value` as a call returning its type leaves it: dc__return_value() of the
  * result gives it back. */

@@ -68,9 +68,14 @@ DC_API dc_status dc_invocation_create(dc_signature *signature, dc_function funct
         return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_invocation_create: %s must not be NULL",
                         signature == NULL ? "the signature" : function == NULL ? "the function" : "out");
     size_t count = signature->parameter_count;
-    dc_invocation *invocation = calloc(1, sizeof *invocation + DC__INVOCATION_STORAGE(count));
+    size_t values_end = sizeof(dc_invocation) + DC__INVOCATION_STORAGE(count);
+    size_t extra = signature->struct_storage > 0 ? signature->struct_storage + DC__STRUCT_ALIGNMENT - 1 : 0;
+    dc_invocation *invocation = calloc(1, values_end + extra);
     if (invocation == NULL)
         return dc__fail(DC_ERR_NO_MEMORY, "no memory for an invocation of \"%s\"", signature->encoding);
+    /* Struct bytes, each at a multiple of DC__STRUCT_ALIGNMENT, after the values. */
+    uintptr_t structs = ((uintptr_t)invocation + values_end + DC__STRUCT_ALIGNMENT - 1) /
+                        DC__STRUCT_ALIGNMENT * DC__STRUCT_ALIGNMENT;
 
     invocation->signature = dc_signature_retain(signature);
     invocation->function = function;
@@ -83,8 +88,13 @@ DC_API dc_status dc_invocation_create(dc_signature *signature, dc_function funct
     for (size_t i = 0; i < count; i++) {
         arguments[i].type = signature->parameter_types[i];
         arguments[i].u64 = 0;
-        ffi_arguments[i] = &arguments[i].u64; /* every member starts here */
+        if (signature->parameter_layouts[i] != NULL) {
+            arguments[i].pointer = (void *)structs;
+            structs += dc__struct_storage_size(signature->parameter_layouts[i]);
+        }
+        ffi_arguments[i] = dc__ffi_argument(&arguments[i]);
     }
+    invocation->rvalue = signature->return_layout != NULL ? (void *)structs : (void *)&invocation->result;
     *out = invocation;
     return DC_OK;
 }
@@ -116,7 +126,13 @@ DC_API dc_status dc_invocation_set_argument(dc_invocation *invocation, size_t in
     status = convert_argument(invocation->signature, index, value, &converted, "dc_invocation_set_argument");
     if (status != DC_OK) return status;
     dc__invocation_ready(invocation);
-    dc__invocation_arguments(invocation)[index] = converted;
+    dc_value *argument = &dc__invocation_arguments(invocation)[index];
+    if (converted.type == DC_TYPE_STRUCT) {
+        /* The bytes are copied in; the argument keeps pointing at its own. */
+        memmove(argument->pointer, converted.pointer, invocation->signature->parameter_layouts[index]->size);
+        return DC_OK;
+    }
+    *argument = converted;
     if (invocation->signature->stub != NULL && !invocation->images_stale)
         dc__store_register_image(invocation->signature, invocation->integers, invocation->floats, index, &converted);
     return DC_OK;
@@ -168,7 +184,7 @@ static inline void call(dc_invocation *invocation) {
         dc__stub_call(invocation->return_class, invocation->stub, invocation->function, invocation->integers,
                       invocation->floats, &invocation->result);
     else
-        ffi_call(&invocation->signature->cif, invocation->function, &invocation->result,
+        ffi_call(&invocation->signature->cif, invocation->function, invocation->rvalue,
                  dc__invocation_ffi_arguments(invocation));
     invocation->has_returned = true;
 }
@@ -210,7 +226,10 @@ DC_API dc_status dc_invocation_set_return_value(dc_invocation *invocation, const
         return dc__fail(DC_ERR_TYPE, "dc_invocation_set_return_value: the return value of signature \"%s\": %s",
                         signature->encoding, reason);
     }
-    invocation->result = dc__raw_return(&converted);
+    if (converted.type == DC_TYPE_STRUCT)
+        memmove(invocation->rvalue, converted.pointer, signature->return_layout->size);
+    else
+        invocation->result = dc__raw_return(&converted);
     invocation->has_returned = true;
     return DC_OK;
 }
@@ -221,7 +240,8 @@ DC_API dc_status dc_invocation_get_return_value(const dc_invocation *invocation,
     if (!invocation->has_returned)
         return dc__fail(DC_ERR_NOT_INVOKED, "the invocation of \"%s\" has no return value before it is invoked",
                         invocation->signature->encoding);
-    *out = dc__return_value(invocation->signature, &invocation->result);
+    *out = invocation->signature->return_layout != NULL ? dc_struct(invocation->rvalue)
+                                                        : dc__return_value(invocation->signature, &invocation->result);
     return DC_OK;
 }
 
@@ -235,6 +255,11 @@ DC_API dc_status dc_call(dc_signature *signature, dc_function function, const dc
     if (count != signature->parameter_count)
         return dc__fail(DC_ERR_ARITY, "dc_call: signature \"%s\" takes %zu arguments, %zu given", signature->encoding,
                         signature->parameter_count, count);
+    if (signature->return_layout != NULL && (return_value == NULL || return_value->pointer == NULL))
+        return dc__fail(DC_ERR_NULL_ARGUMENT,
+                        "dc_call: signature \"%s\" returns a struct of %zu bytes: return_value->pointer must point "
+                        "to a buffer for it",
+                        signature->encoding, signature->return_layout->size);
 
     dc_value converted[DC_MAX_PARAMETERS];
     for (size_t i = 0; i < count; i++) {
@@ -251,7 +276,12 @@ DC_API dc_status dc_call(dc_signature *signature, dc_function function, const dc
         dc__stub_call(signature->return_class, signature->stub, function, integers, floats, &result);
     } else {
         void *ffi_arguments[DC_MAX_PARAMETERS];
-        for (size_t i = 0; i < count; i++) ffi_arguments[i] = &converted[i].u64;
+        for (size_t i = 0; i < count; i++) ffi_arguments[i] = dc__ffi_argument(&converted[i]);
+        if (signature->return_layout != NULL) {
+            ffi_call(&signature->cif, function, return_value->pointer, ffi_arguments);
+            *return_value = dc_struct(return_value->pointer);
+            return DC_OK;
+        }
         ffi_call(&signature->cif, function, &result, ffi_arguments);
     }
     if (return_value != NULL) *return_value = dc__return_value(signature, &result);

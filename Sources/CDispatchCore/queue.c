@@ -162,8 +162,19 @@ DC_API size_t dc_queue_pending(const dc_queue *queue) {
 /* ---- posting and dropping (called by execute.c) ---------------------------------------- */
 
 dc_status dc__queue_post(dc_queue *queue, dc_table *table, struct dc__handler *handler, const dc_value *values,
-                         size_t count, size_t first_owned, const dc_object_callbacks *callbacks) {
-    delivery *item = malloc(sizeof *item + count * sizeof item->values[0]);
+                         size_t count, size_t first_owned, const dc_signature *signature,
+                         const dc_object_callbacks *callbacks) {
+    /* Struct bytes follow the values, each at a multiple of DC__STRUCT_ALIGNMENT. */
+    size_t struct_bytes = 0;
+    for (size_t i = 0; i < count; i++) {
+        if (values[i].type != DC_TYPE_STRUCT) continue;
+        if (signature == NULL)
+            return dc__fail(DC_ERR_UNSUPPORTED,
+                            "a queued variadic marshal cannot receive a struct: its size is not known");
+        struct_bytes += dc__struct_storage_size(signature->parameter_layouts[i]);
+    }
+    size_t values_end = sizeof(delivery) + count * sizeof values[0];
+    delivery *item = malloc(values_end + (struct_bytes > 0 ? struct_bytes + DC__STRUCT_ALIGNMENT - 1 : 0));
     if (item == NULL) return dc__fail(DC_ERR_NO_MEMORY, "no memory to post a delivery");
     item->next = NULL;
     item->table = table;
@@ -172,6 +183,14 @@ dc_status dc__queue_post(dc_queue *queue, dc_table *table, struct dc__handler *h
     item->count = (uint32_t)count;
     item->first_owned = (uint32_t)first_owned;
     if (count > 0) memcpy(item->values, values, count * sizeof values[0]); /* values may be NULL when 0 */
+    uintptr_t structs = ((uintptr_t)item + values_end + DC__STRUCT_ALIGNMENT - 1) / DC__STRUCT_ALIGNMENT *
+                        DC__STRUCT_ALIGNMENT;
+    for (size_t i = 0; struct_bytes > 0 && i < count; i++) {
+        if (values[i].type != DC_TYPE_STRUCT) continue;
+        const dc__layout_node *layout = signature->parameter_layouts[i];
+        item->values[i].pointer = memcpy((void *)structs, values[i].pointer, layout->size);
+        structs += dc__struct_storage_size(layout);
+    }
     for (size_t i = first_owned; i < count; i++) {
         dc_value *value = &item->values[i];
         if (value->type == DC_TYPE_STRING && value->string != NULL) {

@@ -50,16 +50,16 @@ dc_status dc__fail(dc_status status, const char *format, ...) {
 
 static const struct {
     const char *name;
-    char encoding;
+    const char *canonical; /* the canonical encoding; the first character is the code */
 } type_table[DC_TYPE_COUNT] = {
-    [DC_TYPE_VOID] = {"void", 'v'},     [DC_TYPE_BOOL] = {"bool", 'B'},
-    [DC_TYPE_INT8] = {"int8", 'c'},     [DC_TYPE_UINT8] = {"uint8", 'C'},
-    [DC_TYPE_INT16] = {"int16", 's'},   [DC_TYPE_UINT16] = {"uint16", 'S'},
-    [DC_TYPE_INT32] = {"int32", 'i'},   [DC_TYPE_UINT32] = {"uint32", 'I'},
-    [DC_TYPE_INT64] = {"int64", 'q'},   [DC_TYPE_UINT64] = {"uint64", 'Q'},
-    [DC_TYPE_FLOAT] = {"float", 'f'},   [DC_TYPE_DOUBLE] = {"double", 'd'},
-    [DC_TYPE_OBJECT] = {"object", '@'}, [DC_TYPE_POINTER] = {"pointer", '^'},
-    [DC_TYPE_STRING] = {"string", '*'},
+    [DC_TYPE_VOID] = {"void", "v"},       [DC_TYPE_BOOL] = {"bool", "B"},
+    [DC_TYPE_INT8] = {"int8", "c"},       [DC_TYPE_UINT8] = {"uint8", "C"},
+    [DC_TYPE_INT16] = {"int16", "s"},     [DC_TYPE_UINT16] = {"uint16", "S"},
+    [DC_TYPE_INT32] = {"int32", "i"},     [DC_TYPE_UINT32] = {"uint32", "I"},
+    [DC_TYPE_INT64] = {"int64", "q"},     [DC_TYPE_UINT64] = {"uint64", "Q"},
+    [DC_TYPE_FLOAT] = {"float", "f"},     [DC_TYPE_DOUBLE] = {"double", "d"},
+    [DC_TYPE_OBJECT] = {"object", "@"},   [DC_TYPE_POINTER] = {"pointer", "^v"},
+    [DC_TYPE_STRING] = {"string", "*"},   [DC_TYPE_STRUCT] = {"struct", "{"},
 };
 
 DC_API const char *dc_type_name(dc_type type) {
@@ -69,7 +69,12 @@ DC_API const char *dc_type_name(dc_type type) {
 
 DC_API char dc_type_encoding(dc_type type) {
     if ((unsigned)type >= DC_TYPE_COUNT) return '\0';
-    return type_table[type].encoding;
+    return type_table[type].canonical[0];
+}
+
+const char *dc__type_canonical(dc_type type) {
+    if ((unsigned)type >= DC_TYPE_COUNT || type == DC_TYPE_STRUCT) return "";
+    return type_table[type].canonical;
 }
 
 /* ---- conversion ------------------------------------------------------------ */
@@ -170,6 +175,8 @@ DC_API dc_status dc_value_convert(const dc_value *value, dc_type type, dc_value 
     if ((unsigned)type >= DC_TYPE_COUNT)
         return dc__fail(DC_ERR_INVALID_ARGUMENT, "dc_value_convert: %d is not a dc_type", (int)type);
 
+    if (value->type == DC_TYPE_STRUCT && type == DC_TYPE_STRUCT && value->pointer == NULL)
+        return dc__fail(DC_ERR_NULL_ARGUMENT, "a struct value needs the address of its bytes, and its pointer is NULL");
     if (value->type == type) {
         if (out != value) *out = *value;
         /* Any nonzero byte is true, and leaves as 1: a caller may fill the

@@ -281,12 +281,17 @@ static void signature_creation_refuses_null_malformed_and_oversized_input(void *
     memset(too_many + 1, 'i', DC_MAX_PARAMETERS + 1);
     too_many[DC_MAX_PARAMETERS + 2] = '\0';
     const char *const malformed[] = {
-        "",        "x",        "v@x",      "vv",         "v^",         "^",          "v{S=ii}", "(U=i)",
-        "v[4i]",   "vb3",      "v^{S=ii",  "v@\"Name",   "v^b",        "vr",         "\x01",    "v\xff",
-        "v^(U=i",  "v^[2i",    "v^\"",     too_many,     "vq@ v",      "v;",         "-1v",
+        "",        "x",        "v@x",      "vv",         "v^",         "^",          "v{S=ii", "v{S=}",
+        "v[4i]",   "v{S}",     "v^{S=ii",  "v@\"Name",   "v^b",        "vr",         "\x01",    "v\xff",
+        "v^(U=i",  "v^[2i",    "v^\"",     too_many,     "vq@ v",      "v;",         "-1v",    "v{S=[4]}",
     };
     for (size_t i = 0; i < ARRAY_COUNT(malformed); i++) {
         assert_refused(dc_signature_create(malformed[i], &signature), DC_ERR_BAD_SIGNATURE);
+        assert_ptr_equal(signature, UNTOUCHED_SIGNATURE);
+    }
+    const char *const unsupported[] = {"(U=i)", "vb3", "v{S=(U=i)}", "v{S=[2b1]}", "vD", "{S=D}"};
+    for (size_t i = 0; i < ARRAY_COUNT(unsupported); i++) {
+        assert_refused(dc_signature_create(unsupported[i], &signature), DC_ERR_UNSUPPORTED);
         assert_ptr_equal(signature, UNTOUCHED_SIGNATURE);
     }
 

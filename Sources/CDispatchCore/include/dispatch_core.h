@@ -126,20 +126,23 @@ typedef enum dc_type {
     DC_TYPE_OBJECT,   /* @ (also # for a class) */
     DC_TYPE_POINTER,  /* ^ followed by the pointee's encoding, e.g. ^v, ^i */
     DC_TYPE_STRING,   /* * (also : for the selector slot, see below) */
+    DC_TYPE_STRUCT,   /* {name=fields}: a struct by value (see "Structs by value") */
     DC_TYPE_COUNT
 } dc_type;
 
-/* "int64", "double", "object", ...; "invalid" for values out of range. */
+/* "int64", "double", "object", "struct", ...; "invalid" for values out of range. */
 DC_API const char *dc_type_name(dc_type type);
 
-/* The canonical encoding character ('q', 'd', '@', '^', '*', ...); '\0' for
- * values out of range. */
+/* The canonical encoding character ('q', 'd', '@', '^', '*', '{' ...); '\0'
+ * for values out of range. */
 DC_API char dc_type_encoding(dc_type type);
 
 /*
  * A tagged value: an argument passed in, or a return value handed back. Only
  * the member named by `type` is meaningful. A dc_value never owns what it
- * points to.
+ * points to. A struct (DC_TYPE_STRUCT) travels by the address of its bytes in
+ * `pointer`: bytes of the struct's size and alignment, owned by whoever made
+ * the value (see "Structs by value").
  */
 typedef struct dc_value {
     dc_type type;
@@ -186,6 +189,16 @@ DC_VALUE_CONSTRUCTOR(dc_pointer, void *, DC_TYPE_POINTER, pointer)
 DC_VALUE_CONSTRUCTOR(dc_string, char *, DC_TYPE_STRING, string)
 #undef DC_VALUE_CONSTRUCTOR
 
+/* A struct value: `bytes` is the address of the struct, which the caller
+ * keeps valid for as long as the value is used. */
+static inline dc_value dc_struct(void *bytes) {
+    dc_value v;
+    v.u64 = 0;
+    v.type = DC_TYPE_STRUCT;
+    v.pointer = bytes;
+    return v;
+}
+
 /* The void value, as returned by a function returning void. */
 static inline dc_value dc_void(void) {
     dc_value v;
@@ -206,14 +219,19 @@ static inline dc_value dc_void(void) {
  *  - DC_TYPE_POINTER accepts any pointer-like value (object, pointer, string),
  *    as void * does in C; any pointer-like type accepts a NULL of any
  *    pointer-like type;
+ *  - a struct value fits DC_TYPE_STRUCT when its pointer is not NULL (its
+ *    layout is checked where both layouts are known: see "Structs by
+ *    value");
  *  - nothing else fits: bool and integers do not mix, integers and floating
- *    point do not mix, objects, pointers and strings do not mix.
+ *    point do not mix, objects, pointers and strings do not mix, nor structs
+ *    and anything else.
  *
  * On success writes the converted value to *out (which may alias value).
  * Errors, each leaving *out unchanged: DC_ERR_NULL_ARGUMENT (value or out
- * NULL); DC_ERR_INVALID_ARGUMENT (`type` is not a dc_type); DC_ERR_TYPE (the
- * value does not fit, with a message naming both types and, when it was out
- * of range, the value; or the value's own type tag is not a dc_type).
+ * NULL, or a struct value whose pointer is NULL); DC_ERR_INVALID_ARGUMENT
+ * (`type` is not a dc_type); DC_ERR_TYPE (the value does not fit, with a
+ * message naming both types and, when it was out of range, the value; or the
+ * value's own type tag is not a dc_type).
  */
 DC_API dc_status dc_value_convert(const dc_value *value, dc_type type, dc_value *out);
 
@@ -224,8 +242,9 @@ DC_API dc_status dc_value_convert(const dc_value *value, dc_type type, dc_value 
 /* Most parameters a signature may have. */
 #define DC_MAX_PARAMETERS 32
 
-/* A generic function pointer; cast any non-variadic C function to it with
- * DC_FUNCTION(f) and describe its real type with a dc_signature. */
+/* A generic function pointer; cast any C function to it with DC_FUNCTION(f)
+ * and describe its real type with a dc_signature (a variadic one with
+ * dc_signature_create_variadic()). */
 typedef void (*dc_function)(void);
 #define DC_FUNCTION(f) ((dc_function)(f))
 
@@ -247,17 +266,20 @@ typedef struct dc_signature dc_signature;
  *   "v"      void (void)              "q@qd"  int64_t (void *, int64_t, double)
  *   "v@B"    void (void *, bool)      "*^i*"  char *(int *, char *)
  *
- * Codes: v B c C s S i I l L q Q f d @ # * ^ : (see dc_type). `^` must be
- * followed by the pointee's encoding (^v, ^i, ^^c, ^{name=...}, ^? ...): the
- * parameter is a pointer whatever it points to. `@?` (a block) and `@"Name"`
- * (a class name) are objects.
+ * Codes: v B c C s S i I l L q Q f d @ # * ^ : {...} (see dc_type). `^` must
+ * be followed by the pointee's encoding (^v, ^i, ^^c, ^{name=...}, ^? ...):
+ * the parameter is a pointer whatever it points to. `@?` (a block) and
+ * `@"Name"` (a class name) are objects. `{name=fields}` is a struct by value
+ * (see "Structs by value" below): "{div=ii}ii" is div_t div(int, int).
  *
  * Real method encodings as produced by @encode and method_getTypeEncoding
  * parse too: "v24@0:8B16" equals "v@:B". Digits after a type (frame sizes and
  * offsets) are skipped, as are the qualifiers r n N o O R V in front of a type.
  * `:` is the selector slot; with no Objective-C runtime on Linux a selector is
- * passed as its name, a C string, so `:` is DC_TYPE_STRING. Structs, unions,
- * arrays and bit-fields by value are refused (DC_ERR_BAD_SIGNATURE).
+ * passed as its name, a C string, so `:` is DC_TYPE_STRING. Unions and
+ * bit-fields, which libffi cannot pass, are refused with DC_ERR_UNSUPPORTED,
+ * as is `D` (long double); an array by value outside a struct, which no C
+ * function takes, with DC_ERR_BAD_SIGNATURE.
  *
  * Equal encodings (after skipping offsets and qualifiers) give the same shared
  * signature: the library interns signatures, prepares each one's ffi_cif and
@@ -266,11 +288,44 @@ typedef struct dc_signature dc_signature;
  *
  * Errors: DC_ERR_NULL_ARGUMENT (encoding or out NULL); DC_ERR_BAD_SIGNATURE
  * for an empty string, an unknown code, a dangling ^, void as a parameter,
- * an unsupported aggregate or more than DC_MAX_PARAMETERS parameters, with a
- * message naming the offending position; DC_ERR_NO_MEMORY; DC_ERR_FFI.
+ * a malformed struct (unterminated, no fields, nested more than
+ * DC_MAX_NESTING deep, more than DC_MAX_STRUCT_ELEMENTS scalars) or more than
+ * DC_MAX_PARAMETERS parameters, with a message naming the offending position;
+ * DC_ERR_UNSUPPORTED for a union, a bit-field or a long double, naming its
+ * position; DC_ERR_NO_MEMORY; DC_ERR_FFI. Nothing is kept on an error.
  * Thread-safe.
  */
 DC_API dc_status dc_signature_create(const char *encoding, dc_signature **out);
+
+/*
+ * A signature for calls of a variadic function in one shape: `encoding` gives
+ * the return type, the `fixed_count` fixed parameters, then the types of the
+ * variadic arguments of these calls. snprintf(buffer, size, "%d %s", n, s) is
+ * dc_signature_create_variadic("i*Q*i*", 3, &sig). Its calls take libffi's
+ * variadic path (ffi_prep_cif_var).
+ *
+ * C passes a variadic argument after its default promotions, so the variadic
+ * part must name promoted types: `d` for a float (f is refused), `i` for
+ * bool, char and short (B c C s S are refused). The arguments themselves are
+ * converted as for any call, so a float value or a short value given for
+ * those parameters is promoted on the way.
+ *
+ * A signature from dc_signature_create() used to call a variadic function
+ * takes the ordinary calling convention, which differs on some platforms
+ * (x86-64 passes the count of vector registers in %al, others pass variadic
+ * arguments on the stack): such a call is wrong in a way the library cannot
+ * see. This function is the supported way to call a variadic function.
+ * Closures and table closures cannot be variadic (DC_ERR_UNSUPPORTED).
+ *
+ * The canonical encoding marks where the variadic part starts with "...":
+ * "i^v*...Q^vi". Equal (encoding, fixed_count) pairs share one signature.
+ *
+ * Errors: as dc_signature_create(), and DC_ERR_BAD_SIGNATURE for fixed_count
+ * above the parameter count or an unpromoted variadic type, naming its
+ * position.
+ */
+DC_API dc_status dc_signature_create_variadic(const char *encoding, size_t fixed_count,
+                                              dc_signature **out);
 
 /*
  * The same from types: return type and `count` parameter types (parameter_types
@@ -304,10 +359,101 @@ DC_API dc_status dc_signature_parameter_type(const dc_signature *signature, size
                                              dc_type *out);
 
 /*
- * The canonical encoding, one character per type and "^v" for every pointer
- * ("v24@0:8B16" gives "v@*B"). Owned by the signature; "" for NULL.
+ * The canonical encoding, one character per scalar type and "^v" for every
+ * pointer ("v24@0:8B16" gives "v@*B"); a struct keeps its name and its
+ * fields' canonical encodings ("{point=dd}", "{?=i[4c]}"). Owned by the
+ * signature; "" for NULL.
  */
 DC_API const char *dc_signature_encoding(const dc_signature *signature);
+
+/* True for a signature made by dc_signature_create_variadic(). */
+DC_API bool dc_signature_is_variadic(const dc_signature *signature);
+
+/* The fixed parameters of a variadic signature; the parameter count of any
+ * other; 0 for NULL. */
+DC_API size_t dc_signature_fixed_count(const dc_signature *signature);
+
+/* ---- structs by value and layouts ------------------------------------------- */
+
+/*
+ * Structs by value. A parameter or return value encoded `{name=fields}`
+ * (`{?=fields}` without a name) is a C struct passed by value: fields are any
+ * of the scalar codes (v excepted), nested structs, and fixed arrays `[4i]`
+ * (of scalars, structs or arrays); an optional quoted field name before a
+ * field ("{point="x"d"y"d}") is skipped. Its layout is C's on this platform:
+ * each field at the next offset that is a multiple of its alignment, the
+ * size rounded up to the struct's alignment (the largest of its fields').
+ *
+ * A struct value is a dc_value of type DC_TYPE_STRUCT whose pointer is the
+ * address of bytes of that layout (dc_struct(&point)). Arguments: the callee
+ * receives a copy of those bytes; dc_invocation_set_argument() copies them
+ * into the invocation, whose dc_invocation_get_argument() then points there.
+ * Returns: after dc_invocation_invoke(), dc_invocation_get_return_value()
+ * gives a struct value pointing into storage the invocation owns, valid
+ * until its next invoke or set_return_value or its destruction; dc_call()
+ * copies the return into the buffer that return_value->pointer points to,
+ * which the caller sets (a NULL pointer is DC_ERR_NULL_ARGUMENT).
+ *
+ * Checking: a bare dc_struct() carries no layout, so it fits any struct
+ * parameter, and its bytes must have the parameter's layout (as with
+ * NSInvocation's setArgument:atIndex:). Where the library knows both layouts,
+ * the argument's and the parameter's (a table closure's arguments reaching
+ * the event's handlers), they must be equal: the same fields at the same
+ * offsets, whatever the names; otherwise DC_ERR_TYPE. A struct and any other
+ * type never fit each other.
+ *
+ * Structs take the libffi path, with the struct types built once per
+ * signature. Table handlers may take structs; a handler returning one is
+ * refused (DC_ERR_UNSUPPORTED), since an execute has no storage to hand it
+ * back in. A queued delivery copies a struct argument's bytes (pointers
+ * inside it are copied as they are: nothing they point to is copied or
+ * retained).
+ */
+
+/* Deepest nesting of structs and arrays inside a type. */
+#define DC_MAX_NESTING 32
+/* Most scalars a struct may hold, counting each array element. */
+#define DC_MAX_STRUCT_ELEMENTS 4096
+
+/*
+ * The layout of a return value, a parameter, or a field of a struct: what
+ * NSMethodSignature's methodReturnLength, getArgumentTypeAtIndex: and
+ * NSGetSizeAndAlignment() tell.
+ */
+typedef struct dc_layout {
+    dc_type type;         /* DC_TYPE_STRUCT for a struct; an array field's element type */
+    size_t size;          /* bytes, every element of an array field included; 0 for void */
+    size_t alignment;     /* bytes; 1 for void */
+    size_t count;         /* an array field's element count; 1 for anything else */
+    size_t offset;        /* a field's offset in its struct; 0 for a return value or parameter */
+    size_t field_count;   /* a struct's fields (an array field of structs: its element's) */
+    const char *encoding; /* canonical, owned by the signature ("{point=dd}", "[4i]", "q") */
+    const void *detail;   /* the library's: what dc_layout_field() reads */
+} dc_layout;
+
+/* The return value's layout (methodReturnLength is its size).
+ * Errors: DC_ERR_NULL_ARGUMENT. */
+DC_API dc_status dc_signature_return_layout(const dc_signature *signature, dc_layout *out);
+
+/* Parameter `index`'s layout. Errors: DC_ERR_NULL_ARGUMENT; DC_ERR_INDEX. */
+DC_API dc_status dc_signature_parameter_layout(const dc_signature *signature, size_t index,
+                                               dc_layout *out);
+
+/*
+ * Field `index` of the struct `layout` describes (or of the element struct,
+ * for an array field of structs), with its offset from the struct's start.
+ * Valid while the signature it came from is. Errors: DC_ERR_NULL_ARGUMENT;
+ * DC_ERR_INVALID_ARGUMENT (layout is not of a struct); DC_ERR_INDEX.
+ */
+DC_API dc_status dc_layout_field(const dc_layout *layout, size_t index, dc_layout *out);
+
+/*
+ * The bytes the parameters occupy in a frame, as Objective-C's method
+ * encodings count them (NSMethodSignature's frameLength): each parameter at
+ * the next multiple of its alignment, taking a multiple of the pointer size.
+ * 0 for NULL.
+ */
+DC_API size_t dc_signature_frame_size(const dc_signature *signature);
 
 /* The path calls with this signature take by default: DC_CALL_PATH_STUB when
  * the stubs cover it on this platform, otherwise DC_CALL_PATH_FFI. A NULL
@@ -322,9 +468,10 @@ typedef struct dc_invocation dc_invocation;
 
 /*
  * Creates an invocation of `function`, whose real C type `signature` describes,
- * with every argument zero (0, false, NULL) until set. The invocation retains
- * the signature. The caller owns *out and frees it with dc_invocation_destroy().
- * The function must not be variadic.
+ * with every argument zero (0, false, NULL, a struct of zero bytes) until set.
+ * The invocation retains the signature. The caller owns *out and frees it
+ * with dc_invocation_destroy(). A variadic function needs a signature from
+ * dc_signature_create_variadic().
  *
  * Errors: DC_ERR_NULL_ARGUMENT (signature, function or out NULL);
  * DC_ERR_NO_MEMORY.
@@ -342,7 +489,7 @@ DC_API dc_signature *dc_invocation_signature(const dc_invocation *invocation);
  * Sets argument `index` (0-based: the function's first parameter is 0, there
  * is no hidden self/_cmd slot) after converting it with dc_value_convert() to
  * the parameter's type. Pointers are stored as given: the invocation neither
- * copies strings nor retains objects.
+ * copies strings nor retains objects. A struct's bytes are copied in.
  *
  * Errors: DC_ERR_NULL_ARGUMENT; DC_ERR_INDEX; DC_ERR_TYPE (the value does not
  * fit; the argument keeps its previous value).
@@ -390,8 +537,9 @@ DC_API dc_status dc_invocation_set_function(dc_invocation *invocation, dc_functi
 /*
  * Sets the return value as if the function had returned it, converted with
  * dc_value_convert() to the signature's return type (dc_void() for a void
- * signature): dc_invocation_get_return_value() reads it from now on, until
- * the next invoke or set, and a forwarded call returns it to its caller.
+ * signature; a struct's bytes are copied in): dc_invocation_get_return_value()
+ * reads it from now on, until the next invoke or set, and a forwarded call
+ * returns it to its caller.
  * Errors: DC_ERR_NULL_ARGUMENT; DC_ERR_TYPE (the value does not fit; the
  * return value stays as it was).
  * Replaces: -[NSInvocation setReturnValue:].
@@ -401,7 +549,8 @@ DC_API dc_status dc_invocation_set_return_value(dc_invocation *invocation, const
 /*
  * Writes the return value of the last invoke, typed as the signature's return
  * type (narrow integers and bool narrowed from the register they came back
- * in), to *out. A void function gives dc_void().
+ * in), to *out. A void function gives dc_void(); a struct return points into
+ * the invocation's storage (see "Structs by value").
  * Errors: DC_ERR_NULL_ARGUMENT; DC_ERR_NOT_INVOKED (no invoke yet).
  * Replaces: -[NSInvocation getReturnValue:].
  */
@@ -412,11 +561,16 @@ DC_API dc_status dc_invocation_get_return_value(const dc_invocation *invocation,
  * One-shot call: converts `count` arguments (which must equal the signature's
  * parameter count) to their parameter types, calls `function` on the
  * signature's default path, and writes the return value to *return_value
- * (which may be NULL to ignore it). Nothing is called unless every argument
- * fits. Allocates nothing.
+ * (which may be NULL to ignore it, unless the return is a struct). Nothing
+ * is called unless every argument fits. Allocates nothing.
  *
- * Errors: DC_ERR_NULL_ARGUMENT (signature or function NULL, or arguments NULL
- * with count > 0); DC_ERR_ARITY (count differs from the parameter count);
+ * A struct return is copied into the buffer of the return's size (and
+ * alignment) that return_value->pointer points to on entry; *return_value
+ * then is the struct value pointing there.
+ *
+ * Errors: DC_ERR_NULL_ARGUMENT (signature or function NULL, arguments NULL
+ * with count > 0, or a struct return without a buffer: return_value or its
+ * pointer NULL); DC_ERR_ARITY (count differs from the parameter count);
  * DC_ERR_TYPE (naming the argument index and both types).
  * Thread-safe for concurrent calls.
  */
