@@ -339,7 +339,7 @@ check-stubs:
 # (callees, handlers, timing) linked into all of them. bench_peers also links GLib
 # and libsigc++ (through bench_sigc.cpp, the one C++ unit).
 BENCH_SOURCES  := $(sort $(wildcard $(BENCH_DIR)/*.c))
-BENCH_PROGRAMS := bench_invoke bench_table bench_peers bench_closure
+BENCH_PROGRAMS := bench_invoke bench_table bench_peers bench_closure bench_calls
 BENCH_HELPERS  := $(filter-out $(patsubst %,$(BENCH_DIR)/%.c,$(BENCH_PROGRAMS)),$(BENCH_SOURCES))
 BENCH_BINARIES := $(addprefix $(BUILD)/bench/,$(BENCH_PROGRAMS))
 BENCH_PACKAGES := libglib2.0-dev libsigc++-3.0-dev valgrind libc6-dbg python3

@@ -2,7 +2,7 @@
 """One table of the C benchmarks: our calls and events beside GLib and libsigc++.
 
 Runs the programs `make bench` builds (bench_invoke, bench_peers, bench_table,
-bench_closure)
+bench_closure, bench_calls)
 with --tsv for their timings, counts the instructions of every dispatch and
 call path under callgrind (bench_support.h explains how), and prints one
 table: each case's time, its instructions per operation, and its ratio to a
@@ -89,6 +89,19 @@ CLOSURE_ROWS = [
     ("forwarder.dc.10", "dc_forwarder slot, 10 delegates"),
 ]
 
+# bench_calls's shapes: (key, title); each has the variants of CALL_VARIANTS.
+CALL_SHAPES = [
+    ("struct_arg", 'double ({point=dd})'),
+    ("struct_return", '{div=ii} (int, int)'),
+    ("variadic", 'snprintf, variadic "i^vQ*...i*"'),
+]
+CALL_VARIANTS = [
+    ("direct", "direct call (volatile function pointer)"),
+    ("raw_ffi", "raw ffi_call, cif prepared once"),
+    ("invoke", "dc_invocation_invoke"),
+    ("dc_call", "dc_call (one-shot, converts its values)"),
+]
+
 # bench_table's removal figures: (case, label, the order in its target's label,
 # None for a figure without a target).
 REMOVAL_ROWS = [
@@ -143,7 +156,8 @@ CHECKED = [f"invoke.{variant}.{key}" for key, _ in SIGNATURES
            for variant in ("stub", "libffi", "dc_call")] + [
     "dispatch.table_id.1", "dispatch.table_id.10", "dispatch.table_key.1",
     "table.remove.random_order", "closure.dc.void_ptr", "closure.table.void_ptr",
-    "forwarder.dc.1", "forwarder.dc.10"] + SWIFT_CHECKED
+    "forwarder.dc.1", "forwarder.dc.10"] + [
+    f"call.{variant}.{key}" for key, _ in CALL_SHAPES for variant in ("invoke", "dc_call")] + SWIFT_CHECKED
 
 
 def fail(message):
@@ -169,7 +183,7 @@ def program_for(case, bench_dir, swift_count):
             fail(f"{case} needs --swift-count (the EventKitCount program)")
         return swift_count, "*EventKitCount*counted*"
     name = {"invoke": "bench_invoke", "table": "bench_table", "closure": "bench_closure",
-            "forwarder": "bench_closure"}.get(case.split(".")[0], "bench_peers")
+            "forwarder": "bench_closure", "call": "bench_calls"}.get(case.split(".")[0], "bench_peers")
     return os.path.join(bench_dir, name), "bench_counted"
 
 
@@ -294,7 +308,9 @@ def report(args):
     times.update(run_tsv(os.path.join(bench_dir, "bench_table"), timing_arguments + (
         ["--remove-count", str(args.remove_count)] if args.remove_count else [])))
     times.update(run_tsv(os.path.join(bench_dir, "bench_closure"), timing_arguments))
+    times.update(run_tsv(os.path.join(bench_dir, "bench_calls"), timing_arguments))
     counted = [f"invoke.{variant}.{key}" for key, _ in SIGNATURES for variant, _ in INVOKE_ROWS]
+    counted += [f"call.{variant}.{key}" for key, _ in CALL_SHAPES for variant, _ in CALL_VARIANTS]
     counted += [case for _, rows, *_ in DISPATCH_ROWS for case, _ in rows]
     counted += [case for case, _ in CLOSURE_ROWS]
     counts = {} if args.no_count else count_instructions(counted, bench_dir)
@@ -314,6 +330,13 @@ def report(args):
             table.row([f"  {label}", number(times.get(case)), number(counts.get(case), 0),
                        ratio(times.get(case), times.get(f"invoke.direct.{key}")),
                        ratio(times.get(case), times.get(f"invoke.raw_ffi.{key}"))])
+    for key, title in CALL_SHAPES:
+        table.header(f"Dynamic call, {title}", ["ns", "instr", "x direct", "x ffi_call"])
+        for variant, label in CALL_VARIANTS:
+            case = f"call.{variant}.{key}"
+            table.row([f"  {label}", number(times.get(case)), number(counts.get(case), 0),
+                       ratio(times.get(case), times.get(f"call.direct.{key}")),
+                       ratio(times.get(case), times.get(f"call.raw_ffi.{key}"))])
     for title, rows, direct, glib, sigc in DISPATCH_ROWS:
         table.header(title, ["ns", "instr", "x direct", "x GLib", "x sigc++"])
         for case, label in rows:
@@ -374,6 +397,10 @@ def report(args):
          times["invoke.stub.void_ptr"] / times["invoke.direct.void_ptr"], "<=", 2.0, "x"),
         ("libffi path <= 1.1x raw ffi_call (void(ptr))",
          times["invoke.libffi.void_ptr"] / times["invoke.raw_ffi.void_ptr"], "<=", 1.1, "x"),
+        ("struct argument: invoke <= 1.1x raw ffi_call ({point=dd})",
+         times["call.invoke.struct_arg"] / times["call.raw_ffi.struct_arg"], "<=", 1.1, "x"),
+        ("struct return: invoke <= 1.1x raw ffi_call ({div=ii})",
+         times["call.invoke.struct_return"] / times["call.raw_ffi.struct_return"], "<=", 1.1, "x"),
         ("execute by id, 1 handler <= 5 ns", times["dispatch.table_id.1"], "<=", 5.0, " ns"),
         ("execute by id, 10 handlers <= 20 ns", times["dispatch.table_id.10"], "<=", 20.0, " ns"),
         ("execute by 16-character key <= 19 ns", times["dispatch.table_key.1"], "<=", 19.0, " ns"),
@@ -401,7 +428,7 @@ def report(args):
                                 f"<= {limit:.0f} ns each", times.get(case), "<=", limit, " ns"))
     if args.swift:
         targets += swift_targets(read_tsv(args.swift))
-    print("\nTargets (issues 3, 4 and 6, and the removal issue)")
+    print("\nTargets (issues 3, 4, 6 and 17, and the removal issue)")
     missed = 0
     for label, value, relation, limit, unit in targets:
         if value is None:

@@ -15,3 +15,10 @@ __attribute__((noinline)) int64_t bench_scale(void *object, int64_t count, doubl
     ((bench_object *)object)->touches++;
     return (int64_t)((double)count * factor);
 }
+
+__attribute__((noinline)) double bench_point_sum(bench_point point) { return point.x + point.y; }
+
+__attribute__((noinline)) bench_quotient bench_divide(int numerator, int denominator) {
+    bench_quotient result = {numerator / denominator, numerator % denominator};
+    return result;
+}

@@ -23,4 +23,20 @@ void bench_set_flag(void *object, bool flag);
 /* int64_t (void *, int64_t, double) */
 int64_t bench_scale(void *object, int64_t count, double factor);
 
+/* Two doubles, as {point=dd}: passed in two vector registers on x86-64. */
+typedef struct bench_point {
+    double x, y;
+} bench_point;
+
+/* Two ints, as div_t and {div=ii}: returned in one integer register. */
+typedef struct bench_quotient {
+    int quot, rem;
+} bench_quotient;
+
+/* double ({point=dd}): x + y */
+double bench_point_sum(bench_point point);
+
+/* {div=ii} (int, int) */
+bench_quotient bench_divide(int numerator, int denominator);
+
 #endif /* DC_BENCH_CALLEES_H */
