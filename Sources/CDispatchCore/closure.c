@@ -192,9 +192,19 @@ static void table_closure_entry(ffi_cif *cif, void *ret, void **arguments, void 
         values[i] = dc__load_argument(signature->parameter_types[p], signature->parameter_sizes[p], arguments[p]);
     }
     dc_result result;
-    dc_status status = signature->has_struct_parameters
-                           ? dc__table_execute_from(closure->table, closure->event, values, count, signature, &result)
-                           : dc_table_execute_id(closure->table, closure->event, values, count, &result);
+    dc_status status;
+    if (signature->has_struct_parameters || signature->return_layout != NULL) {
+        /* The handlers' struct return, if any, is kept where the caller reads it. */
+        dc_execute_options options = {DC_ACCUMULATE_FIRST, 0, NULL, 0, NULL, 0};
+        if (signature->return_layout != NULL) {
+            memset(ret, 0, signature->return_layout->size);
+            options.return_storage = ret;
+            options.return_storage_size = signature->return_layout->size;
+        }
+        status = dc__table_execute_from(closure->table, closure->event, values, count, signature, &options, &result);
+    } else {
+        status = dc_table_execute_id(closure->table, closure->event, values, count, &result);
+    }
     dc_raw_return raw;
     raw.integer = 0;
     if (status != DC_OK) {
@@ -219,10 +229,6 @@ static void table_closure_entry(ffi_cif *cif, void *ret, void **arguments, void 
 
 dc_status dc__table_closure_create(dc_table *table, dc_event_id event, dc_signature *signature, size_t skipped,
                                    dc_closure **out) {
-    if (signature->return_layout != NULL)
-        return dc__fail(DC_ERR_UNSUPPORTED,
-                        "dc_table_closure_create: signature \"%s\" returns a struct, which table handlers cannot return",
-                        signature->encoding);
     dc_closure *closure;
     dc_status status = create(signature, table_closure_entry, NULL, NULL, NULL, &closure, "dc_table_closure_create");
     if (status != DC_OK) return status;

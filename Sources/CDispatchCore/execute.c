@@ -65,6 +65,16 @@ static bool struct_fits(const execution *run, const dc_signature *signature, siz
                              signature->parameter_layouts[first + i]);
 }
 
+/* Whether a handler of `signature` returns what the execute's source
+ * returns, as far as structs go: a struct of the same layout when either
+ * returns one (a void source takes anything, a void handler gives nothing). */
+static bool struct_return_fits(const execution *run, const dc_signature *signature) {
+    if (run->source == NULL || run->source->return_type == DC_TYPE_VOID || signature->return_type == DC_TYPE_VOID)
+        return true;
+    if (run->source->return_layout == NULL && signature->return_layout == NULL) return true;
+    return dc__layouts_equal(run->source->return_layout, signature->return_layout);
+}
+
 static bool is_strict(const execution *run, const handler_shape *shape) {
     if (shape->state_flags & DC__STATE_VARIADIC) return false;
     return (shape->state_flags & DC__STATE_STRICT) || (run->options->flags & DC_EXECUTE_STRICT);
@@ -82,6 +92,15 @@ COLD static dc_status check_shape(const execution *run, const handler_shape *sha
                         display_name(run->table), run->record->name,
                         (unsigned long long)example_handler(array, count, shape), shape->takes,
                         signature->encoding, first ? " after its target" : "", run->count);
+    if (!struct_return_fits(run, signature))
+        return dc__fail(DC_ERR_TYPE, "table %s, event \"%s\", handler %llu: returns %s (signature \"%s\"), the caller %s",
+                        display_name(run->table), run->record->name,
+                        (unsigned long long)example_handler(array, count, shape),
+                        signature->return_layout != NULL ? signature->return_layout->encoding
+                                                         : dc_type_name(signature->return_type),
+                        signature->encoding,
+                        run->source->return_layout != NULL ? run->source->return_layout->encoding
+                                                           : dc_type_name(run->source->return_type));
     size_t used = shape->takes < run->count ? shape->takes : run->count;
     for (size_t i = 0; i < used; i++) {
         dc_type type = signature->parameter_types[first + i];
@@ -114,6 +133,7 @@ static bool shape_matches_exactly(const execution *run, const handler_shape *sha
     size_t used = shape->takes < run->count ? shape->takes : run->count;
     size_t first = first_argument_parameter(shape->state_flags);
     const dc_type *types = shape->signature->parameter_types + first;
+    if (!struct_return_fits(run, shape->signature)) return false;
     for (size_t i = 0; i < used; i++) {
         if (run->arguments[i].type != types[i]) return false;
         if (types[i] == DC_TYPE_STRUCT && !struct_fits(run, shape->signature, first, i)) return false;
@@ -202,8 +222,10 @@ static void handler_arguments(const dc_handler *handler, uint32_t state, const d
 }
 
 /* Calls a marshal handler with `count` values; returns what it returned
- * (dc_void() for void). Only a variadic marshal chooses its result's type. */
-static dc_value call_marshal(const dc_handler *handler, uint32_t state, const dc_value *values, size_t count) {
+ * (dc_void() for void). Only a variadic marshal chooses its result's type.
+ * A struct return is written at `struct_return`. */
+static dc_value call_marshal(const dc_handler *handler, uint32_t state, const dc_value *values, size_t count,
+                             void *struct_return) {
 #if SWIFT_CALLS
     if (state & DC__STATE_SWIFT) { /* its signature returns void */
         dc__call_swift(handler, values, handler->signature->parameter_count > 0);
@@ -213,18 +235,26 @@ static dc_value call_marshal(const dc_handler *handler, uint32_t state, const dc
     dc_value result;
     result.u64 = 0;
     result.type = handler->signature->return_type;
+    if (result.type == DC_TYPE_STRUCT) result.pointer = struct_return; /* zeroed by the caller */
     ((dc_marshal)handler->function)(handler->target, values, count, &result);
     /* A marshal may say it returned nothing (DC_TYPE_VOID); otherwise only a
-     * variadic one chooses the type. */
+     * variadic one chooses the type, and not a struct, whose size nothing
+     * says. */
     if (result.type == DC_TYPE_VOID) return result;
-    if (!(state & DC__STATE_VARIADIC) || (unsigned)result.type >= DC_TYPE_COUNT)
-        result.type = (state & DC__STATE_VARIADIC) ? DC_TYPE_VOID : handler->signature->return_type;
+    if (!(state & DC__STATE_VARIADIC)) {
+        result.type = handler->signature->return_type;
+        if (result.type == DC_TYPE_STRUCT) result.pointer = struct_return;
+    } else if ((unsigned)result.type >= DC_TYPE_COUNT || result.type == DC_TYPE_STRUCT) {
+        result.type = DC_TYPE_VOID;
+    }
     return result;
 }
 
-/* Calls `handler` with its parameter values; returns its return value. */
-static dc_value call_with_values(const dc_handler *handler, uint32_t state, dc_value *values, size_t count) {
-    if (state & DC__STATE_MARSHAL) return call_marshal(handler, state, values, count);
+/* Calls `handler` with its parameter values; returns its return value (a
+ * struct return is written at `struct_return`). */
+static dc_value call_with_values(const dc_handler *handler, uint32_t state, dc_value *values, size_t count,
+                                 void *struct_return) {
+    if (state & DC__STATE_MARSHAL) return call_marshal(handler, state, values, count, struct_return);
     const dc_signature *signature = handler->signature;
     dc_raw_return raw_result, *raw = &raw_result;
     raw->integer = 0;
@@ -237,6 +267,10 @@ static dc_value call_with_values(const dc_handler *handler, uint32_t state, dc_v
     } else {
         void *pointers[DC_MAX_PARAMETERS];
         for (size_t p = 0; p < signature->parameter_count; p++) pointers[p] = dc__ffi_argument(&values[p]);
+        if (signature->return_layout != NULL) {
+            ffi_call((ffi_cif *)&signature->cif, handler->function, struct_return, pointers);
+            return dc_struct(struct_return);
+        }
         ffi_call((ffi_cif *)&signature->cif, handler->function, raw, pointers);
     }
     return dc__return_value(signature, raw);
@@ -268,7 +302,59 @@ COLD static void accumulate(execution *run, dc_value value, bool *stop) {
 COLD static dc_value call_marshal_converting(const execution *run, const dc_handler *handler, uint32_t state) {
     dc_value converted[DC_MAX_PARAMETERS];
     handler_arguments(handler, state, run->arguments, run->count, converted);
-    return call_marshal(handler, state, converted, handler->signature->parameter_count);
+    return call_marshal(handler, state, converted, handler->signature->parameter_count, NULL);
+}
+
+/* Where the struct a handler returns goes when the accumulator keeps it:
+ * the execute's return storage, at the slot its accumulator gives this
+ * value; NULL when it is not kept there. */
+static void *struct_return_slot(const execution *run, const dc__layout_node *layout) {
+    const dc_execute_options *options = run->options;
+    size_t index = 0;
+    if (options->accumulator == DC_ACCUMULATE_FIRST && run->result.has_return_value) return NULL;
+    if (options->accumulator == DC_ACCUMULATE_ALL) {
+        index = run->result.return_count;
+        if (index > 0 && index >= options->results_capacity) return NULL;
+    }
+    if (options->return_storage == NULL || options->return_storage_size / layout->size <= index) return NULL;
+    return (char *)options->return_storage + index * layout->size;
+}
+
+/* accumulate() of a struct value: kept (it is in the return storage) or
+ * only counted. Counted only when the execute keeps structs at all. */
+COLD static void accumulate_struct(execution *run, dc_value value, bool kept, const dc__layout_node *layout) {
+    const dc_execute_options *options = run->options;
+    dc_result *result = &run->result;
+    if (options->return_storage == NULL || options->return_storage_size < layout->size) return;
+    if (kept) {
+        if (options->accumulator == DC_ACCUMULATE_ALL) {
+            if (result->return_count < options->results_capacity) options->results[result->return_count] = value;
+            if (!result->has_return_value) result->return_value = value;
+        } else {
+            result->return_value = value;
+        }
+        result->has_return_value = true;
+    }
+    result->return_count++;
+}
+
+/* Runs a handler that returns a struct (a call of run_handler_slowly's);
+ * returns false when there was no memory for it. */
+COLD static bool call_returning_struct(execution *run, dc_thread_record *reader, const dc_handler *handler,
+                                       uint32_t state, dc_value *values, size_t count) {
+    const dc__layout_node *layout = handler->signature->return_layout;
+    void *slot = struct_return_slot(run, layout);
+    _Alignas(DC__STRUCT_ALIGNMENT) unsigned char scratch[256];
+    void *allocated = NULL;
+    void *bytes = slot != NULL ? slot : layout->size <= sizeof scratch ? (void *)scratch : (allocated = malloc(layout->size));
+    if (bytes == NULL) return false;
+    memset(bytes, 0, layout->size);
+    dc_value returned = call_with_values(handler, state, values, count, bytes);
+    dc__read_called(reader);
+    run->result.handled++;
+    if (returned.type == DC_TYPE_STRUCT) accumulate_struct(run, returned, slot != NULL, layout);
+    free(allocated);
+    return true;
 }
 
 /* True when the event's arguments can be handed to a marshal as they are:
@@ -348,10 +434,17 @@ COLD static void run_handler_slowly(execution *run, dc_thread_record *reader, dc
         return;
     }
 
-    dc_value returned = call_with_values(handler, state, values, count);
-    dc__read_called(reader);
-    run->result.handled++;
-    if (returned.type != DC_TYPE_VOID) accumulate(run, returned, stop);
+    if (handler->signature->return_layout != NULL && !(state & DC__STATE_VARIADIC)) {
+        if (!call_returning_struct(run, reader, handler, state, values, count)) {
+            run->result.dropped++; /* no memory for its return value: not called */
+            dc__read_called(reader);
+        }
+    } else {
+        dc_value returned = call_with_values(handler, state, values, count, NULL);
+        dc__read_called(reader);
+        run->result.handled++;
+        if (returned.type != DC_TYPE_VOID) accumulate(run, returned, stop);
+    }
     if (state & DC__STATE_ONCE) dc__table_remove_handler(run->table, handler);
 }
 
@@ -363,7 +456,8 @@ NOINLINE static bool run_handler_generally(execution *run, dc_thread_record *rea
                                            uint32_t state, call_images *images) {
     bool stop = false;
     const dc_signature *signature = handler->signature;
-    if ((state & DC__STATE_SLOW) || (!(state & DC__STATE_MARSHAL) && signature->stub == NULL)) {
+    if ((state & DC__STATE_SLOW) || (!(state & DC__STATE_MARSHAL) && signature->stub == NULL) ||
+        signature->return_layout != NULL) {
         run_handler_slowly(run, reader, handler, state, &stop);
         return stop;
     }
@@ -371,9 +465,9 @@ NOINLINE static bool run_handler_generally(execution *run, dc_thread_record *rea
     if (state & DC__STATE_MARSHAL) {
         /* The arguments go as they are when they are exactly the parameters. */
         if (state & DC__STATE_VARIADIC)
-            returned = call_marshal(handler, state, run->arguments, run->count);
+            returned = call_marshal(handler, state, run->arguments, run->count, NULL);
         else if (LIKELY(arguments_are_parameters(run, signature)))
-            returned = call_marshal(handler, state, run->arguments, signature->parameter_count);
+            returned = call_marshal(handler, state, run->arguments, signature->parameter_count, NULL);
         else
             returned = call_marshal_converting(run, handler, state);
     } else {
@@ -453,7 +547,7 @@ ALWAYS_INLINE static inline void run_handlers(execution *run, dc_thread_record *
     }
 }
 
-static const dc_execute_options default_options = {DC_ACCUMULATE_FIRST, 0, NULL, 0};
+static const dc_execute_options default_options = {DC_ACCUMULATE_FIRST, 0, NULL, 0, NULL, 0};
 
 static dc_status check_execute_options(const dc_execute_options *options) {
     const uint32_t known = DC_EXECUTE_REQUIRE_HANDLER | DC_EXECUTE_STRICT;
@@ -464,6 +558,9 @@ static dc_status check_execute_options(const dc_execute_options *options) {
                         (int)options->accumulator);
     if (options->accumulator == DC_ACCUMULATE_ALL && options->results == NULL && options->results_capacity > 0)
         return dc__fail(DC_ERR_INVALID_ARGUMENT, "dc_table_execute: DC_ACCUMULATE_ALL needs results for its capacity");
+    if (options->return_storage == NULL && options->return_storage_size > 0)
+        return dc__fail(DC_ERR_INVALID_ARGUMENT, "dc_table_execute: return_storage is NULL but its size is %zu",
+                        options->return_storage_size);
     return DC_OK;
 }
 
@@ -726,8 +823,8 @@ ALWAYS_INLINE static inline dc__brief_result execute_lean(dc_table *table, dc_ev
 }
 
 dc_status dc__table_execute_from(dc_table *table, dc_event_id event, const dc_value *arguments, size_t count,
-                                  const dc_signature *source, dc_result *result) {
-    return execute_generally(table, event, NULL, arguments, count, NULL, NULL, source, result);
+                                  const dc_signature *source, const dc_execute_options *options, dc_result *result) {
+    return execute_generally(table, event, NULL, arguments, count, options, NULL, source, result);
 }
 
 DC_API dc_status dc_table_execute_with(dc_table *table, const char *event, const dc_value *arguments, size_t count,
@@ -845,7 +942,14 @@ bool dc__handler_deliver(dc_thread_record *reader, dc_table *table, dc_handler *
     dc__read_calling(reader, handler);
     uint32_t state = atomic_load_explicit(&handler->state, memory_order_acquire);
     bool deliverable = !(state & (DC__STATE_REMOVED | DC__STATE_BLOCK_MASK));
-    if (deliverable) call_with_values(handler, state, values, count);
+    /* A delivery's return value goes nowhere; a struct still needs room. */
+    const dc__layout_node *returned = (state & DC__STATE_VARIADIC) ? NULL : handler->signature->return_layout;
+    _Alignas(DC__STRUCT_ALIGNMENT) unsigned char scratch[256];
+    void *allocated = NULL, *struct_return = scratch;
+    if (returned != NULL && returned->size > sizeof scratch && (struct_return = allocated = malloc(returned->size)) == NULL)
+        deliverable = false; /* no memory: dropped */
+    if (deliverable) call_with_values(handler, state, values, count, struct_return);
+    free(allocated);
     dc__read_called(reader);
     if ((state & DC__STATE_ONCE) && !(state & DC__STATE_REMOVED)) dc__table_remove_handler(table, handler);
     frame->table = NULL;

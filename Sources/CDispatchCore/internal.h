@@ -515,11 +515,11 @@ dc_value dc__return_value(const dc_signature *signature, const dc_raw_return *ra
 dc_status dc__table_closure_create(dc_table *table, dc_event_id event, dc_signature *signature, size_t skipped,
                                    dc_closure **out);
 
-/* dc_table_execute_id() of arguments that are the last `count` parameters of
- * `source`, a call's signature: struct arguments are checked against the
- * handlers' struct parameters by layout as well (closure.c). */
+/* dc_table_execute_id_with() of arguments that are the last `count`
+ * parameters of `source`, a call's signature: struct arguments and returns
+ * are checked against the handlers' by layout as well (closure.c). */
 dc_status dc__table_execute_from(dc_table *table, dc_event_id event, const dc_value *arguments, size_t count,
-                                 const dc_signature *source, dc_result *result);
+                                 const dc_signature *source, const dc_execute_options *options, dc_result *result);
 
 /* `value` as a call returning its type leaves it: dc__return_value() of the
  * result gives it back. */

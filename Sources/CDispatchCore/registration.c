@@ -539,11 +539,6 @@ static dc_status add_checked(dc_table *table, const char *event, dc_event_id eve
                                             : "the function");
     dc_status status = check_options(options, marshal, variadic, signature);
     if (status != DC_OK) return status;
-    if (signature->return_layout != NULL)
-        return dc__fail(DC_ERR_UNSUPPORTED,
-                        "%s: signature \"%s\" returns a struct, which an execute cannot hand back: return it "
-                        "through a pointer parameter",
-                        marshal ? "dc_table_add_marshal" : "dc_table_add", signature->encoding);
     pthread_mutex_lock(&table->lock);
     event_record *record = NULL;
     if (atomic_load_explicit(&table->destroy_called, memory_order_relaxed)) {

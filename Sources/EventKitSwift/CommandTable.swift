@@ -553,7 +553,9 @@ extension CommandTable {
         var handlerError = HandlerError()
         var result = dc_result()
         let status = withUnsafeMutablePointer(to: &handlerError) { slot in
-            var options = dc_execute_options(accumulator: accumulator, flags: flags, results: nil, results_capacity: 0)
+            var options = dc_execute_options(
+                accumulator: accumulator, flags: flags, results: nil, results_capacity: 0, return_storage: nil,
+                return_storage_size: 0)
             return event.withCString {
                 dc__table_execute(cTable, $0, 0, cArguments, count, &options, UnsafeMutableRawPointer(slot), &result)
             }

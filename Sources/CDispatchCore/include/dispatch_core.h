@@ -403,11 +403,14 @@ DC_API size_t dc_signature_fixed_count(const dc_signature *signature);
  * type never fit each other.
  *
  * Structs take the libffi path, with the struct types built once per
- * signature. Table handlers may take structs; a handler returning one is
- * refused (DC_ERR_UNSUPPORTED), since an execute has no storage to hand it
- * back in. A queued delivery copies a struct argument's bytes (pointers
- * inside it are copied as they are: nothing they point to is copied or
- * retained).
+ * signature. Table handlers may take and return structs: a struct a handler
+ * returns is kept in the execute's return storage (dc_execute_options), and
+ * a table closure returning a struct gives its handlers' (their return
+ * layouts checked against its own, as for arguments). A queued delivery
+ * copies a struct argument's bytes (pointers inside it are copied as they
+ * are: nothing they point to is copied or retained); a variadic marshal
+ * receives no struct through a queue (the delivery is dropped), as its size
+ * is unknown.
  */
 
 /* Deepest nesting of structs and arrays inside a type. */
@@ -863,6 +866,13 @@ typedef struct dc_execute_options {
      * stored, dc_result.return_count counts them all. */
     dc_value *results;
     size_t results_capacity;
+    /* Where structs that handlers return are kept (see "Structs by value"):
+     * room for one struct, or for DC_ACCUMULATE_ALL an array of up to
+     * results_capacity of them (struct i at i * its size), aligned for the
+     * struct. A kept struct value points here. Without room for one, a
+     * handler's struct return is not kept and not counted. */
+    void *return_storage;
+    size_t return_storage_size;
 } dc_execute_options;
 
 /* What an execute did. */
@@ -886,8 +896,9 @@ typedef struct dc_result {
  * `result` may be NULL.
  *
  * An unknown event, or one with no handler, is DC_OK with 0 handled.
- * Errors, all before any handler runs: DC_ERR_NULL_ARGUMENT; DC_ERR_TYPE or
- * DC_ERR_ARITY naming event, handler id, argument index and both types;
+ * Errors, all before any handler runs: DC_ERR_NULL_ARGUMENT (a struct
+ * argument's pointer too); DC_ERR_TYPE or DC_ERR_ARITY naming event, handler
+ * id, argument index and both types;
  * DC_ERR_DEPTH (executes nested deeper than DC_MAX_EXECUTE_DEPTH on this
  * thread); DC_ERR_NO_MEMORY (no memory for this thread's bookkeeping). A
  * delivery that cannot be posted (its queue destroyed, or no memory to copy
@@ -904,8 +915,8 @@ DC_API dc_status dc_table_execute_id(dc_table *table, dc_event_id event,
 
 /* Either of the above with options (NULL gives the defaults); also
  * DC_ERR_NO_HANDLER with DC_EXECUTE_REQUIRE_HANDLER, and DC_ERR_INVALID_ARGUMENT
- * for an unknown accumulator or flag, or DC_ACCUMULATE_ALL without results
- * when results_capacity > 0. */
+ * for an unknown accumulator or flag, DC_ACCUMULATE_ALL without results
+ * when results_capacity > 0, or return_storage NULL with a size. */
 DC_API dc_status dc_table_execute_with(dc_table *table, const char *event,
                                        const dc_value *arguments, size_t count,
                                        const dc_execute_options *options, dc_result *result);
