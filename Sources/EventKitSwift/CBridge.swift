@@ -24,6 +24,7 @@ extension ValueType {
         case DC_TYPE_OBJECT: self = .object
         case DC_TYPE_POINTER: self = .pointer
         case DC_TYPE_STRING: self = .string
+        case DC_TYPE_STRUCT: self = .structure
         default: preconditionFailure("dc_type \(cType.rawValue) has no ValueType case")
         }
     }
@@ -45,6 +46,7 @@ extension ValueType {
         case .object: DC_TYPE_OBJECT
         case .pointer: DC_TYPE_POINTER
         case .string: DC_TYPE_STRING
+        case .structure: DC_TYPE_STRUCT
         }
     }
 
@@ -82,9 +84,12 @@ func freeCString(_ copy: UnsafeMutablePointer<CChar>?) {
 extension Value {
     /// The C value for this value, and the string copy it points to, if any.
     ///
-    /// The caller owns `ownedString` (free it with `freeCString(_:)` once C is
-    /// done with the value) and must keep an object payload alive for as long
-    /// as C may use it: objects cross unretained.
+    /// What a C value points to is owned one of two ways. A string is a copy
+    /// the caller owns: it frees `ownedString` with `freeCString(_:)` once C
+    /// is done with the value. An object and a struct's bytes belong to this
+    /// value: the caller keeps the value alive for as long as C may use the C
+    /// value (objects cross unretained; a struct's bytes are its
+    /// `StructValue`'s, which nothing writes, and C only reads or copies them).
     func makeCValue() -> (value: dc_value, ownedString: UnsafeMutablePointer<CChar>?) {
         switch self {
         case .void: return (dc_void(), nil)
@@ -107,12 +112,19 @@ extension Value {
         case .string(let string?):
             let copy = makeCString(string)
             return (dc_string(copy), copy)
+        case .structure(let structure):
+            return (dc_struct(structure.storage.address), nil)
         }
     }
 
     /// The Swift value for a C value: a string is copied, an object is taken
     /// without a retain of its own (it must be a live Swift object).
-    init(_ cValue: dc_value) {
+    ///
+    /// A struct is copied when `layout`, the layout of the parameter or
+    /// return value it is the value of, says its size; without it (a variadic
+    /// marshal's argument, whose layout no signature declares) the struct is
+    /// `.pointer` to its bytes, which C owns.
+    init(_ cValue: dc_value, layout: dc_layout? = nil) {
         switch cValue.type {
         case DC_TYPE_VOID: self = .void
         case DC_TYPE_BOOL: self = .bool(cValue.boolValue)
@@ -130,8 +142,56 @@ extension Value {
             self = .object(cValue.object.map { Unmanaged<AnyObject>.fromOpaque($0).takeUnretainedValue() })
         case DC_TYPE_POINTER: self = .pointer(cValue.pointer)
         case DC_TYPE_STRING: self = .string(cValue.string.map { String(cString: $0) })
+        case DC_TYPE_STRUCT:
+            if let layout, layout.type == DC_TYPE_STRUCT, let bytes = cValue.pointer {
+                self = .structure(StructValue(copying: bytes, layout: layout))
+            } else {
+                self = .pointer(cValue.pointer)
+            }
         default: preconditionFailure("dc_value tagged with dc_type \(cValue.type.rawValue)")
         }
+    }
+
+    /// Argument `index` of the C invocation `cInvocation`, typed as its
+    /// parameter; a struct is copied, its layout the parameter's.
+    init(argument index: Int, of cInvocation: OpaquePointer) throws(DispatchError) {
+        var cValue = dc_value()
+        try DispatchError.check(dc_invocation_get_argument(cInvocation, index, &cValue))
+        guard cValue.type == DC_TYPE_STRUCT else {
+            self.init(cValue)
+            return
+        }
+        // Cannot fail: the argument at this index was just read.
+        var layout = dc_layout()
+        _ = dc_signature_parameter_layout(dc_invocation_signature(cInvocation), index, &layout)
+        self.init(cValue, layout: layout)
+    }
+
+    /// The return value of the C invocation `cInvocation`'s last invoke,
+    /// typed as its signature's return type; a struct is copied out of the
+    /// invocation's storage, which the next invoke overwrites.
+    init(returnValueOf cInvocation: OpaquePointer) throws(DispatchError) {
+        var cValue = dc_value()
+        try DispatchError.check(dc_invocation_get_return_value(cInvocation, &cValue))
+        guard cValue.type == DC_TYPE_STRUCT else {
+            self.init(cValue)
+            return
+        }
+        // Cannot fail: an invocation always has a signature.
+        var layout = dc_layout()
+        _ = dc_signature_return_layout(dc_invocation_signature(cInvocation), &layout)
+        self.init(cValue, layout: layout)
+    }
+
+    /// Throws unless this value, as a struct, fits parameter `index` of
+    /// `signature` (see `StructValue.check(fits:place:)`). Anything else,
+    /// and an index that is not a parameter, is left to the C core, which
+    /// reports it as it reports every argument.
+    func checkStruct(fitting index: Int, of signature: Signature) throws(DispatchError) {
+        guard case .structure(let structure) = self, let layout = signature.cParameterLayout(at: index),
+            layout.type == DC_TYPE_STRUCT
+        else { return }
+        try structure.check(fits: layout, place: "argument \(index) of signature \"\(signature.encoding)\"")
     }
 }
 

@@ -120,6 +120,7 @@ public enum SendableValue: Sendable, Equatable, CustomStringConvertible {
     /// the current thread.
     case pointer(UInt?)
     case string(String?)
+    case structure(StructValue)
 
     /// The sendable form of `value`.
     public init(_ value: Value) {
@@ -139,6 +140,7 @@ public enum SendableValue: Sendable, Equatable, CustomStringConvertible {
         case .object(let object): self = .object(object.map(ObjectIdentifier.init))
         case .pointer(let pointer): self = .pointer(pointer.map { UInt(bitPattern: $0) })
         case .string(let string): self = .string(string)
+        case .structure(let structure): self = .structure(structure)
         }
     }
 
@@ -187,6 +189,7 @@ extension Value {
         case .object: self = .object(nil)
         case .pointer: self = .pointer(nil)
         case .string(let value): self = .string(value)
+        case .structure(let value): self = .structure(value)
         }
     }
 }

@@ -13,9 +13,21 @@ internal import CDispatchCore
 ///
 /// Arguments are numbered from 0, the function's first parameter; there are no
 /// hidden `self` and `_cmd` slots. Every argument is zero (`0`, `false`,
-/// `NULL`) until set, and stays set across invokes. A value is checked against
-/// its parameter's type when it is set, so a call never sees a value of the
-/// wrong type.
+/// `NULL`, a struct of zero bytes) until set, and stays set across invokes. A
+/// value is checked against its parameter's type when it is set, so a call
+/// never sees a value of the wrong type.
+///
+/// Structs travel by value: a ``Value/structure(_:)`` argument is copied into
+/// the invocation when it is set, and a struct return value is copied out
+/// into a ``StructValue`` of its own, which later invokes leave alone.
+///
+/// ```swift
+/// let divide: @convention(c) (Int32, Int32) -> div_t = div
+/// let invocation = try Invocation(function: divide, signature: Signature("{div_t=ii}ii"))
+/// try invocation.setArgument(.int32(7), at: 0)
+/// try invocation.setArgument(.int32(2), at: 1)
+/// let quotient = try invocation.invoke().structure(as: div_t.self)   // div_t(quot: 3, rem: 1)
+/// ```
 ///
 /// An invocation keeps what its arguments point to alive, as `NSInvocation`
 /// does after `retainArguments`: it holds a strong reference to every object
@@ -54,10 +66,14 @@ public final class Invocation {
     /// address `dlsym` returned, whose real type `signature` describes. Every
     /// argument starts as zero.
     ///
-    /// The function must not be variadic, and must really have the type
-    /// `signature` describes: the core cannot check that, and calling a
-    /// function through the wrong type is undefined behaviour.
+    /// The function must really have the type `signature` describes: the
+    /// core cannot check that, and calling a function through the wrong type
+    /// is undefined behaviour. A variadic function, such as `snprintf`, needs
+    /// a signature made by ``Signature/init(variadic:fixedCount:)``.
     ///
+    /// - Parameters:
+    ///   - function: The address of the C function to call.
+    ///   - signature: The function's real C type.
     /// - Throws: ``DispatchError/nullArgument(_:)`` when `function` is `nil`;
     ///   ``DispatchError/outOfMemory(_:)``.
     ///
@@ -84,6 +100,10 @@ public final class Invocation {
     /// let invocation = try Invocation(function: negate, signature: Signature("dd"))
     /// ```
     ///
+    /// - Parameters:
+    ///   - function: The C function to call: a `@convention(c)` function or
+    ///     a raw pointer to one.
+    ///   - signature: The function's real C type.
     /// - Throws: ``DispatchError/invalidArgument(_:)`` when `function` is none
     ///   of those (a Swift closure, for instance, is not a C function);
     ///   ``DispatchError/nullArgument(_:)`` when it is `nil`.
@@ -106,20 +126,27 @@ public final class Invocation {
     /// what fits.
     ///
     /// The invocation holds an object argument strongly and keeps its own C
-    /// copy of a string argument until the argument is replaced.
+    /// copy of a string argument until the argument is replaced; a struct
+    /// argument's bytes are copied in.
     ///
+    /// - Parameters:
+    ///   - value: The argument.
+    ///   - index: The parameter it is for, 0 for the first.
     /// - Throws: ``DispatchError/indexOutOfRange(_:)`` when `index` is not a
     ///   parameter; ``DispatchError/typeMismatch(_:)`` when `value` does not
-    ///   fit, naming both types. On either, the argument keeps its previous
-    ///   value.
+    ///   fit, naming both types, or is a struct whose size (or, when both are
+    ///   known, whose fields) differ from the parameter's. On either, the
+    ///   argument keeps its previous value.
     ///
     /// The corresponding C function is `dc_invocation_set_argument`. Replaces
     /// `-[NSInvocation setArgument:atIndex:]`.
     public func setArgument(_ value: Value, at index: Int) throws {
         let cIndex = try cArgumentIndex(index, of: signature)
+        try value.checkStruct(fitting: index, of: signature)
         var (cValue, ownedString) = value.makeCValue()
         do {
-            try DispatchError.check(dc_invocation_set_argument(cInvocation, cIndex, &cValue))
+            let status = withExtendedLifetime(value) { dc_invocation_set_argument(cInvocation, cIndex, &cValue) }
+            try DispatchError.check(status)
         } catch {
             freeCString(ownedString)
             throw error
@@ -134,25 +161,28 @@ public final class Invocation {
     }
 
     /// The argument at `index`, typed as its parameter: an integer set as
-    /// `.int64(5)` for an `int32` parameter reads back as `.int32(5)`.
+    /// `.int64(5)` for an `int32` parameter reads back as `.int32(5)`, and a
+    /// struct as a copy of its bytes with the parameter's encoding.
     ///
+    /// - Parameter index: The parameter, 0 for the first.
+    /// - Returns: The argument's current value.
     /// - Throws: ``DispatchError/indexOutOfRange(_:)``.
     ///
     /// The corresponding C function is `dc_invocation_get_argument`. Replaces
     /// `-[NSInvocation getArgument:atIndex:]`.
     public func argument(at index: Int) throws -> Value {
         let cIndex = try cArgumentIndex(index, of: signature)
-        var cValue = dc_value()
-        try DispatchError.check(dc_invocation_get_argument(cInvocation, cIndex, &cValue))
-        return Value(cValue)
+        return try Value(argument: cIndex, of: cInvocation)
     }
 
     /// Calls the function with the current arguments, keeps its return value
     /// and returns it (``Value/void`` for a `void` function). May be called any
     /// number of times.
     ///
-    /// An object the function returns must be a live Swift object; a string it
-    /// returns is copied.
+    /// An object the function returns must be a live Swift object; a string or
+    /// a struct it returns is copied.
+    ///
+    /// - Returns: What the function returned.
     ///
     /// The corresponding C functions are `dc_invocation_invoke` and
     /// `dc_invocation_get_return_value`. Replaces `-[NSInvocation invoke]`.
@@ -163,16 +193,16 @@ public final class Invocation {
     }
 
     /// The value the last ``invoke()`` returned, typed as the signature's
-    /// return type.
+    /// return type; a struct is copied out of the invocation, with the
+    /// return's encoding.
     ///
+    /// - Returns: The last return value.
     /// - Throws: ``DispatchError/notInvoked(_:)`` before the first invoke.
     ///
     /// The corresponding C function is `dc_invocation_get_return_value`.
     /// Replaces `-[NSInvocation getReturnValue:]`.
     public func returnValue() throws -> Value {
-        var cValue = dc_value()
-        try DispatchError.check(dc_invocation_get_return_value(cInvocation, &cValue))
-        return Value(cValue)
+        try Value(returnValueOf: cInvocation)
     }
 
     /// The path the next ``invoke()`` takes: the signature's
@@ -187,6 +217,7 @@ public final class Invocation {
     /// identical results; this exists to compare them in tests and
     /// benchmarks.
     ///
+    /// - Parameter path: The path the next invokes take.
     /// - Throws: ``DispatchError/unsupported(_:)`` for ``Signature/CallPath/stub``
     ///   when no stub covers the signature; ``Signature/CallPath/libffi`` is
     ///   always allowed.
@@ -207,11 +238,30 @@ public final class Invocation {
     ///
     /// ```swift
     /// let sum = try Invocation.call(add, signature: Signature("qqd"), arguments: [2, 3.5])
+    ///
+    /// let snprintf = dlsym(dlopen(nil, RTLD_NOW), "snprintf")
+    /// var buffer = [CChar](repeating: 0, count: 32)
+    /// try buffer.withUnsafeMutableBufferPointer { text in
+    ///     try Invocation.call(snprintf, signature: Signature(variadic: "i^vQ*id", fixedCount: 3),
+    ///                         arguments: [.pointer(UnsafeMutableRawPointer(text.baseAddress)), .uint64(32),
+    ///                                     "%d %.1f", .int32(7), 0.5])
+    /// }
     /// ```
     ///
+    /// A variadic function is called through a signature made by
+    /// ``Signature/init(variadic:fixedCount:)``. A struct the function
+    /// returns comes back as a ``StructValue`` of its own.
+    ///
+    /// - Parameters:
+    ///   - function: The C function to call: a `@convention(c)` function or
+    ///     a raw pointer to one.
+    ///   - signature: The function's real C type.
+    ///   - arguments: One value per parameter, in order.
+    /// - Returns: What the function returned.
     /// - Throws: ``DispatchError/arity(_:)`` when the number of arguments
     ///   differs from the parameter count; ``DispatchError/typeMismatch(_:)``
-    ///   naming the first argument that does not fit;
+    ///   naming the first argument that does not fit (a struct fits a struct
+    ///   parameter of its size);
     ///   ``DispatchError/invalidArgument(_:)`` or
     ///   ``DispatchError/nullArgument(_:)`` for a bad `function`.
     ///
@@ -222,6 +272,12 @@ public final class Invocation {
         _ function: Function, signature: Signature, arguments: [Value]
     ) throws -> Value {
         let cFunction = try cFunctionPointer(function)
+        // A count that differs is the core's to report, before any type.
+        if arguments.count == signature.parameterTypes.count {
+            for (index, argument) in arguments.enumerated() {
+                try argument.checkStruct(fitting: index, of: signature)
+            }
+        }
         var cArguments: [dc_value] = []
         var stringCopies: [UnsafeMutablePointer<CChar>] = []
         cArguments.reserveCapacity(arguments.count)
@@ -231,13 +287,25 @@ public final class Invocation {
             cArguments.append(cValue)
             if let ownedString { stringCopies.append(ownedString) }
         }
+        // A struct return is written into storage of its own, which the
+        // result then owns.
         var cResult = dc_value()
-        let status = withExtendedLifetime(arguments) {
+        var returnStorage: (storage: StructStorage, layout: dc_layout)?
+        if signature.returnType == .structure {
+            let layout = signature.cReturnLayout
+            let storage = StructStorage(size: layout.size)
+            cResult = dc_struct(storage.address)
+            returnStorage = (storage, layout)
+        }
+        let status = withExtendedLifetime((arguments, returnStorage?.storage)) {
             cArguments.withUnsafeBufferPointer { buffer in
                 dc_call(signature.cSignature, cFunction, buffer.baseAddress, buffer.count, &cResult)
             }
         }
         try DispatchError.check(status)
+        if let (storage, layout) = returnStorage {
+            return .structure(StructValue(storage: storage, encoding: layout.encoding.map { String(cString: $0) }))
+        }
         return Value(cResult)
     }
 }

@@ -1,3 +1,5 @@
+internal import CDispatchCore
+
 /// An argument passed to, or a value returned from, a dynamically called C
 /// function, tagged with its ``ValueType``.
 ///
@@ -21,6 +23,15 @@
 /// try invocation.setArgument(0.5, at: 1)       // .double(0.5), fits float exactly
 /// try invocation.setArgument(nil, at: 2)       // NULL
 /// ```
+///
+/// A struct passed by value is ``structure(_:)``, whose ``StructValue`` owns
+/// a copy of the struct's bytes: `Value(struct: timespec(tv_sec: 1, tv_nsec: 0))`
+/// passes one, and ``structure(as:)`` reads one a function returned as its C
+/// type. A struct fits a struct parameter of its size (see ``StructValue``
+/// for the checks), and nothing else. An ``Invocation`` copies the structs
+/// it hands back, knowing their layouts from its signature; a struct
+/// argument that a table handler or a ``CCallback`` receives arrives as
+/// ``pointer(_:)`` to its bytes, valid only for the call.
 ///
 /// Objects cross into C as their unretained address
 /// (`Unmanaged.passUnretained(_:)`), and an object coming back from C is taken
@@ -72,6 +83,45 @@ public enum Value {
     /// `char *` coming back is copied into a Swift `String`, with invalid
     /// UTF-8 repaired.
     case string(String?)
+    /// A C struct passed by value: its bytes, copied in and owned by the
+    /// value. C reads them in place for the duration of a call.
+    case structure(StructValue)
+
+    /// A struct argument holding the bytes of `value`, a value of a C struct
+    /// type such as `div_t` or `timespec`: ``structure(_:)`` of
+    /// ``StructValue/init(_:)``.
+    ///
+    /// ```swift
+    /// try invocation.setArgument(Value(struct: timespec(tv_sec: 1, tv_nsec: 0)), at: 0)
+    /// ```
+    ///
+    /// - Parameter value: The struct whose bytes are copied.
+    public init<T: BitwiseCopyable>(struct value: T) {
+        self = .structure(StructValue(value))
+    }
+
+    /// The struct this value holds, read as a value of `type`, such as the
+    /// `div_t` a call of `div` returned.
+    ///
+    /// ```swift
+    /// let divide: @convention(c) (Int32, Int32) -> div_t = div
+    /// let result = try Invocation.call(divide, signature: Signature("{div_t=ii}ii"), arguments: [.int32(7), .int32(2)])
+    /// let quotient = try result.structure(as: div_t.self).quot   // 3
+    /// ```
+    ///
+    /// - Parameter type: The C struct type to read the bytes as; its
+    ///   `MemoryLayout<T>.stride` (C's `sizeof`) must be the struct's size.
+    /// - Returns: The struct as a `T`.
+    /// - Throws: ``DispatchError/typeMismatch(_:)`` when this value is not a
+    ///   ``structure(_:)``, or when its size is not `T`'s, naming both.
+    ///
+    /// Replaces `-[NSInvocation getReturnValue:]` into a struct variable.
+    public func structure<T: BitwiseCopyable>(as type: T.Type) throws(DispatchError) -> T {
+        guard case .structure(let structure) = self else {
+            throw DispatchError(status: DC_ERR_TYPE, message: "expected a struct (\(T.self)), got \(self)")!
+        }
+        return try structure.load(as: type)
+    }
 
     /// The type this value is tagged with.
     public var type: ValueType {
@@ -91,6 +141,7 @@ public enum Value {
         case .object: .object
         case .pointer: .pointer
         case .string: .string
+        case .structure: .structure
         }
     }
 
@@ -108,8 +159,13 @@ extension Value: Sendable {}
 
 extension Value: Equatable {
     /// Two values are equal when they have the same type and equal payloads:
-    /// objects by identity, pointers by address, strings by value, and
-    /// floating-point numbers by IEEE 754 equality (so a NaN equals nothing).
+    /// objects by identity, pointers by address, strings by value, structs
+    /// by their bytes, and floating-point numbers by IEEE 754 equality (so a
+    /// NaN equals nothing).
+    ///
+    /// - Parameters:
+    ///   - lhs: A value.
+    ///   - rhs: Another value.
     public static func == (lhs: Value, rhs: Value) -> Bool {
         switch (lhs, rhs) {
         case (.void, .void): true
@@ -127,14 +183,15 @@ extension Value: Equatable {
         case let (.object(a), .object(b)): a === b
         case let (.pointer(a), .pointer(b)): a == b
         case let (.string(a), .string(b)): a == b
+        case let (.structure(a), .structure(b)): a == b
         default: false
         }
     }
 }
 
 extension Value: CustomStringConvertible {
-    /// The type and payload, such as `int64(42)`, `string("hi")` or
-    /// `object(Counter@0x…)`.
+    /// The type and payload, such as `int64(42)`, `string("hi")`,
+    /// `object(Counter@0x…)` or `structure({div_t=ii} 03000000 01000000)`.
     public var description: String {
         switch self {
         case .void: "void"
@@ -156,6 +213,7 @@ extension Value: CustomStringConvertible {
         case .pointer(let pointer?): "pointer(\(pointer))"
         case .string(nil): "string(nil)"
         case .string(let string?): "string(\(string.debugDescription))"
+        case .structure(let structure): "structure(\(structure))"
         }
     }
 }

@@ -4,7 +4,9 @@ internal import CDispatchCore
 ///
 /// Each type has the Objective-C type encoding character that spells it in a
 /// ``Signature`` encoding: `"q@qd"` returns ``int64`` and takes ``object``,
-/// ``int64`` and ``double``.
+/// ``int64`` and ``double``. A ``structure`` is spelled by its fields,
+/// `{name=fields}`, and its size and fields are in the signature's
+/// ``Signature/Layout``.
 ///
 /// The corresponding C type is `dc_type`. Replaces the `const char *` type
 /// codes returned by `-[NSMethodSignature getArgumentTypeAtIndex:]` and
@@ -42,18 +44,23 @@ public enum ValueType: CaseIterable, Hashable, Sendable, CustomStringConvertible
     /// A NUL-terminated `char *`. Encoding `*` (and `:` for a selector, which
     /// is passed as its name).
     case string
+    /// A C struct passed by value. Encoding `{` followed by the struct's name
+    /// and fields, such as `{div_t=ii}`; the ``Signature/Layout`` of the
+    /// parameter or return value gives its size, alignment and fields.
+    case structure
 
     /// The canonical encoding character, such as `"q"` for ``int64``.
     ///
     /// A ``pointer`` is `"^"`; in a full encoding it is followed by its
-    /// pointee (`"^v"`).
+    /// pointee (`"^v"`). A ``structure`` is `"{"`; in a full encoding it is
+    /// followed by its name and fields (`"{div_t=ii}"`).
     ///
     /// The corresponding C function is `dc_type_encoding`.
     public var encoding: Character {
         Character(Unicode.Scalar(UInt8(bitPattern: dc_type_encoding(cType))))
     }
 
-    /// The type's name, such as `"int64"` or `"object"`.
+    /// The type's name, such as `"int64"`, `"object"` or `"struct"`.
     ///
     /// The corresponding C function is `dc_type_name`.
     public var name: String {

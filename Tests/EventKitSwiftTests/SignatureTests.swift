@@ -46,9 +46,9 @@ struct SignatureTests {
         #expect(Set([fromTypes, fromEncoding]).count == 1)
     }
 
-    @Test("Every value type round trips through a signature built from types")
+    @Test("Every value type but struct round trips through a signature built from types")
     func everyTypeRoundTrips() throws {
-        let parameters = ValueType.allCases.filter { $0 != .void }
+        let parameters = ValueType.allCases.filter { $0 != .void && $0 != .structure }
         let signature = try Signature(returning: .void, parameters: parameters)
         #expect(signature.parameterTypes == parameters)
         #expect(try Signature(signature.encoding) == signature)
@@ -65,7 +65,7 @@ struct SignatureTests {
         "A malformed encoding throws badSignature naming the offending position",
         arguments: [
             ("x", 0), ("vx", 1), ("v^", 1), ("vv", 1), ("iiv", 2),
-            ("v{Point=dd}", 1), ("v(Either=id)", 1), ("v[4i]", 1), ("vb4", 1),
+            ("v{Point=}", 1), ("v{Point}", 1), ("v[4i]", 1),
         ]
     )
     func malformedEncodingThrows(encoding: String, position: Int) {

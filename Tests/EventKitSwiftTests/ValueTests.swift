@@ -13,6 +13,7 @@ struct ValueTests {
             (.int64(-1), .int64), (.uint64(1), .uint64),
             (.float(1), .float), (.double(1), .double),
             (.object(nil), .object), (.pointer(nil), .pointer), (.string("s"), .string),
+            (Value(struct: Int32(1)), .structure),
         ]
         #expect(pairs.map(\.1) == ValueType.allCases)
         for (value, type) in pairs {

@@ -13,6 +13,7 @@ struct ValueTypeTests {
             (.int64, "q", "int64"), (.uint64, "Q", "uint64"),
             (.float, "f", "float"), (.double, "d", "double"),
             (.object, "@", "object"), (.pointer, "^", "pointer"), (.string, "*", "string"),
+            (.structure, "{", "struct"),
         ]
         #expect(expected.map(\.0) == ValueType.allCases)
         for (type, encoding, name) in expected {
