@@ -59,8 +59,7 @@ void dc__invocation_read_arguments(dc_invocation *invocation) {
     dc_value *arguments = dc__invocation_arguments(invocation);
     void **ffi_arguments = dc__invocation_ffi_arguments(invocation);
     for (size_t i = 0; i < signature->parameter_count; i++) {
-        arguments[i] = dc__load_argument(signature->parameter_types[i], signature->parameter_sizes[i],
-                                         invocation->unread[i]);
+        arguments[i] = dc__load_parameter(signature, i, invocation->unread[i]);
         ffi_arguments[i] = dc__ffi_argument(&arguments[i]);
     }
     if (signature->return_layout == NULL) invocation->rvalue = &invocation->result;
@@ -189,7 +188,7 @@ static void table_closure_entry(ffi_cif *cif, void *ret, void **arguments, void 
     dc_value values[DC_MAX_PARAMETERS];
     for (size_t i = 0; i < count; i++) {
         size_t p = closure->skipped + i;
-        values[i] = dc__load_argument(signature->parameter_types[p], signature->parameter_sizes[p], arguments[p]);
+        values[i] = dc__load_parameter(signature, p, arguments[p]);
     }
     dc_result result;
     dc_status status;

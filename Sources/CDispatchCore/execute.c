@@ -60,6 +60,8 @@ static dc_handler_id example_handler(const handler_array *array, uint32_t count,
  * `signature` (whose first `first` parameters take no argument), as far as
  * the execute knows its layout. */
 static bool struct_fits(const execution *run, const dc_signature *signature, size_t first, size_t i) {
+    if (run->arguments[i].pointer == NULL) return false;
+    if (!dc__struct_size_fits(&run->arguments[i], signature->parameter_layouts[first + i])) return false;
     if (run->source == NULL) return true;
     return dc__layouts_equal(run->source->parameter_layouts[run->source->parameter_count - run->count + i],
                              signature->parameter_layouts[first + i]);
@@ -105,6 +107,20 @@ COLD static dc_status check_shape(const execution *run, const handler_shape *sha
     for (size_t i = 0; i < used; i++) {
         dc_type type = signature->parameter_types[first + i];
         dc_value converted;
+        if (type == DC_TYPE_STRUCT && run->arguments[i].type == type && run->arguments[i].pointer == NULL)
+            return dc__fail(DC_ERR_NULL_ARGUMENT,
+                            "table %s, event \"%s\", handler %llu, argument %zu: a struct value whose pointer is NULL",
+                            display_name(run->table), run->record->name,
+                            (unsigned long long)example_handler(array, count, shape), i);
+        if (type == DC_TYPE_STRUCT && run->arguments[i].type == type &&
+            !dc__struct_size_fits(&run->arguments[i], signature->parameter_layouts[first + i]))
+            return dc__fail(DC_ERR_TYPE,
+                            "table %s, event \"%s\", handler %llu, argument %zu: a struct of %u bytes for %s, of %zu "
+                            "bytes",
+                            display_name(run->table), run->record->name,
+                            (unsigned long long)example_handler(array, count, shape), i,
+                            (unsigned)run->arguments[i].struct_size, signature->parameter_layouts[first + i]->encoding,
+                            signature->parameter_layouts[first + i]->size);
         if (type == DC_TYPE_STRUCT && run->arguments[i].type == type && !struct_fits(run, signature, first, i))
             return dc__fail(DC_ERR_TYPE,
                             "table %s, event \"%s\", handler %llu, argument %zu: the struct %s does not have the "
@@ -217,7 +233,8 @@ static void handler_arguments(const dc_handler *handler, uint32_t state, const d
     for (size_t p = first; p < signature->parameter_count; p++) {
         out[p] = parameter_value(arguments, count, p - first, signature->parameter_types[p]);
         /* A missing struct is zero bytes (a given one is never NULL). */
-        if (out[p].type == DC_TYPE_STRUCT && out[p].pointer == NULL) out[p].pointer = (void *)signature->zero_struct;
+        if (out[p].type == DC_TYPE_STRUCT && out[p].pointer == NULL)
+            out[p] = dc__struct_value((void *)signature->zero_struct, signature->parameter_layouts[p]);
     }
 }
 
@@ -235,7 +252,7 @@ static dc_value call_marshal(const dc_handler *handler, uint32_t state, const dc
     dc_value result;
     result.u64 = 0;
     result.type = handler->signature->return_type;
-    if (result.type == DC_TYPE_STRUCT) result.pointer = struct_return; /* zeroed by the caller */
+    if (result.type == DC_TYPE_STRUCT) result = dc__struct_value(struct_return, handler->signature->return_layout); /* zeroed by the caller */
     ((dc_marshal)handler->function)(handler->target, values, count, &result);
     /* A marshal may say it returned nothing (DC_TYPE_VOID); otherwise only a
      * variadic one chooses the type, and not a struct, whose size nothing
@@ -243,7 +260,7 @@ static dc_value call_marshal(const dc_handler *handler, uint32_t state, const dc
     if (result.type == DC_TYPE_VOID) return result;
     if (!(state & DC__STATE_VARIADIC)) {
         result.type = handler->signature->return_type;
-        if (result.type == DC_TYPE_STRUCT) result.pointer = struct_return;
+        if (result.type == DC_TYPE_STRUCT) result = dc__struct_value(struct_return, handler->signature->return_layout);
     } else if ((unsigned)result.type >= DC_TYPE_COUNT || result.type == DC_TYPE_STRUCT) {
         result.type = DC_TYPE_VOID;
     }
@@ -269,7 +286,7 @@ static dc_value call_with_values(const dc_handler *handler, uint32_t state, dc_v
         for (size_t p = 0; p < signature->parameter_count; p++) pointers[p] = dc__ffi_argument(&values[p]);
         if (signature->return_layout != NULL) {
             ffi_call((ffi_cif *)&signature->cif, handler->function, struct_return, pointers);
-            return dc_struct(struct_return);
+            return dc__struct_value(struct_return, signature->return_layout);
         }
         ffi_call((ffi_cif *)&signature->cif, handler->function, raw, pointers);
     }

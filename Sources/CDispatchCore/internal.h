@@ -131,6 +131,17 @@ static inline size_t dc__struct_storage_size(const dc__layout_node *layout) {
     return (layout->size + DC__STRUCT_ALIGNMENT - 1) / DC__STRUCT_ALIGNMENT * DC__STRUCT_ALIGNMENT;
 }
 
+/* Whether a struct value's bytes are as many as `layout` takes: the value
+ * says its size, or does not know it (0). */
+static inline bool dc__struct_size_fits(const dc_value *value, const dc__layout_node *layout) {
+    return value->struct_size == 0 || value->struct_size == layout->size;
+}
+
+/* The struct value of `layout` at `bytes`, with its size. */
+static inline dc_value dc__struct_value(void *bytes, const dc__layout_node *layout) {
+    return dc_struct_of(bytes, layout->size);
+}
+
 /* True when two layouts are the same fields at the same offsets, whatever
  * the structs' names. */
 bool dc__layouts_equal(const dc__layout_node *a, const dc__layout_node *b);
@@ -472,13 +483,16 @@ static inline void **dc__invocation_ffi_arguments(const dc_invocation *invocatio
     return (void **)(dc__invocation_arguments(invocation) + invocation->signature->parameter_count);
 }
 
-/* The argument at `address`, of `type`, whose C size is `size`. Every member
- * of a dc_value starts at its union's first byte, so the bytes copied there
- * are the member of that type on any byte order. A struct (size 0, as
- * signatures record it) is its address. */
-static inline dc_value dc__load_argument(dc_type type, size_t size, const void *address) {
+/* Parameter `index` of `signature` as a value, from the argument at
+ * `address`. Every member of a dc_value starts at its union's first byte, so
+ * the bytes copied there are the member of that type on any byte order. A
+ * struct (size 0, as signatures record it) is its address. */
+static inline dc_value dc__load_parameter(const dc_signature *signature, size_t index, const void *address) {
+    dc_type type = signature->parameter_types[index];
+    size_t size = signature->parameter_sizes[index];
     dc_value value;
     value.type = type;
+    value.struct_size = 0;
     /* Fixed sizes, so each copy is one load; pointers and 64-bit values,
      * the commonest, first. Only a one-byte value may be a bool. */
     if (size == 8) {
@@ -491,7 +505,7 @@ static inline dc_value dc__load_argument(dc_type type, size_t size, const void *
     } else if (size == 2) {
         memcpy(&value.u64, address, 2);
     } else if (size == 0) {
-        value.pointer = (void *)address;
+        value = dc__struct_value((void *)address, signature->parameter_layouts[index]);
     } else {
         memcpy(&value.u64, address, 1);
         if (type == DC_TYPE_BOOL) value.b = value.u8 != 0;

@@ -16,7 +16,17 @@
  * which call, which argument, which signature and both types. */
 static dc_status convert_argument(const dc_signature *signature, size_t index, const dc_value *value,
                                   dc_value *out, const char *function) {
-    if (dc_value_convert(value, signature->parameter_types[index], out) == DC_OK) return DC_OK;
+    dc_status status = dc_value_convert(value, signature->parameter_types[index], out);
+    if (status == DC_OK) {
+        const dc__layout_node *layout = signature->parameter_layouts[index];
+        if (layout == NULL || dc__struct_size_fits(out, layout)) return DC_OK;
+        return dc__fail(DC_ERR_TYPE, "%s: argument %zu of signature \"%s\": a struct of %u bytes for %s, of %zu bytes",
+                        function, index, signature->encoding, (unsigned)out->struct_size, layout->encoding,
+                        layout->size);
+    }
+    if (status == DC_ERR_NULL_ARGUMENT)
+        return dc__fail(status, "%s: argument %zu of signature \"%s\": a struct value whose pointer is NULL", function,
+                        index, signature->encoding);
     char reason[256];
     snprintf(reason, sizeof reason, "%s", dc_last_error_message());
     return dc__fail(DC_ERR_TYPE, "%s: argument %zu of signature \"%s\": %s", function, index, signature->encoding,
@@ -87,9 +97,10 @@ DC_API dc_status dc_invocation_create(dc_signature *signature, dc_function funct
     void **ffi_arguments = dc__invocation_ffi_arguments(invocation);
     for (size_t i = 0; i < count; i++) {
         arguments[i].type = signature->parameter_types[i];
+        arguments[i].struct_size = 0;
         arguments[i].u64 = 0;
         if (signature->parameter_layouts[i] != NULL) {
-            arguments[i].pointer = (void *)structs;
+            arguments[i] = dc__struct_value((void *)structs, signature->parameter_layouts[i]);
             structs += dc__struct_storage_size(signature->parameter_layouts[i]);
         }
         ffi_arguments[i] = dc__ffi_argument(&arguments[i]);
@@ -130,7 +141,7 @@ DC_API dc_status dc_invocation_set_argument(dc_invocation *invocation, size_t in
     if (converted.type == DC_TYPE_STRUCT) {
         /* The bytes are copied in; the argument keeps pointing at its own. */
         memmove(argument->pointer, converted.pointer, invocation->signature->parameter_layouts[index]->size);
-        return DC_OK;
+        return DC_OK; /* the argument keeps its pointer and size */
     }
     *argument = converted;
     if (invocation->signature->stub != NULL && !invocation->images_stale)
@@ -142,9 +153,7 @@ DC_API dc_status dc_invocation_get_argument(const dc_invocation *invocation, siz
     if (DC__LIKELY(invocation != NULL && out != NULL && index < invocation->signature->parameter_count)) {
         const dc_signature *signature = invocation->signature;
         *out = invocation->unread == NULL ? dc__invocation_arguments(invocation)[index]
-                                          : dc__load_argument(signature->parameter_types[index],
-                                                              signature->parameter_sizes[index],
-                                                              invocation->unread[index]);
+                                          : dc__load_parameter(signature, index, invocation->unread[index]);
         return DC_OK;
     }
     if (invocation == NULL || out == NULL)
@@ -220,12 +229,20 @@ DC_API dc_status dc_invocation_set_return_value(dc_invocation *invocation, const
         return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_invocation_set_return_value: invocation and value must not be NULL");
     const dc_signature *signature = invocation->signature;
     dc_value converted;
-    if (dc_value_convert(value, signature->return_type, &converted) != DC_OK) {
+    dc_status status = dc_value_convert(value, signature->return_type, &converted);
+    if (status != DC_OK) {
         char reason[256];
         snprintf(reason, sizeof reason, "%s", dc_last_error_message());
-        return dc__fail(DC_ERR_TYPE, "dc_invocation_set_return_value: the return value of signature \"%s\": %s",
+        return dc__fail(status == DC_ERR_NULL_ARGUMENT ? status : DC_ERR_TYPE,
+                        "dc_invocation_set_return_value: the return value of signature \"%s\": %s",
                         signature->encoding, reason);
     }
+    if (converted.type == DC_TYPE_STRUCT && !dc__struct_size_fits(&converted, signature->return_layout))
+        return dc__fail(DC_ERR_TYPE,
+                        "dc_invocation_set_return_value: a struct of %u bytes for the return value %s of signature "
+                        "\"%s\", of %zu bytes",
+                        (unsigned)converted.struct_size, signature->return_layout->encoding, signature->encoding,
+                        signature->return_layout->size);
     if (converted.type == DC_TYPE_STRUCT)
         memmove(invocation->rvalue, converted.pointer, signature->return_layout->size);
     else
@@ -240,7 +257,7 @@ DC_API dc_status dc_invocation_get_return_value(const dc_invocation *invocation,
     if (!invocation->has_returned)
         return dc__fail(DC_ERR_NOT_INVOKED, "the invocation of \"%s\" has no return value before it is invoked",
                         invocation->signature->encoding);
-    *out = invocation->signature->return_layout != NULL ? dc_struct(invocation->rvalue)
+    *out = invocation->signature->return_layout != NULL ? dc__struct_value(invocation->rvalue, invocation->signature->return_layout)
                                                         : dc__return_value(invocation->signature, &invocation->result);
     return DC_OK;
 }
@@ -279,7 +296,7 @@ DC_API dc_status dc_call(dc_signature *signature, dc_function function, const dc
         for (size_t i = 0; i < count; i++) ffi_arguments[i] = dc__ffi_argument(&converted[i]);
         if (signature->return_layout != NULL) {
             ffi_call(&signature->cif, function, return_value->pointer, ffi_arguments);
-            *return_value = dc_struct(return_value->pointer);
+            *return_value = dc__struct_value(return_value->pointer, signature->return_layout);
             return DC_OK;
         }
         ffi_call(&signature->cif, function, &result, ffi_arguments);

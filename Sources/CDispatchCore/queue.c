@@ -188,7 +188,7 @@ dc_status dc__queue_post(dc_queue *queue, dc_table *table, struct dc__handler *h
     for (size_t i = 0; struct_bytes > 0 && i < count; i++) {
         if (values[i].type != DC_TYPE_STRUCT) continue;
         const dc__layout_node *layout = signature->parameter_layouts[i];
-        item->values[i].pointer = memcpy((void *)structs, values[i].pointer, layout->size);
+        item->values[i] = dc__struct_value(memcpy((void *)structs, values[i].pointer, layout->size), layout);
         structs += dc__struct_storage_size(layout);
     }
     for (size_t i = first_owned; i < count; i++) {

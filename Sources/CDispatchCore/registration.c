@@ -215,6 +215,8 @@ static void summarize_shapes(shape_set *set) {
                 set->types[i] = (uint8_t)parameter_types[i];
             else if (set->types[i] != parameter_types[i])
                 counts = strict_counts = 0; /* no argument type fits both exactly */
+            /* A struct argument's pointer, size and layout are each shape's to check. */
+            if (parameter_types[i] == DC_TYPE_STRUCT) counts = strict_counts = 0;
         }
         if (takes > set->most_takes) set->most_takes = takes;
     }

@@ -135,6 +135,7 @@ static bool integer_fits(integer_value v, dc_type type) {
 static void write_integer(integer_value v, dc_type type, dc_value *out) {
     out->u64 = 0;
     out->type = type;
+    out->struct_size = 0;
     switch (type) {
     case DC_TYPE_INT8: out->i8 = (int8_t)v.unsigned_value; break;
     case DC_TYPE_INT16: out->i16 = (int16_t)v.unsigned_value; break;
@@ -156,6 +157,7 @@ static dc_value pointer_value(dc_type type, void *pointer) {
     dc_value out;
     out.u64 = 0;
     out.type = type;
+    out.struct_size = 0;
     if (type == DC_TYPE_STRING)
         out.string = (char *)pointer;
     else
@@ -179,6 +181,7 @@ DC_API dc_status dc_value_convert(const dc_value *value, dc_type type, dc_value 
         return dc__fail(DC_ERR_NULL_ARGUMENT, "a struct value needs the address of its bytes, and its pointer is NULL");
     if (value->type == type) {
         if (out != value) *out = *value;
+        if (type != DC_TYPE_STRUCT) out->struct_size = 0;
         /* Any nonzero byte is true, and leaves as 1: a caller may fill the
          * union by hand, and a C bool must be 0 or 1. */
         if (type == DC_TYPE_BOOL) out->u64 = out->u8 != 0;

@@ -142,10 +142,13 @@ DC_API char dc_type_encoding(dc_type type);
  * the member named by `type` is meaningful. A dc_value never owns what it
  * points to. A struct (DC_TYPE_STRUCT) travels by the address of its bytes in
  * `pointer`: bytes of the struct's size and alignment, owned by whoever made
- * the value (see "Structs by value").
+ * the value, and `struct_size` is their size when known (0 when not): a
+ * struct of another size is refused wherever the parameter's layout is known
+ * (see "Structs by value").
  */
 typedef struct dc_value {
     dc_type type;
+    uint32_t struct_size; /* DC_TYPE_STRUCT: the bytes' size, or 0; 0 for every other type */
     union {
         bool b;
         int8_t i8;
@@ -170,6 +173,7 @@ typedef struct dc_value {
         dc_value v;                                                              \
         v.u64 = 0;                                                               \
         v.type = tag;                                                            \
+        v.struct_size = 0;                                                       \
         v.member = x;                                                            \
         return v;                                                                \
     }
@@ -190,12 +194,23 @@ DC_VALUE_CONSTRUCTOR(dc_string, char *, DC_TYPE_STRING, string)
 #undef DC_VALUE_CONSTRUCTOR
 
 /* A struct value: `bytes` is the address of the struct, which the caller
- * keeps valid for as long as the value is used. */
+ * keeps valid for as long as the value is used. Its size is not known. */
 static inline dc_value dc_struct(void *bytes) {
     dc_value v;
     v.u64 = 0;
     v.type = DC_TYPE_STRUCT;
+    v.struct_size = 0;
     v.pointer = bytes;
+    return v;
+}
+
+/* A struct value of `size` bytes at `bytes`: dc_struct(bytes) that a
+ * parameter of another size refuses (DC_ERR_TYPE) instead of reading past
+ * the bytes. dc_struct_of(&point, sizeof point). The values the library
+ * hands out (arguments and return values of invocations) carry their size. */
+static inline dc_value dc_struct_of(void *bytes, size_t size) {
+    dc_value v = dc_struct(bytes);
+    v.struct_size = size <= UINT32_MAX ? (uint32_t)size : UINT32_MAX;
     return v;
 }
 
@@ -204,6 +219,7 @@ static inline dc_value dc_void(void) {
     dc_value v;
     v.u64 = 0;
     v.type = DC_TYPE_VOID;
+    v.struct_size = 0;
     return v;
 }
 
@@ -394,9 +410,11 @@ DC_API size_t dc_signature_fixed_count(const dc_signature *signature);
  * copies the return into the buffer that return_value->pointer points to,
  * which the caller sets (a NULL pointer is DC_ERR_NULL_ARGUMENT).
  *
- * Checking: a bare dc_struct() carries no layout, so it fits any struct
- * parameter, and its bytes must have the parameter's layout (as with
- * NSInvocation's setArgument:atIndex:). Where the library knows both layouts,
+ * Checking: a struct value of another size than its parameter's struct is
+ * DC_ERR_TYPE (dc_struct_of() gives a value its size, and every struct value
+ * the library hands out has it). A value from dc_struct() carries no size,
+ * so it fits any struct parameter, and its bytes must have the parameter's
+ * layout (as with NSInvocation's setArgument:atIndex:). Where the library knows both layouts,
  * the argument's and the parameter's (a table closure's arguments reaching
  * the event's handlers), they must be equal: the same fields at the same
  * offsets, whatever the names; otherwise DC_ERR_TYPE. A struct and any other
