@@ -115,10 +115,13 @@ COLD static dc_status check_shape(const execution *run, const handler_shape *sha
         if (type == DC_TYPE_STRUCT && run->arguments[i].type == type &&
             !dc__struct_size_fits(&run->arguments[i], signature->parameter_layouts[first + i]))
             return dc__fail(DC_ERR_TYPE,
-                            "table %s, event \"%s\", handler %llu, argument %zu: a struct of %u bytes for %s, of %zu "
-                            "bytes",
+                            "table %s, event \"%s\", handler %llu, argument %zu: a struct%s%s of %u bytes for %s, of "
+                            "%zu bytes",
                             display_name(run->table), run->record->name,
-                            (unsigned long long)example_handler(array, count, shape), i,
+                            (unsigned long long)example_handler(array, count, shape), i, run->source != NULL ? " " : "",
+                            run->source != NULL
+                                ? run->source->parameter_layouts[run->source->parameter_count - run->count + i]->encoding
+                                : "",
                             (unsigned)run->arguments[i].struct_size, signature->parameter_layouts[first + i]->encoding,
                             signature->parameter_layouts[first + i]->size);
         if (type == DC_TYPE_STRUCT && run->arguments[i].type == type && !struct_fits(run, signature, first, i))

@@ -187,14 +187,26 @@ DC_API dc_status dc_invocation_set_function(dc_invocation *invocation, dc_functi
     return DC_OK;
 }
 
+/* ffi_call of a signature with struct parameters. libffi may point the
+ * argument pointers it is given elsewhere (at its own copies of a struct
+ * passed in memory, on x86-64), so it gets a copy of the invocation's. */
+__attribute__((noinline)) static void call_with_structs(dc_invocation *invocation) {
+    void *arguments[DC_MAX_PARAMETERS];
+    memcpy(arguments, dc__invocation_ffi_arguments(invocation),
+           invocation->signature->parameter_count * sizeof arguments[0]);
+    ffi_call(&invocation->signature->cif, invocation->function, invocation->rvalue, arguments);
+}
+
 /* The call itself, with the arguments as they are. */
 static inline void call(dc_invocation *invocation) {
     if (invocation->stub != NULL)
         dc__stub_call(invocation->return_class, invocation->stub, invocation->function, invocation->integers,
                       invocation->floats, &invocation->result);
-    else
+    else if (!invocation->signature->has_struct_parameters)
         ffi_call(&invocation->signature->cif, invocation->function, invocation->rvalue,
                  dc__invocation_ffi_arguments(invocation));
+    else
+        call_with_structs(invocation);
     invocation->has_returned = true;
 }
 

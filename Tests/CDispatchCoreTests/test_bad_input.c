@@ -662,7 +662,7 @@ static void executes_refuse_wrong_types_and_arities_before_any_handler_runs(void
     assert_refused_unchanged(dc_table_execute(fx.table, "many", eight, 8, &result), DC_ERR_TYPE);
 
     /* Strict executes: every handler must take exactly what is given. */
-    const dc_execute_options strict = {DC_ACCUMULATE_FIRST, DC_EXECUTE_STRICT, NULL, 0};
+    const dc_execute_options strict = {DC_ACCUMULATE_FIRST, DC_EXECUTE_STRICT, NULL, 0, NULL, 0};
     assert_refused_unchanged(dc_table_execute_with(fx.table, "tap", &out_of_range, 1, &strict, &result),
                              DC_ERR_ARITY);
     assert_refused_unchanged(dc_table_execute_with(fx.table, "many", eight, 7, &strict, &result), DC_ERR_ARITY);
@@ -678,11 +678,12 @@ static void executes_refuse_bad_options_before_any_handler_runs(void **state) {
     const dc_result untouched = result;
     dc_value results[2];
     const dc_execute_options bad_options[] = {
-        {(dc_accumulator)4, 0, NULL, 0},
-        {(dc_accumulator)-1, 0, NULL, 0},
-        {DC_ACCUMULATE_FIRST, 1u << 9, NULL, 0},
-        {DC_ACCUMULATE_LAST, DC_EXECUTE_STRICT | (1u << 31), results, 2},
-        {DC_ACCUMULATE_ALL, 0, NULL, 2},
+        {(dc_accumulator)4, 0, NULL, 0, NULL, 0},
+        {(dc_accumulator)-1, 0, NULL, 0, NULL, 0},
+        {DC_ACCUMULATE_FIRST, 1u << 9, NULL, 0, NULL, 0},
+        {DC_ACCUMULATE_LAST, DC_EXECUTE_STRICT | (1u << 31), results, 2, NULL, 0},
+        {DC_ACCUMULATE_ALL, 0, NULL, 2, NULL, 0},
+        {DC_ACCUMULATE_FIRST, 0, NULL, 0, NULL, 16}, /* return storage NULL with a size */
     };
     for (size_t i = 0; i < ARRAY_COUNT(bad_options); i++) {
         assert_refused_unchanged(dc_table_execute_with(fx.table, "tap", NULL, 0, &bad_options[i], &result),
@@ -691,7 +692,7 @@ static void executes_refuse_bad_options_before_any_handler_runs(void **state) {
                                  DC_ERR_INVALID_ARGUMENT);
     }
     /* An event with no handler to run when one is required: unknown, or all blocked. */
-    const dc_execute_options required = {DC_ACCUMULATE_FIRST, DC_EXECUTE_REQUIRE_HANDLER, NULL, 0};
+    const dc_execute_options required = {DC_ACCUMULATE_FIRST, DC_EXECUTE_REQUIRE_HANDLER, NULL, 0, NULL, 0};
     assert_refused_unchanged(dc_table_execute_with(fx.table, "no such event", NULL, 0, &required, &result),
                              DC_ERR_NO_HANDLER);
     assert_ok(dc_table_block(fx.table, fx.ids[2]));
