@@ -192,7 +192,7 @@ static void table_closure_entry(ffi_cif *cif, void *ret, void **arguments, void 
     }
     dc_result result;
     dc_status status;
-    if (signature->has_struct_parameters || signature->return_layout != NULL) {
+    if (signature->struct_parameter_count > 0 || signature->return_layout != NULL) {
         /* The handlers' struct return, if any, is kept where the caller reads it. */
         dc_execute_options options = {DC_ACCUMULATE_FIRST, 0, NULL, 0, NULL, 0};
         if (signature->return_layout != NULL) {

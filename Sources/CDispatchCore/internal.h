@@ -184,7 +184,8 @@ struct dc_signature {
     const dc__layout_node *return_layout;
     const dc__layout_node *parameter_layouts[DC_MAX_PARAMETERS];
     dc__arena_block *arena;
-    bool has_struct_parameters;
+    uint8_t struct_parameter_count;             /* how many of the parameters are structs */
+    uint8_t struct_parameters[DC_MAX_PARAMETERS]; /* their indices */
     /* Zero bytes as large as the largest struct parameter: the value of a
      * struct parameter for which an execute has no argument. */
     const void *zero_struct;

@@ -189,12 +189,17 @@ DC_API dc_status dc_invocation_set_function(dc_invocation *invocation, dc_functi
 
 /* ffi_call of a signature with struct parameters. libffi may point the
  * argument pointers it is given elsewhere (at its own copies of a struct
- * passed in memory, on x86-64), so it gets a copy of the invocation's. */
-__attribute__((noinline)) static void call_with_structs(dc_invocation *invocation) {
-    void *arguments[DC_MAX_PARAMETERS];
-    memcpy(arguments, dc__invocation_ffi_arguments(invocation),
-           invocation->signature->parameter_count * sizeof arguments[0]);
-    ffi_call(&invocation->signature->cif, invocation->function, invocation->rvalue, arguments);
+ * passed in memory, on x86-64), so each call points a struct's back at the
+ * invocation's bytes first. */
+static inline void call_with_structs(dc_invocation *invocation) {
+    const dc_signature *signature = invocation->signature;
+    const dc_value *arguments = dc__invocation_arguments(invocation);
+    void **pointers = dc__invocation_ffi_arguments(invocation);
+    for (size_t k = 0; k < signature->struct_parameter_count; k++) {
+        size_t i = signature->struct_parameters[k];
+        pointers[i] = arguments[i].pointer;
+    }
+    ffi_call(&invocation->signature->cif, invocation->function, invocation->rvalue, pointers);
 }
 
 /* The call itself, with the arguments as they are. */
@@ -202,7 +207,7 @@ static inline void call(dc_invocation *invocation) {
     if (invocation->stub != NULL)
         dc__stub_call(invocation->return_class, invocation->stub, invocation->function, invocation->integers,
                       invocation->floats, &invocation->result);
-    else if (!invocation->signature->has_struct_parameters)
+    else if (invocation->signature->struct_parameter_count == 0)
         ffi_call(&invocation->signature->cif, invocation->function, invocation->rvalue,
                  dc__invocation_ffi_arguments(invocation));
     else

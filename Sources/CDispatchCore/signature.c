@@ -568,7 +568,7 @@ static dc_status prepare(dc_signature *signature) {
         signature->ffi_parameter_types[i] = layout != NULL ? layout->ffi : ffi_type_of(type);
         signature->parameter_sizes[i] = layout != NULL ? 0 : (uint8_t)signature->ffi_parameter_types[i]->size;
         if (layout != NULL) {
-            signature->has_struct_parameters = true;
+            signature->struct_parameters[signature->struct_parameter_count++] = (uint8_t)i;
             signature->struct_storage += dc__struct_storage_size(layout);
             if (layout->size > largest_struct) largest_struct = layout->size;
         }
@@ -602,7 +602,7 @@ static dc_status prepare(dc_signature *signature) {
     if (status != DC_OK) return status;
 
     /* Stubs pass scalars in registers with the ordinary convention only. */
-    bool stub_shaped = !signature->variadic && !signature->has_struct_parameters && signature->return_layout == NULL;
+    bool stub_shaped = !signature->variadic && signature->struct_parameter_count == 0 && signature->return_layout == NULL;
     signature->stub = stub_shaped ? dc__stub_lookup(signature->return_class, integers, floats) : NULL;
     signature->call_path = signature->stub != NULL ? DC_CALL_PATH_STUB : DC_CALL_PATH_FFI;
     if (signature->stub == NULL) signature->word_images = false; /* images are for stubs only */
