@@ -90,6 +90,10 @@ extension Value {
     /// value: the caller keeps the value alive for as long as C may use the C
     /// value (objects cross unretained; a struct's bytes are its
     /// `StructValue`'s, which nothing writes, and C only reads or copies them).
+    ///
+    /// A struct carries its size (`dc_struct_of`), so that C refuses it for a
+    /// parameter of another size wherever it knows the parameter's layout
+    /// (an execute reaching a C handler) instead of reading past the bytes.
     func makeCValue() -> (value: dc_value, ownedString: UnsafeMutablePointer<CChar>?) {
         switch self {
         case .void: return (dc_void(), nil)
@@ -113,17 +117,20 @@ extension Value {
             let copy = makeCString(string)
             return (dc_string(copy), copy)
         case .structure(let structure):
-            return (dc_struct(structure.storage.address), nil)
+            return (dc_struct_of(structure.storage.address, structure.size), nil)
         }
     }
 
     /// The Swift value for a C value: a string is copied, an object is taken
     /// without a retain of its own (it must be a live Swift object).
     ///
-    /// A struct is copied when `layout`, the layout of the parameter or
-    /// return value it is the value of, says its size; without it (a variadic
-    /// marshal's argument, whose layout no signature declares) the struct is
-    /// `.pointer` to its bytes, which C owns.
+    /// A struct is copied: its size is the one `layout`, the layout of the
+    /// parameter or return value it is the value of, gives, or without one
+    /// (a variadic marshal's argument, whose layout no signature declares)
+    /// the size the value carries (`dc_value.struct_size`, which every
+    /// struct value from Swift or from the library has). A struct of unknown
+    /// size (a C caller's `dc_struct`, to a variadic marshal) is `.pointer`
+    /// to its bytes, which C owns and which are valid only for the call.
     init(_ cValue: dc_value, layout: dc_layout? = nil) {
         switch cValue.type {
         case DC_TYPE_VOID: self = .void
@@ -145,6 +152,8 @@ extension Value {
         case DC_TYPE_STRUCT:
             if let layout, layout.type == DC_TYPE_STRUCT, let bytes = cValue.pointer {
                 self = .structure(StructValue(copying: bytes, layout: layout))
+            } else if cValue.struct_size > 0, let bytes = cValue.pointer {
+                self = .structure(StructValue(copying: bytes, size: Int(cValue.struct_size)))
             } else {
                 self = .pointer(cValue.pointer)
             }

@@ -68,7 +68,9 @@ public final class CCallback: @unchecked Sendable {
     /// Creates a callback of `signature` whose calls run `body` with the
     /// call's arguments, each typed as its parameter, and return what `body`
     /// returns, converted to the return type as an invocation's argument is
-    /// (``Value/void`` for a `void` function). Re-sending the call to another
+    /// (``Value/void`` for a `void` function). A struct argument arrives as
+    /// a ``Value/structure(_:)`` copy of its bytes, with the parameter's
+    /// encoding, which stays valid after the call. Re-sending the call to another
     /// C function is one ``Invocation/call(_:signature:arguments:)`` away, as
     /// `forwardInvocation:` re-sends with `invokeWithTarget:`.
     ///
@@ -98,7 +100,7 @@ public final class CCallback: @unchecked Sendable {
             var arguments: [Value] = []
             arguments.reserveCapacity(count)
             for index in 0..<count {
-                arguments.append(Value(try call.argument(at: index)))
+                arguments.append(try Value(argument: index, of: call.invocation))
             }
             try call.setResult(try body(arguments))
         }

@@ -149,6 +149,18 @@ extension CommandTable {
     /// a `.pointer` arrives as the address it was, so what it points to must
     /// outlive the delivery. Delivering objects and pointers to another
     /// thread is your statement that they may be used there.
+    ///
+    /// A struct arrives as a ``Value/structure(_:)`` copy on a
+    /// `DispatchQueue` or the main actor. An ``EventQueue`` delivery that
+    /// would carry one is dropped (counted in ``ExecuteResult/dropped``):
+    /// the C queue copies only the structs a signature gives the size of.
+    ///
+    /// - Parameters:
+    ///   - event: The event's name.
+    ///   - delivery: Where the handler runs.
+    ///   - options: How the handler is registered.
+    ///   - handler: Runs on `delivery` with every argument of each execute.
+    /// - Returns: The subscription that keeps the handler registered.
     public func on(
         _ event: String, on delivery: Delivery<Nonisolated>, options: HandlerOptions = [],
         _ handler: @escaping @Sendable ([Value]) -> Void

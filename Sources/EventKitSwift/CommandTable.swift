@@ -338,8 +338,23 @@ extension CommandTable {
     /// Runs `handler` with every argument of each execute of `event`, as
     /// given; its return value is the handler's result (`.void` for none).
     ///
+    /// A struct argument arrives as a ``Value/structure(_:)`` copy of the
+    /// size it was executed with (no signature gives the handler a layout,
+    /// so its ``StructValue/encoding`` is `nil`); one a C caller made
+    /// without a size (`dc_struct`) arrives as ``Value/pointer(_:)`` to its
+    /// bytes, valid only for the call. A struct returned from here is not
+    /// the execute's return value: without a signature the C core cannot
+    /// tell its size.
+    ///
     /// An error it throws stops the emission (the handlers after it do not
     /// run) and is rethrown by the `execute` that ran it.
+    ///
+    /// - Parameters:
+    ///   - event: The event's name.
+    ///   - options: How the handler is registered.
+    ///   - handler: Runs with every argument of each execute, on the
+    ///     executing thread; what it returns is the handler's result.
+    /// - Returns: The subscription that keeps the handler registered.
     public func on(
         _ event: String, options: HandlerOptions = [], _ handler: @escaping @Sendable ([Value]) throws -> Value
     ) -> Subscription {
@@ -449,6 +464,18 @@ extension CommandTable {
     ///
     /// An event without handlers is not an error: the result says 0 handled.
     ///
+    /// A struct a handler returns is not kept here, so it is not the
+    /// result's ``ExecuteResult/returnValue``: the C core keeps one only in
+    /// return storage, which this, the shortest execute, does not give.
+    /// ``execute(_:arguments:accumulator:requireHandler:strict:)`` does.
+    ///
+    /// - Parameters:
+    ///   - event: The event's name.
+    ///   - arguments: The values to pass, checked against every handler; a
+    ///     ``Value/structure(_:)`` must have the size of the struct a C
+    ///     handler's parameter takes.
+    /// - Returns: What the execute did, and the return value the first
+    ///   handler returning one returned.
     /// - Throws: ``DispatchError/typeMismatch(_:)`` or
     ///   ``DispatchError/arity(_:)`` naming event, handler, argument and
     ///   types, before any handler runs; or the error a handler threw (the
@@ -486,16 +513,40 @@ extension CommandTable {
 
     /// Executes `event` with `arguments`; see ``execute(_:_:)-(String,_)``.
     ///
+    /// A struct a C handler returns (a handler registered with a signature
+    /// returning `{name=fields}`) is the result's
+    /// ``ExecuteResult/returnValue`` as a ``Value/structure(_:)`` of its own,
+    /// when the accumulator keeps it:
+    ///
+    /// ```swift
+    /// let divide: @convention(c) (Int32, Int32) -> div_t = div
+    /// try table.register("divide", function: divide, signature: Signature("{div_t=ii}ii"))
+    /// let result = try table.execute("divide", arguments: [.int32(7), .int32(2)])
+    /// let quotient = try result.returnValue?.structure(as: div_t.self)   // div_t(quot: 3, rem: 1)
+    /// ```
+    ///
+    /// A struct of more than ``maximumReturnedStructSize`` bytes is not
+    /// kept: the C core neither keeps nor counts it.
+    ///
     /// - Parameters:
     ///   - event: The event's name.
-    ///   - arguments: The values to pass, checked against every handler.
+    ///   - arguments: The values to pass, checked against every handler; a
+    ///     ``Value/structure(_:)`` must have the size of the struct a C
+    ///     handler's parameter takes.
     ///   - accumulator: Which return value the result keeps.
     ///   - requireHandler: Throw ``DispatchError/noHandler(_:)`` when no
     ///     handler runs.
     ///   - strict: Every handler must take exactly `arguments.count`
     ///     arguments.
+    /// - Returns: What the execute did, and the return value `accumulator`
+    ///   chose.
+    /// - Throws: As ``execute(_:_:)-(String,_)`` does, and
+    ///   ``DispatchError/noHandler(_:)`` when `requireHandler` is set and no
+    ///   handler ran.
     ///
-    /// The corresponding C function is `dc_table_execute_with`.
+    /// The corresponding C function is `dc_table_execute_with`, its
+    /// `return_storage` room for a struct of ``maximumReturnedStructSize``
+    /// bytes.
     @discardableResult
     public func execute(
         _ event: String, arguments: [Value], accumulator: Accumulator = .first, requireHandler: Bool = false,
@@ -503,9 +554,16 @@ extension CommandTable {
     ) throws -> ExecuteResult {
         let flags =
             (requireHandler ? UInt32(DC_EXECUTE_REQUIRE_HANDLER) : 0) | (strict ? UInt32(DC_EXECUTE_STRICT) : 0)
-        return ExecuteResult(
-            try executeOutcome(event, arguments: arguments, accumulator: accumulator.cAccumulator, flags: flags))
+        return try withCValues(arguments) { values, count in
+            try executeKeepingStructs(
+                event, cArguments: values, count: count, accumulator: accumulator.cAccumulator, flags: flags)
+        }
     }
+
+    /// The most bytes a struct that a handler returns may have for
+    /// ``execute(_:arguments:accumulator:requireHandler:strict:)`` to keep
+    /// it: 256, the room it gives the C core on the stack.
+    public static let maximumReturnedStructSize = 256
 
     /// Executes `event` without arguments: the inlinable `execute`'s way in.
     @usableFromInline
@@ -513,19 +571,12 @@ extension CommandTable {
         try executeOutcome(event, cArguments: nil, count: 0)
     }
 
-    /// Executes `event` with `arguments`: the inlinable `execute`'s other way
-    /// in.
+    /// Executes `event` with `arguments`, converted on the stack: the
+    /// inlinable `execute`'s other way in.
     @usableFromInline
     func executeOutcome(_ event: String, arguments: [Value]) throws -> ExecuteOutcome {
-        try executeOutcome(event, arguments: arguments, accumulator: DC_ACCUMULATE_FIRST, flags: 0)
-    }
-
-    /// What both of those share: the arguments converted on the stack.
-    private func executeOutcome(
-        _ event: String, arguments: [Value], accumulator: dc_accumulator, flags: UInt32
-    ) throws -> ExecuteOutcome {
         try withCValues(arguments) { values, count in
-            try executeOutcome(event, cArguments: values, count: count, accumulator: accumulator, flags: flags)
+            try executeOutcome(event, cArguments: values, count: count)
         }
     }
 
@@ -542,28 +593,36 @@ extension CommandTable {
         }
     }
 
-    /// Executes `event` with `count` C arguments and the options given.
-    func executeOutcome(
+    /// Executes `event` with `count` C arguments and the options given,
+    /// with return storage on the stack for a struct a handler returns,
+    /// which the result gets a copy of: the C core's struct value points
+    /// into that storage, so it is read before the storage goes.
+    func executeKeepingStructs(
         _ event: String, cArguments: UnsafePointer<dc_value>?, count: Int, accumulator: dc_accumulator,
         flags: UInt32
-    ) throws -> ExecuteOutcome {
-        if accumulator == DC_ACCUMULATE_FIRST && flags == 0 {
-            return try executeOutcome(event, cArguments: cArguments, count: count)
-        }
-        var handlerError = HandlerError()
-        var result = dc_result()
-        let status = withUnsafeMutablePointer(to: &handlerError) { slot in
-            var options = dc_execute_options(
-                accumulator: accumulator, flags: flags, results: nil, results_capacity: 0, return_storage: nil,
-                return_storage_size: 0)
-            return event.withCString {
-                dc__table_execute(cTable, $0, 0, cArguments, count, &options, UnsafeMutableRawPointer(slot), &result)
+    ) throws -> ExecuteResult {
+        try withUnsafeTemporaryAllocation(
+            byteCount: Self.maximumReturnedStructSize, alignment: StructStorage.alignment
+        ) { returnStorage in
+            var handlerError = HandlerError()
+            var result = dc_result()
+            let status = withUnsafeMutablePointer(to: &handlerError) { slot in
+                var options = dc_execute_options(
+                    accumulator: accumulator, flags: flags, results: nil, results_capacity: 0,
+                    return_storage: returnStorage.baseAddress, return_storage_size: returnStorage.count)
+                return event.withCString {
+                    dc__table_execute(
+                        cTable, $0, 0, cArguments, count, &options, UnsafeMutableRawPointer(slot), &result)
+                }
             }
+            if status != DC_OK || handlerError.failed || logger != nil {
+                try finish(status, result, &handlerError, event: event)
+            }
+            // A kept struct carries its size, so the value copies its bytes.
+            // Not `? … : nil`, which would be `.pointer(nil)` (see ExecuteResult).
+            let returnValue = result.has_return_value ? Value(result.return_value) : Optional.none
+            return ExecuteResult(ExecuteOutcome(result), returnValue: returnValue)
         }
-        if status != DC_OK || handlerError.failed || logger != nil {
-            try finish(status, result, &handlerError, event: event)
-        }
-        return ExecuteOutcome(result)
     }
 
     /// A brief C execute, which `execute` makes with an error slot as its

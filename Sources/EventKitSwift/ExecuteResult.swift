@@ -15,6 +15,12 @@ public struct ExecuteResult: CustomStringConvertible {
     /// The return value of the first handler that returned one, or the one
     /// the accumulator chose; `nil` when no handler returned a value.
     ///
+    /// A struct a handler returned is a ``Value/structure(_:)`` of its own
+    /// after
+    /// ``CommandTable/execute(_:arguments:accumulator:requireHandler:strict:)``,
+    /// which gives the C core room to keep it; the other executes give none,
+    /// so for them a struct return is no return value.
+    ///
     /// Replaces the result of `-[NSInvocation getReturnValue:]` after a
     /// `performSelector:`.
     public let returnValue: Value?
@@ -31,6 +37,17 @@ public struct ExecuteResult: CustomStringConvertible {
         // Not `? … : nil`: Value is ExpressibleByNilLiteral, so that `nil`
         // would be `.pointer(nil)`, a return value nobody returned.
         returnValue = outcome.hasReturnValue ? outcome.returnValue() : Optional.none
+    }
+
+    /// The result of an execute as its outcome describes it, with
+    /// `returnValue` read from C already (a struct copied out of the
+    /// execute's return storage) in the place of the outcome's.
+    init(_ outcome: ExecuteOutcome, returnValue: Value?) {
+        handled = outcome.handled
+        queued = outcome.queued
+        dropped = outcome.dropped
+        stopped = outcome.stopped
+        self.returnValue = returnValue
     }
 
     public var description: String {

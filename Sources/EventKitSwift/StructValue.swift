@@ -28,14 +28,17 @@ internal import CDispatchCore
 /// describe the same fields, whatever the structs' names. A struct made from
 /// a Swift value or from raw bytes knows no encoding, so, as with
 /// `-[NSInvocation setArgument:atIndex:]`, its bytes are trusted to have the
-/// parameter's layout once the size fits.
+/// parameter's layout once the size fits. The size crosses to C with the
+/// bytes, so a ``CommandTable`` execute refuses a struct of another size
+/// than a C handler's parameter too, before any handler runs.
 ///
 /// Two struct values are equal when their bytes are, padding included; the
 /// ``encoding`` is not compared.
 ///
 /// The corresponding C type is a `dc_value` of type `DC_TYPE_STRUCT`, made
-/// with `dc_struct`. Replaces the `NSValue` (`valueWithBytes:objCType:`) and
-/// the untyped buffers an `NSInvocation` takes and fills for a struct.
+/// with `dc_struct_of`, which gives C the struct's size. Replaces the
+/// `NSValue` (`valueWithBytes:objCType:`) and the untyped buffers an
+/// `NSInvocation` takes and fills for a struct.
 public struct StructValue: Sendable {
     /// The bytes, never written once the value is shared.
     let storage: StructStorage
@@ -82,6 +85,14 @@ public struct StructValue: Sendable {
         storage = StructStorage(size: layout.size)
         storage.address.copyMemory(from: address, byteCount: layout.size)
         encoding = layout.encoding.map { String(cString: $0) }
+    }
+
+    /// A copy of the `size` bytes at `address`, a struct whose encoding is
+    /// not known (a struct value that carried only its size).
+    init(copying address: UnsafeRawPointer, size: Int) {
+        storage = StructStorage(size: size)
+        storage.address.copyMemory(from: address, byteCount: size)
+        encoding = nil
     }
 
     /// The number of bytes, C's `sizeof` of the struct.

@@ -28,10 +28,18 @@ internal import CDispatchCore
 /// a copy of the struct's bytes: `Value(struct: timespec(tv_sec: 1, tv_nsec: 0))`
 /// passes one, and ``structure(as:)`` reads one a function returned as its C
 /// type. A struct fits a struct parameter of its size (see ``StructValue``
-/// for the checks), and nothing else. An ``Invocation`` copies the structs
-/// it hands back, knowing their layouts from its signature; a struct
-/// argument that a table handler or a ``CCallback`` receives arrives as
-/// ``pointer(_:)`` to its bytes, valid only for the call.
+/// for the checks), and nothing else.
+///
+/// A struct C hands to Swift arrives as a ``structure(_:)`` of its own, a
+/// copy that stays valid after the call: an ``Invocation``'s arguments and
+/// return value and a ``CCallback``'s arguments, each with its encoding
+/// from the signature; a `[Value]` table handler's arguments, with the size
+/// the struct value carries (every struct from Swift, and every one the C
+/// library hands out, carries its size); a struct a C handler returns to
+/// ``CommandTable/execute(_:arguments:accumulator:requireHandler:strict:)``.
+/// Only a struct of unknown size, which a C caller made with `dc_struct`
+/// and executed to a `[Value]` handler, arrives as ``pointer(_:)`` to its
+/// bytes, valid only for the call.
 ///
 /// Objects cross into C as their unretained address
 /// (`Unmanaged.passUnretained(_:)`), and an object coming back from C is taken

@@ -392,20 +392,6 @@ struct StructValueTests {
             == Value(struct: div_t(quot: 2, rem: 1)))
     }
 
-    @Test("A struct a [Value] handler receives without a signature arrives as the address of its bytes")
-    func structWithoutLayoutIsAPointer() throws {
-        let table = CommandTable()
-        let received = Mutex<[UInt8]?>(nil)
-        let subscription = table.on("bytes") { (values: [Value]) -> Value in
-            guard case .pointer(let address?)? = values.first else { return .void }
-            received.withLock { $0 = Array(UnsafeRawBufferPointer(start: address, count: 8)) }
-            return .void
-        }
-        defer { subscription.cancel() }
-        try table.execute("bytes", Value(struct: div_t(quot: 3, rem: 1)))
-        #expect(received.withLock { $0 } == bytes(of: div_t(quot: 3, rem: 1)))
-    }
-
     // MARK: Encodings refused
 
     @Test("A struct type cannot be named without its fields")

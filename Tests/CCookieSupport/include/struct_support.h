@@ -35,4 +35,10 @@ typedef struct test_floats {
     float second;
 } test_floats;
 
+/* {test_big=[40q]}: 320 bytes, more than a table execute keeps of a
+ * struct a handler returns. */
+typedef struct test_big {
+    int64_t values[40];
+} test_big;
+
 #endif
