@@ -126,9 +126,9 @@ typedef struct dc__layout_node {
 /* Where invocations put struct bytes: enough for any field C allows here. */
 #define DC__STRUCT_ALIGNMENT 16
 
-/* The bytes an invocation keeps for a struct of `layout`. */
-static inline size_t dc__struct_storage_size(const dc__layout_node *layout) {
-    return (layout->size + DC__STRUCT_ALIGNMENT - 1) / DC__STRUCT_ALIGNMENT * DC__STRUCT_ALIGNMENT;
+/* The bytes an invocation or a delivery keeps for a struct of `size` bytes. */
+static inline size_t dc__struct_storage_size(size_t size) {
+    return (size + DC__STRUCT_ALIGNMENT - 1) / DC__STRUCT_ALIGNMENT * DC__STRUCT_ALIGNMENT;
 }
 
 /* Whether a struct value's bytes are as many as `layout` takes: the value
@@ -363,7 +363,7 @@ void dc__queue_release(dc_queue *queue);
 /* Posts a call of `handler` with `count` parameter values; the delivery
  * duplicates strings and retains objects from index `first_owned` on, and
  * copies the bytes of structs, whose layouts `signature` gives (NULL for a
- * variadic marshal's values, which then cannot hold a struct).
+ * variadic marshal's values, whose structs must carry their size).
  * DC_ERR_STATE when the queue is destroyed or the handler no longer
  * deliverable (nothing is kept), DC_ERR_NO_MEMORY, DC_ERR_UNSUPPORTED. */
 dc_status dc__queue_post(dc_queue *queue, dc_table *table, struct dc__handler *handler, const dc_value *values,

@@ -101,7 +101,7 @@ DC_API dc_status dc_invocation_create(dc_signature *signature, dc_function funct
         arguments[i].u64 = 0;
         if (signature->parameter_layouts[i] != NULL) {
             arguments[i] = dc__struct_value((void *)structs, signature->parameter_layouts[i]);
-            structs += dc__struct_storage_size(signature->parameter_layouts[i]);
+            structs += dc__struct_storage_size(signature->parameter_layouts[i]->size);
         }
         ffi_arguments[i] = dc__ffi_argument(&arguments[i]);
     }

@@ -161,6 +161,12 @@ DC_API size_t dc_queue_pending(const dc_queue *queue) {
 
 /* ---- posting and dropping (called by execute.c) ---------------------------------------- */
 
+/* The size of struct value `i`: its parameter's, or for a variadic
+ * marshal (no signature) the size the value carries. */
+static size_t struct_size(const dc_value *value, const dc_signature *signature, size_t i) {
+    return signature != NULL ? signature->parameter_layouts[i]->size : value->struct_size;
+}
+
 dc_status dc__queue_post(dc_queue *queue, dc_table *table, struct dc__handler *handler, const dc_value *values,
                          size_t count, size_t first_owned, const dc_signature *signature,
                          const dc_object_callbacks *callbacks) {
@@ -168,10 +174,11 @@ dc_status dc__queue_post(dc_queue *queue, dc_table *table, struct dc__handler *h
     size_t struct_bytes = 0;
     for (size_t i = 0; i < count; i++) {
         if (values[i].type != DC_TYPE_STRUCT) continue;
-        if (signature == NULL)
+        if (signature == NULL && values[i].struct_size == 0)
             return dc__fail(DC_ERR_UNSUPPORTED,
-                            "a queued variadic marshal cannot receive a struct: its size is not known");
-        struct_bytes += dc__struct_storage_size(signature->parameter_layouts[i]);
+                            "a queued variadic marshal cannot receive a struct whose size is not known (dc_struct; "
+                            "dc_struct_of says it)");
+        struct_bytes += dc__struct_storage_size(struct_size(&values[i], signature, i));
     }
     size_t values_end = sizeof(delivery) + count * sizeof values[0];
     delivery *item = malloc(values_end + (struct_bytes > 0 ? struct_bytes + DC__STRUCT_ALIGNMENT - 1 : 0));
@@ -187,9 +194,9 @@ dc_status dc__queue_post(dc_queue *queue, dc_table *table, struct dc__handler *h
                         DC__STRUCT_ALIGNMENT;
     for (size_t i = 0; struct_bytes > 0 && i < count; i++) {
         if (values[i].type != DC_TYPE_STRUCT) continue;
-        const dc__layout_node *layout = signature->parameter_layouts[i];
-        item->values[i] = dc__struct_value(memcpy((void *)structs, values[i].pointer, layout->size), layout);
-        structs += dc__struct_storage_size(layout);
+        size_t size = struct_size(&values[i], signature, i);
+        item->values[i] = dc_struct_of(memcpy((void *)structs, values[i].pointer, size), size);
+        structs += dc__struct_storage_size(size);
     }
     for (size_t i = first_owned; i < count; i++) {
         dc_value *value = &item->values[i];

@@ -569,7 +569,7 @@ static dc_status prepare(dc_signature *signature) {
         signature->parameter_sizes[i] = layout != NULL ? 0 : (uint8_t)signature->ffi_parameter_types[i]->size;
         if (layout != NULL) {
             signature->struct_parameters[signature->struct_parameter_count++] = (uint8_t)i;
-            signature->struct_storage += dc__struct_storage_size(layout);
+            signature->struct_storage += dc__struct_storage_size(layout->size);
             if (layout->size > largest_struct) largest_struct = layout->size;
         }
         bool floating = dc__is_floating(type);
@@ -581,7 +581,7 @@ static dc_status prepare(dc_signature *signature) {
     signature->return_class = return_class_of(signature->return_type);
     signature->scalar_return = signature->return_type != DC_TYPE_VOID && signature->return_layout == NULL;
     if (signature->return_layout != NULL)
-        signature->struct_storage += dc__struct_storage_size(signature->return_layout);
+        signature->struct_storage += dc__struct_storage_size(signature->return_layout->size);
     if (largest_struct > 0 && (signature->zero_struct = arena_allocate(&signature->arena, largest_struct)) == NULL)
         return dc__fail(DC_ERR_NO_MEMORY, "no memory for signature \"%s\"", signature->encoding);
 

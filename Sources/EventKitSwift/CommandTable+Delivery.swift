@@ -150,10 +150,9 @@ extension CommandTable {
     /// outlive the delivery. Delivering objects and pointers to another
     /// thread is your statement that they may be used there.
     ///
-    /// A struct arrives as a ``Value/structure(_:)`` copy on a
-    /// `DispatchQueue` or the main actor. An ``EventQueue`` delivery that
-    /// would carry one is dropped (counted in ``ExecuteResult/dropped``):
-    /// the C queue copies only the structs a signature gives the size of.
+    /// A struct arrives as a ``Value/structure(_:)`` copy, on an
+    /// ``EventQueue`` as on a `DispatchQueue` or the main actor: the queue
+    /// copies its bytes when the execute posts the delivery.
     ///
     /// - Parameters:
     ///   - event: The event's name.

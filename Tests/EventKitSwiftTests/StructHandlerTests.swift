@@ -198,16 +198,20 @@ struct StructHandlerTests {
         withExtendedLifetime(subscription) {}
     }
 
-    @Test("A struct for a [Value] handler on an EventQueue another thread owns drops the delivery")
-    func queuedStructIsDropped() throws {
+    @Test("A struct for a [Value] handler on an EventQueue another thread owns arrives as a copy made when posted")
+    func queuedStructIsCopied() throws {
         let table = CommandTable()
         let queue = try EventQueue()
         runOnSeparateThread { queue.bindToCurrentThread() }
-        let subscription = table.on("time", on: .queue(queue)) { (_: [Value]) in }
+        let received = Mutex<[StructArrival]>([])
+        let subscription = table.on("time", on: .queue(queue)) { (values: [Value]) in
+            received.withLock { $0 += values.map(StructArrival.init) }
+        }
         let result = try table.execute("time", Value(struct: timespec(tv_sec: 1, tv_nsec: 2)))
-        #expect(result.queued == 0 && result.dropped == 1)
-        #expect(queue.pending == 0)
-        #expect(try table.execute("time", .int32(1)).queued == 1)
+        #expect(result.queued == 1 && result.dropped == 0)
+        queue.bindToCurrentThread()
+        #expect(queue.drain() == 1)
+        #expect(received.withLock { $0 } == [.structure(StructValue(timespec(tv_sec: 1, tv_nsec: 2)))])
         withExtendedLifetime(subscription) {}
     }
 

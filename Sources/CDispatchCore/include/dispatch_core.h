@@ -427,8 +427,8 @@ DC_API size_t dc_signature_fixed_count(const dc_signature *signature);
  * layouts checked against its own, as for arguments). A queued delivery
  * copies a struct argument's bytes (pointers inside it are copied as they
  * are: nothing they point to is copied or retained); a variadic marshal
- * receives no struct through a queue (the delivery is dropped), as its size
- * is unknown.
+ * receives through a queue only structs whose values carry their size
+ * (dc_struct_of), and a delivery of any other struct is dropped.
  */
 
 /* Deepest nesting of structs and arrays inside a type. */
