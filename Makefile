@@ -593,6 +593,7 @@ $(FUZZ_BUILD)/fuzz_%: $(FUZZ_DIR)/fuzz_%.c $(FUZZ_DIR)/fuzz_support.h $(HEADERS)
 
 # The table's model, shared with stress_table.
 $(FUZZ_BUILD)/fuzz_table: $(FUZZ_DIR)/table_model.h
+$(FUZZ_BUILD)/fuzz_signature: $(FUZZ_DIR)/encoding_model.h
 
 $(FUZZ_BUILD) $(FUZZ_BUILD)/obj:
 	@mkdir -p $@

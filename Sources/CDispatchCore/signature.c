@@ -188,20 +188,33 @@ static dc_status skip_pointee(const parser *p, const char **at, int depth) {
     case '{':
     case '(':
     case '[': {
-        /* An aggregate: skip to its matching close, whatever is inside. */
-        int open = 0;
+        /* An aggregate: skip to its matching close, whatever is inside, each
+         * bracket closed by its own kind. */
+        char *closers = malloc(strlen(c) + 1); /* the closers expected, innermost last */
+        if (closers == NULL) return out_of_memory(p);
+        size_t open = 0;
         const char *scan = c;
+        dc_status status = DC_OK;
         for (; *scan != '\0'; scan++) {
             if (*scan == '"') {
                 const char *close = strchr(scan + 1, '"');
-                if (close == NULL) return parse_error(p, scan, "unterminated field name");
+                if (close == NULL) {
+                    status = parse_error(p, scan, "unterminated field name");
+                    break;
+                }
                 scan = close;
             } else if (*scan == '{' || *scan == '(' || *scan == '[') {
-                open++;
+                closers[open++] = *scan == '{' ? '}' : *scan == '(' ? ')' : ']';
             } else if (*scan == '}' || *scan == ')' || *scan == ']') {
+                if (*scan != closers[open - 1]) {
+                    status = parse_error(p, scan, "an aggregate closed by another kind of bracket");
+                    break;
+                }
                 if (--open == 0) break;
             }
         }
+        free(closers);
+        if (status != DC_OK) return status;
         if (*scan == '\0') return parse_error(p, c, "unterminated aggregate");
         *at = scan + 1;
         return DC_OK;
@@ -327,7 +340,8 @@ static dc_status parse_member(parser *p, const char **at, unsigned depth, size_t
         return parse_error(p, open, problem);
     }
     size_t start = p->out->canonical.length;
-    text_append(&p->out->canonical, open, (size_t)(c - open));
+    char written[24]; /* the count as canonical encodings write it, whatever zeros led it */
+    text_append(&p->out->canonical, written, (size_t)snprintf(written, sizeof written, "[%zu", count));
     size_t before = *elements;
     dc__layout_node element;
     if ((status = parse_member(p, &c, depth + 1, elements, &element)) != DC_OK) return status;

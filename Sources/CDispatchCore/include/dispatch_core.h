@@ -284,7 +284,9 @@ typedef struct dc_signature dc_signature;
  *
  * Codes: v B c C s S i I l L q Q f d @ # * ^ : {...} (see dc_type). `^` must
  * be followed by the pointee's encoding (^v, ^i, ^^c, ^{name=...}, ^? ...):
- * the parameter is a pointer whatever it points to. `@?` (a block) and
+ * the parameter is a pointer whatever it points to (pointers to pointers
+ * chain at most 65 `^` in a row; a pointee's brackets must each close by
+ * their own kind). `@?` (a block) and
  * `@"Name"` (a class name) are objects. `{name=fields}` is a struct by value
  * (see "Structs by value" below): "{div=ii}ii" is div_t div(int, int).
  *

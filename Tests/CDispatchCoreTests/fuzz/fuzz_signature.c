@@ -33,33 +33,9 @@
 #include "fuzz_support.h"
 #include "encoding_model.h"
 
-/*
- * Known library bugs, each skipped as narrowly as possible (build with
- * -DKNOWN_BUG_...=0 to see them fail):
- *
- * KNOWN_BUG_COUNT_AS_WRITTEN: an array count written with a leading zero
- * keeps it in the canonical encoding and the layouts' encodings:
- * "v{S=[04i]}" gives "v{S=[04i]}", another signature than "v{S=[4i]}"'s,
- * where dc_signature_encoding promises canonical fields ("[4i]"). Where the
- * input has such a count, encodings are expected as written.
- *
- * KNOWN_BUG_POINTEE_CLOSERS: a pointee aggregate may be closed by another
- * kind of bracket: "v^{S=i)" and "v^(U=i}" are accepted, though "^{S=i)" is
- * no encoding. Such inputs are not compared.
- *
- * KNOWN_BUG_POINTER_CHAIN_LIMIT: a limit the header does not state: more
- * than 65 '^' in a row ("v" then 66 '^' then "i") is DC_ERR_BAD_SIGNATURE,
- * "type nested too deeply". The model refuses them as the library does.
- */
-#ifndef KNOWN_BUG_COUNT_AS_WRITTEN
-#define KNOWN_BUG_COUNT_AS_WRITTEN 1
-#endif
-#ifndef KNOWN_BUG_POINTEE_CLOSERS
-#define KNOWN_BUG_POINTEE_CLOSERS 1
-#endif
-#ifndef KNOWN_BUG_POINTER_CHAIN_LIMIT
-#define KNOWN_BUG_POINTER_CHAIN_LIMIT 65
-#endif
+/* The most '^' in a row the header allows ("pointers to pointers chain at
+ * most 65"). */
+#define POINTER_CHAIN_LIMIT 65
 
 /* Never called: invocations are created, filled and destroyed, not invoked. */
 static void never_called(void) { abort(); }
@@ -91,12 +67,6 @@ static char *describe_subject(const char *encoding, bool variadic, size_t fixed_
     *at = '\0';
     if (variadic) sprintf(at, " (variadic, %zu fixed)", fixed_count);
     return name;
-}
-
-/* Encodings are expected as the input wrote its array counts where the
- * library keeps them so (KNOWN_BUG_COUNT_AS_WRITTEN). */
-static bool counts_as_written(const em_model *model) {
-    return KNOWN_BUG_COUNT_AS_WRITTEN && model->count_has_leading_zero;
 }
 
 /* ---- refusals ---------------------------------------------------------------------- */
@@ -137,7 +107,7 @@ static void check_layout(const subject *s, const em_model *model, const dc_layou
     FUZZ_CHECK(got->field_count == n->field_count, "%s: %s has %zu fields, the model %zu", s->name, where,
                got->field_count, n->field_count);
     em_text expected = {0};
-    em_write_encoding(model, index, counts_as_written(model), &expected);
+    em_write_encoding(model, index, false, &expected);
     FUZZ_CHECK(got->encoding != NULL && strcmp(got->encoding, expected.data) == 0,
                "%s: %s has encoding \"%s\", the model \"%s\"", s->name, where,
                got->encoding != NULL ? got->encoding : "(NULL)", expected.data);
@@ -344,7 +314,7 @@ static void check_parses_back(const subject *s, const em_model *model, dc_signat
         return;
     }
     em_text unmarked = {0};
-    em_write_signature(model, counts_as_written(model), false, &unmarked);
+    em_write_signature(model, false, false, &unmarked);
     dc_status status = dc_signature_create_variadic(unmarked.data, s->fixed_count, &again);
     FUZZ_CHECK(status == DC_OK, "%s: canonical \"%s\" without its \"...\", \"%s\", with %zu fixed gave %s", s->name,
                canonical, unmarked.data, s->fixed_count, dc_status_name(status));
@@ -388,7 +358,7 @@ static void check_signature(const subject *s, const em_model *model, dc_signatur
     FUZZ_CHECK_FAILURE(status, primed, "dc_signature_parameter_type");
 
     em_text canonical = {0};
-    em_write_signature(model, counts_as_written(model), true, &canonical);
+    em_write_signature(model, false, true, &canonical);
     FUZZ_CHECK(strcmp(dc_signature_encoding(signature), canonical.data) == 0,
                "%s: canonical encoding \"%s\", the model \"%s\"", s->name, dc_signature_encoding(signature),
                canonical.data);
@@ -427,7 +397,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     subject s = {encoding, variadic, fixed_count, name};
 
     em_model model;
-    if (!em_model_parse(&model, encoding, variadic, fixed_count, KNOWN_BUG_POINTER_CHAIN_LIMIT)) abort();
+    if (!em_model_parse(&model, encoding, variadic, fixed_count, POINTER_CHAIN_LIMIT)) abort();
     char answer[160];
     model_answer(&model, answer, sizeof answer);
     FUZZ_TRACE(0, "%s: the model says %s", name, answer);
@@ -436,7 +406,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     const char *primed = fuzz_prime_message();
     dc_status status = variadic ? dc_signature_create_variadic(encoding, fixed_count, &signature)
                                 : dc_signature_create(encoding, &signature);
-    bool compared = !(KNOWN_BUG_POINTEE_CLOSERS && model.mismatched_closer);
+    bool compared = true;
     if (status == DC_OK) {
         FUZZ_CHECK(signature != NULL && signature != UNTOUCHED, "%s: DC_OK without a signature", name);
         if (compared) {
