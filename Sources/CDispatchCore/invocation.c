@@ -14,8 +14,9 @@
 
 /* Converts argument `index` to its parameter type; on failure the message says
  * which call, which argument, which signature and both types. */
-static dc_status convert_argument(const dc_signature *signature, size_t index, const dc_value *value,
-                                  dc_value *out, const char *function) {
+__attribute__((noinline)) static dc_status convert_argument_slowly(const dc_signature *signature, size_t index,
+                                                                  const dc_value *value, dc_value *out,
+                                                                  const char *function) {
     dc_status status = dc_value_convert(value, signature->parameter_types[index], out);
     if (status == DC_OK) {
         const dc__layout_node *layout = signature->parameter_layouts[index];
@@ -31,6 +32,18 @@ static dc_status convert_argument(const dc_signature *signature, size_t index, c
     snprintf(reason, sizeof reason, "%s", dc_last_error_message());
     return dc__fail(DC_ERR_TYPE, "%s: argument %zu of signature \"%s\": %s", function, index, signature->encoding,
                     reason);
+}
+
+/* The same, at once for a value of exactly the parameter's type (a bool
+ * and a struct have more to check). */
+static inline dc_status convert_argument(const dc_signature *signature, size_t index, const dc_value *value,
+                                         dc_value *out, const char *function) {
+    dc_type type = signature->parameter_types[index];
+    if (DC__LIKELY(value->type == type && type != DC_TYPE_BOOL && type != DC_TYPE_STRUCT)) {
+        *out = *value;
+        return DC_OK;
+    }
+    return convert_argument_slowly(signature, index, value, out, function);
 }
 
 /* ---- return values ------------------------------------------------------------------ */
