@@ -1,6 +1,6 @@
 /*
  * table.h — what the table's files share (registry.c, registration.c,
- * execute.c): the table's layout, its handlers' extras, and the lookups and
+ * execute.c, check.c): the table's layout, its handlers' extras, and the lookups and
  * helpers each of them uses. Not installed; nothing here is exported.
  *
  * Readers take no lock. Writers serialize on table->lock and publish
@@ -279,5 +279,27 @@ void dc__table_remove_handler(dc_table *table, dc_handler *handler);
 
 /* Removes every handler; how many (registration.c). */
 size_t dc__table_remove_all(dc_table *table);
+
+/* ---- executes (execute.c, check.c) ---------------------------------------- */
+
+/* What one execute needs as it goes. */
+/* What one execute needs as it goes. */
+typedef struct execution {
+    dc_table *table;
+    const event_record *record;
+    const dc_value *arguments;
+    size_t count;
+    const dc_execute_options *options;
+    bool exact; /* the arguments have exactly the types every shape takes */
+    dc_result result;
+    /* The signature whose last `count` parameters the arguments are, when
+     * they come with layouts (a table closure's call); NULL otherwise. */
+    const dc_signature *source;
+} execution;
+
+/* Checks the arguments against every shape of `shapes`: DC_OK when each
+ * fits, or the error of the first that does not (check.c). */
+dc_status dc__check_each_shape(const execution *run, const shape_set *shapes, const handler_array *array,
+                               uint32_t count);
 
 #endif /* DISPATCH_CORE_TABLE_H */
