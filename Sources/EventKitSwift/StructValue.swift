@@ -40,14 +40,16 @@ internal import CDispatchCore
 /// `NSValue` (`valueWithBytes:objCType:`) and the untyped buffers an
 /// `NSInvocation` takes and fills for a struct.
 public struct StructValue: Sendable {
-    /// The bytes, never written once the value is shared.
+    /// The bytes and the encoding, never written once the value is shared.
+    /// One reference, so that a ``Value`` holding a struct is no larger than
+    /// one holding a string.
     let storage: StructStorage
 
     /// The struct's canonical encoding, such as `"{div_t=ii}"`, when it came
     /// from C; `nil` for a struct made from a Swift value or from raw bytes.
     ///
     /// The corresponding C field is `dc_layout.encoding`.
-    public let encoding: String?
+    public var encoding: String? { storage.encoding }
 
     /// A struct holding the bytes of `value`, a value of a C struct type such
     /// as `div_t` or `timespec` (or any other type whose bytes C may copy).
@@ -59,7 +61,6 @@ public struct StructValue: Sendable {
     public init<T: BitwiseCopyable>(_ value: T) {
         storage = StructStorage(size: MemoryLayout<T>.stride)
         storage.address.storeBytes(of: value, as: T.self)
-        encoding = nil
     }
 
     /// A struct holding a copy of `bytes`, which are laid out as C lays out
@@ -76,15 +77,15 @@ public struct StructValue: Sendable {
 
     /// A struct owning `storage`, which nothing else writes from now on.
     init(storage: StructStorage, encoding: String?) {
+        storage.encoding = encoding
         self.storage = storage
-        self.encoding = encoding
     }
 
     /// A copy of the struct of `layout` at `address`.
     init(copying address: UnsafeRawPointer, layout: dc_layout) {
         storage = StructStorage(size: layout.size)
         storage.address.copyMemory(from: address, byteCount: layout.size)
-        encoding = layout.encoding.map { String(cString: $0) }
+        storage.encoding = layout.encoding.map { String(cString: $0) }
     }
 
     /// A copy of the `size` bytes at `address`, a struct whose encoding is
@@ -92,7 +93,6 @@ public struct StructValue: Sendable {
     init(copying address: UnsafeRawPointer, size: Int) {
         storage = StructStorage(size: size)
         storage.address.copyMemory(from: address, byteCount: size)
-        encoding = nil
     }
 
     /// The number of bytes, C's `sizeof` of the struct.
@@ -230,6 +230,8 @@ final class StructStorage: @unchecked Sendable {
     let address: UnsafeMutableRawPointer
     /// How many bytes.
     let size: Int
+    /// The struct's canonical encoding when known; set with the bytes.
+    var encoding: String?
 
     /// `size` zero bytes.
     init(size: Int) {
