@@ -73,7 +73,7 @@ endif
 SOURCE_DIR    := Sources/CDispatchCore
 HEADER        := $(SOURCE_DIR)/include/dispatch_core.h
 # The installed headers: dispatch_core.h includes the rest.
-HEADERS       := $(HEADER) $(SOURCE_DIR)/include/dispatch_closure.h
+HEADERS       := $(HEADER) $(SOURCE_DIR)/include/dispatch_table.h $(SOURCE_DIR)/include/dispatch_closure.h
 # What only a language binding needs; not installed (dispatch_core_binding.h).
 BINDING_DIR   := Sources/CDispatchCoreBinding
 BINDING_HEADER := $(BINDING_DIR)/dispatch_core_binding.h

@@ -3,7 +3,8 @@
  * calls reach a handler as an invocation (forwardInvocation:, libffi's
  * closures), table closures that execute an event, and forwarders that fan a
  * C interface out to many delegates. Part of the public API, included by
- * dispatch_core.h, whose conventions (names, errors, lifetime) hold here too.
+ * dispatch_core.h (through dispatch_table.h), whose conventions (names,
+ * errors, lifetime) hold here too.
  */
 #ifndef DISPATCH_CLOSURE_H
 #define DISPATCH_CLOSURE_H

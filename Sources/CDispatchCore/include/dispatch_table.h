@@ -1,0 +1,421 @@
+/*
+ * dispatch_table.h — event tables (GSignal for C): named events with ordered
+ * handlers, executes with accumulators, and queues that deliver on a chosen
+ * thread. Part of the public API, included by dispatch_core.h, whose
+ * conventions (names, errors, lifetime) and types (dc_value, dc_signature)
+ * hold here too; it includes dispatch_closure.h at its end.
+ */
+#ifndef DISPATCH_TABLE_H
+#define DISPATCH_TABLE_H
+
+#include "dispatch_core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Event tables (GSignal)                                                    */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * A table maps event names to ordered lists of handlers, as GLib's signals do
+ * for an instance. A handler is a C function with its dc_signature, an optional
+ * bound target passed as parameter 0, and options. Executing an event checks
+ * the arguments against every handler's signature first, then calls the
+ * handlers in order: an execute either runs whole or fails before anything runs.
+ *
+ * Threads: every table function may be called from any thread. Executes run in
+ * parallel with each other and with registration and removal: they take no
+ * lock and write no shared memory, so they scale with threads. Writers
+ * (add, remove, block, intern) serialize on the table's lock, which is never
+ * held while a handler runs.
+ *
+ * Re-entrancy: a handler may execute, add, remove, block and unblock on its own
+ * table, and destroy it. A handler added during an execute runs from the next
+ * execute on. A handler removed or blocked is not called once the remove or
+ * block has returned, by any thread, not even later in an execute already
+ * running. A once-handler runs at most once, even when executes race or nest.
+ *
+ * Waiting: a remove or block also waits for the calls of that handler already
+ * running on other threads to return, with one exception, which keeps
+ * handlers that block themselves or remove each other on several threads
+ * from waiting for each other forever. A remove or block made inside a
+ * handler (or a queued delivery, or a destroy notify run there) does not wait
+ * for a call running on a thread that is itself waiting in a remove or block
+ * made inside a handler. Such a call may still be running when the remove or
+ * block returns; it is the handler's last, and the handler's destroy notify
+ * runs once it has returned, on
+ * whichever of the two threads sees it over first. Made outside every
+ * handler, a remove or block waits for every running call.
+ * A waiting remove or block is also why a handler must not be removed while
+ * holding a lock the handler itself takes.
+ */
+typedef struct dc_table dc_table;
+
+/* A delivery queue: see "Queues" below. */
+typedef struct dc_queue dc_queue;
+
+/* An interned event name; stable for the table's life. 0 is never valid. */
+typedef uint32_t dc_event_id;
+
+/* A registered handler; never reused within a table. 0 is never valid. */
+typedef uint64_t dc_handler_id;
+
+/*
+ * How the table keeps DC_TYPE_OBJECT arguments alive while it holds them:
+ * a queued delivery retains each object argument when it is posted and releases
+ * it after delivery or when the delivery is dropped. Both may be NULL (objects
+ * are then not reference-counted). The Swift layer passes its own.
+ */
+typedef struct dc_object_callbacks {
+    void (*retain)(void *object);
+    void (*release)(void *object);
+} dc_object_callbacks;
+
+/*
+ * Creates an empty table. `name` (may be NULL) appears in messages; it is
+ * copied. `callbacks` (may be NULL) is copied. The caller owns *out.
+ * Errors: DC_ERR_NULL_ARGUMENT (out NULL), DC_ERR_NO_MEMORY.
+ */
+DC_API dc_status dc_table_create(const char *name, const dc_object_callbacks *callbacks,
+                                 dc_table **out);
+
+/*
+ * Removes every handler (calling each destroy notify once, and dropping their
+ * queued deliveries) and frees the table. NULL does nothing. Executes and
+ * drains already running on other threads are waited for; none may start once
+ * destroy is called, and adds fail with DC_ERR_STATE.
+ * Called inside a handler or a queued delivery (of any table) or from a
+ * destroy notify, it removes the handlers at once and frees the table once
+ * the calling thread's outermost execute, drain or remove returns (where
+ * waiting for the other threads cannot close a cycle). Calling it again for a
+ * table already being destroyed, from a handler or destroy notify still
+ * running, does nothing.
+ */
+DC_API void dc_table_destroy(dc_table *table);
+
+/* The table's name as given ("" when none). Owned by the table. */
+DC_API const char *dc_table_name(const dc_table *table);
+
+/*
+ * The id of event `event`, interning it on first use. Ids are dense, from 1,
+ * and stable for the table's life; use them in hot loops.
+ * Errors: DC_ERR_NULL_ARGUMENT, DC_ERR_NO_MEMORY.
+ */
+DC_API dc_status dc_table_intern(dc_table *table, const char *event, dc_event_id *out);
+
+/*
+ * The name of an interned event, owned by the table for its life.
+ * Errors: DC_ERR_NULL_ARGUMENT; DC_ERR_NOT_FOUND (not an id of this table).
+ */
+DC_API dc_status dc_table_event_name(const dc_table *table, dc_event_id event, const char **out);
+
+/* ---- handlers -------------------------------------------------------------- */
+
+/* Handler option flags. */
+enum {
+    /* Run at most once, then remove itself. */
+    DC_HANDLER_ONCE = 1u << 0,
+    /* Insert before the event's other handlers instead of after them. */
+    DC_HANDLER_FIRST = 1u << 1,
+    /* The event's argument count must equal the handler's parameter count
+     * (less the bound target); otherwise an execute fails with DC_ERR_ARITY. */
+    DC_HANDLER_STRICT = 1u << 2
+    /* Bits 3 to 7 are language bindings' (dispatch_core_binding.h); any
+     * other bit is DC_ERR_INVALID_ARGUMENT. */
+};
+
+typedef struct dc_handler_options {
+    uint32_t flags; /* DC_HANDLER_* */
+    /* Deliver on this queue's owner thread (see "Queues"); NULL runs the handler
+     * on the executing thread. The handler holds a reference to the queue. */
+    dc_queue *queue;
+    /* Called exactly once with destroy_data when the handler goes away: removed
+     * in any way (including a once-handler after its run) or its table
+     * destroyed, once no call of it runs on another thread. Runs on the thread
+     * that removed it, with no table lock held, before the remove returns;
+     * when the remove did not wait for a call (see "Waiting" above), once
+     * that call has returned, on whichever of the two threads sees it over
+     * first. It may use the table, destroy it included. */
+    void (*destroy)(void *destroy_data);
+    void *destroy_data;
+} dc_handler_options;
+
+/*
+ * Registers `function`, whose C type `signature` describes, for `event`
+ * (interned on first use). When `target` is not NULL it is bound: passed as
+ * parameter 0, which must be an object, pointer or string, and the event's
+ * arguments fill the parameters after it. The table retains the signature;
+ * it does not retain the target (remove the handler, or all of the target's
+ * with dc_table_remove_target, before the target goes away). `options` may be
+ * NULL for the defaults (last in order, run every time, no queue).
+ *
+ * Arity: a handler taking fewer parameters than the event carries receives the
+ * first ones; one taking more receives zero/NULL for the missing ones, unless
+ * DC_HANDLER_STRICT.
+ *
+ * Returns DC_OK with the new handler's id in *out (out may be NULL), or
+ * DC_EXISTS when the same (event, function, target) is already registered:
+ * the existing handler is kept unchanged, *out is its id, and `options` is
+ * ignored (its destroy notify is not kept and will not be called).
+ * Errors: DC_ERR_NULL_ARGUMENT (table, event, signature or function NULL);
+ * DC_ERR_INVALID_ARGUMENT (unknown flags); DC_ERR_TYPE (a target is given but the signature's
+ * parameter 0 is not pointer-like, or it has no parameters);
+ * DC_ERR_STATE (the table is being destroyed); DC_ERR_NO_MEMORY. The table
+ * is unchanged on every error.
+ */
+DC_API dc_status dc_table_add(dc_table *table, const char *event, dc_signature *signature,
+                              dc_function function, void *target,
+                              const dc_handler_options *options, dc_handler_id *out);
+
+/* dc_table_add for an interned event id; DC_ERR_NOT_FOUND for an unknown id. */
+DC_API dc_status dc_table_add_id(dc_table *table, dc_event_id event, dc_signature *signature,
+                                 dc_function function, void *target,
+                                 const dc_handler_options *options, dc_handler_id *out);
+
+/*
+ * A handler that receives the event's arguments as values rather than as C
+ * parameters, as GLib's GClosure marshallers do: the way to register closures
+ * of other languages (the Swift layer's closures use it) and variadic-style C
+ * handlers. `data` is passed through unchanged.
+ *
+ * Called with `count` values, one per parameter of the handler's signature,
+ * already checked and converted to the parameter types (arity adaptation as for
+ * any handler: missing trailing ones are zero/NULL). When the signature returns
+ * a value, *result arrives typed as its return type and zeroed; the marshal
+ * sets its member, or sets the type to DC_TYPE_VOID to return nothing this
+ * time (its result is then not counted). The values are valid for the call
+ * only.
+ */
+typedef void (*dc_marshal)(void *data, const dc_value *arguments, size_t count, dc_value *result);
+
+/*
+ * Registers a marshal handler for `event`. Everything about dc_table_add
+ * holds, with `data` in the place of the target except that it is not passed as
+ * a parameter: duplicates are (event, marshal, data) and return DC_EXISTS, and
+ * dc_table_remove_target(table, data) removes it.
+ *
+ * With a NULL signature the marshal is variadic: it receives every argument
+ * of each execute as given (count is the execute's count, nothing is checked
+ * or converted) and *result arrives as dc_void(); it may set any type.
+ * DC_HANDLER_STRICT does not apply to it.
+ *
+ * Errors: as dc_table_add (marshal NULL is DC_ERR_NULL_ARGUMENT).
+ */
+DC_API dc_status dc_table_add_marshal(dc_table *table, const char *event, dc_signature *signature,
+                                      dc_marshal marshal, void *data,
+                                      const dc_handler_options *options, dc_handler_id *out);
+
+/* dc_table_add_marshal for an interned event id. */
+DC_API dc_status dc_table_add_marshal_id(dc_table *table, dc_event_id event, dc_signature *signature,
+                                         dc_marshal marshal, void *data,
+                                         const dc_handler_options *options, dc_handler_id *out);
+
+/*
+ * Removes one handler in O(1). Once this returns the handler is not called
+ * again (see re-entrancy above), its queued deliveries are dropped and its
+ * destroy notify has run (but see "Waiting" above). Errors:
+ * DC_ERR_NULL_ARGUMENT; DC_ERR_NOT_FOUND (0, never issued, or already removed).
+ * Replaces: g_signal_handler_disconnect.
+ */
+DC_API dc_status dc_table_remove(dc_table *table, dc_handler_id handler);
+
+/*
+ * Removes every handler bound to `target`, on every event, and writes how many
+ * to *removed (may be NULL). Finding none is not an error (0 removed).
+ * Errors: DC_ERR_NULL_ARGUMENT (table or target NULL).
+ * Replaces: g_signal_handlers_disconnect_by_data.
+ */
+DC_API dc_status dc_table_remove_target(dc_table *table, void *target, size_t *removed);
+
+/* Removes every handler of one event; an unknown event name removes 0. */
+DC_API dc_status dc_table_remove_event(dc_table *table, const char *event, size_t *removed);
+/* The same by id; DC_ERR_NOT_FOUND for an unknown id. */
+DC_API dc_status dc_table_remove_event_id(dc_table *table, dc_event_id event, size_t *removed);
+
+/* Removes every handler of the table. */
+DC_API dc_status dc_table_remove_all(dc_table *table, size_t *removed);
+
+/*
+ * Blocks a handler in O(1): counted, as in GLib, so it runs again only after
+ * as many unblocks. Once dc_table_block returns the handler is not called (see
+ * re-entrancy and "Waiting" above); while blocked its queued deliveries are dropped when they
+ * come due. Errors: DC_ERR_NULL_ARGUMENT; DC_ERR_NOT_FOUND;
+ * DC_ERR_STATE (unblock of a handler that is not blocked).
+ * Replaces: g_signal_handler_block / g_signal_handler_unblock.
+ */
+DC_API dc_status dc_table_block(dc_table *table, dc_handler_id handler);
+DC_API dc_status dc_table_unblock(dc_table *table, dc_handler_id handler);
+
+/* True while `handler` is registered (not yet removed) in `table`; false for
+ * 0, NULL or an id of a removed handler. Replaces g_signal_handler_is_connected. */
+DC_API bool dc_table_contains(const dc_table *table, dc_handler_id handler);
+
+/* Handlers registered for an event (blocked ones included); an unknown name
+ * gives 0. Errors: DC_ERR_NULL_ARGUMENT; DC_ERR_NOT_FOUND for an id this
+ * table never issued (as everywhere ids are taken). */
+DC_API dc_status dc_table_handler_count(const dc_table *table, const char *event, size_t *out);
+DC_API dc_status dc_table_handler_count_id(const dc_table *table, dc_event_id event, size_t *out);
+
+/*
+ * The events that have at least one handler, in interning order: writes up to
+ * `capacity` names (owned by the table, valid for its life) to `names` (may be
+ * NULL when capacity is 0) and the total number of such events to *count.
+ * Errors: DC_ERR_NULL_ARGUMENT (table or count NULL).
+ */
+DC_API dc_status dc_table_events(const dc_table *table, const char **names, size_t capacity,
+                                 size_t *count);
+
+/* ---- executing -------------------------------------------------------------- */
+
+/* Which handlers' return values an execute keeps. */
+typedef enum dc_accumulator {
+    /* The first handler that returns a value (non-void signature) gives the
+     * result (ILABMultiDelegate). The default. */
+    DC_ACCUMULATE_FIRST = 0,
+    /* The last handler that returns a value gives it. */
+    DC_ACCUMULATE_LAST,
+    /* Every returned value, in order, into dc_execute_options.results. */
+    DC_ACCUMULATE_ALL,
+    /* Stop at the first handler that returns bool true; the result is that
+     * true, or the last false (GLib's g_signal_accumulator_true_handled). */
+    DC_ACCUMULATE_TRUE_HANDLED
+} dc_accumulator;
+
+/* Execute option flags. */
+enum {
+    /* An event with no handler to run is DC_ERR_NO_HANDLER, not 0 handled. */
+    DC_EXECUTE_REQUIRE_HANDLER = 1u << 0,
+    /* Every handler must take exactly the arguments given (as if each were
+     * registered with DC_HANDLER_STRICT). */
+    DC_EXECUTE_STRICT = 1u << 1
+};
+
+typedef struct dc_execute_options {
+    dc_accumulator accumulator;
+    uint32_t flags; /* DC_EXECUTE_* */
+    /* DC_ACCUMULATE_ALL: where returned values go; up to results_capacity are
+     * stored, dc_result.return_count counts them all. */
+    dc_value *results;
+    size_t results_capacity;
+    /* Where structs that handlers return are kept (see "Structs by value"):
+     * room for one struct, or for DC_ACCUMULATE_ALL an array of up to
+     * results_capacity of them (struct i at i * its size), aligned for the
+     * struct. A kept struct value points here. Without room for one, a
+     * handler's struct return is not kept and not counted. */
+    void *return_storage;
+    size_t return_storage_size;
+} dc_execute_options;
+
+/* What an execute did. */
+typedef struct dc_result {
+    size_t handled;        /* handlers that ran during the execute */
+    size_t queued;         /* deliveries posted to queues for later */
+    size_t dropped;        /* deliveries not posted: queue destroyed, handler removed or
+                            * blocked meanwhile, or out of memory */
+    size_t return_count;   /* handlers that returned a value */
+    bool has_return_value; /* return_value is set */
+    bool stopped;          /* a handler called dc_table_stop_emission */
+    dc_value return_value; /* by the accumulator; dc_void() when none */
+} dc_result;
+
+/*
+ * Executes `event` with `count` arguments (arguments may be NULL when count is
+ * 0): checks them against every handler registered when it starts, then calls
+ * the handlers in order, each on the executing thread or posted to its queue.
+ * Object, pointer and string arguments are passed as given; the caller keeps
+ * them valid for the call (queued deliveries copy strings and retain objects).
+ * `result` may be NULL.
+ *
+ * An unknown event, or one with no handler, is DC_OK with 0 handled.
+ * Errors, all before any handler runs: DC_ERR_NULL_ARGUMENT (a struct
+ * argument's pointer too); DC_ERR_TYPE or DC_ERR_ARITY naming event, handler
+ * id, argument index and both types;
+ * DC_ERR_DEPTH (executes nested deeper than DC_MAX_EXECUTE_DEPTH on this
+ * thread); DC_ERR_NO_MEMORY (no memory for this thread's bookkeeping). A
+ * delivery that cannot be posted (its queue destroyed, or no memory to copy
+ * it) is counted in dc_result.dropped.
+ * Replaces: g_signal_emit_by_name.
+ */
+DC_API dc_status dc_table_execute(dc_table *table, const char *event, const dc_value *arguments,
+                                  size_t count, dc_result *result);
+
+/* dc_table_execute by interned id (DC_ERR_NOT_FOUND for an id this table never
+ * issued). Replaces: g_signal_emit. */
+DC_API dc_status dc_table_execute_id(dc_table *table, dc_event_id event,
+                                     const dc_value *arguments, size_t count, dc_result *result);
+
+/* Either of the above with options (NULL gives the defaults); also
+ * DC_ERR_NO_HANDLER with DC_EXECUTE_REQUIRE_HANDLER, and DC_ERR_INVALID_ARGUMENT
+ * for an unknown accumulator or flag, DC_ACCUMULATE_ALL without results
+ * when results_capacity > 0, or return_storage NULL with a size. */
+DC_API dc_status dc_table_execute_with(dc_table *table, const char *event,
+                                       const dc_value *arguments, size_t count,
+                                       const dc_execute_options *options, dc_result *result);
+DC_API dc_status dc_table_execute_id_with(dc_table *table, dc_event_id event,
+                                          const dc_value *arguments, size_t count,
+                                          const dc_execute_options *options,
+                                          dc_result *result);
+
+/* ------------------------------------------------------------------------ */
+/* Queues: delivery on a chosen thread                                       */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * A queue belongs to one owner thread, the one that created it (or that last
+ * called dc_queue_bind_to_current_thread). A handler registered with a queue
+ * runs at once when the execute happens on the owner thread; from any other
+ * thread the execute posts a delivery instead: the arguments are copied
+ * (strings duplicated, objects retained through the table's callbacks) and the
+ * owner runs it, in FIFO order, when it calls dc_queue_drain(). A delivery is
+ * dropped, and what it holds released, if its handler is removed or blocked
+ * first, or the queue destroyed first; nothing is delivered to a removed
+ * handler. The queue's file descriptor is readable while deliveries are
+ * pending, so any event loop (epoll, poll, libuv, a GLib main loop, Dispatch)
+ * can wait on it. Every function is thread-safe.
+ */
+
+/*
+ * Creates a queue owned by the calling thread. The caller owns one reference,
+ * given back with dc_queue_destroy(). Errors: DC_ERR_NULL_ARGUMENT;
+ * DC_ERR_NO_MEMORY; DC_ERR_UNSUPPORTED (no eventfd).
+ */
+DC_API dc_status dc_queue_create(dc_queue **out);
+
+/*
+ * Drops every pending delivery (releasing what it holds), closes the file
+ * descriptor and gives back the caller's reference. Handlers still registered
+ * with the queue keep it alive but deliver nothing more: their executes from
+ * other threads drop their deliveries. NULL does nothing.
+ */
+DC_API void dc_queue_destroy(dc_queue *queue);
+
+/* Makes the calling thread the owner. Errors: DC_ERR_NULL_ARGUMENT. */
+DC_API dc_status dc_queue_bind_to_current_thread(dc_queue *queue);
+
+/* True when called on the owner thread. */
+DC_API bool dc_queue_is_owner(const dc_queue *queue);
+
+/* An eventfd, readable while deliveries are pending; -1 for NULL or a
+ * destroyed queue. Owned by the queue: do not close or read it. */
+DC_API int dc_queue_fd(const dc_queue *queue);
+
+/* Deliveries pending now. */
+DC_API size_t dc_queue_pending(const dc_queue *queue);
+
+/*
+ * Runs the deliveries pending when it is called, in FIFO order, on the
+ * calling thread (normally the owner's), and writes how many ran to *delivered
+ * (may be NULL). Deliveries posted while it runs wait for the next drain.
+ * Dropped deliveries do not count. Errors: DC_ERR_NULL_ARGUMENT.
+ */
+DC_API dc_status dc_queue_drain(dc_queue *queue, size_t *delivered);
+
+#ifdef __cplusplus
+}
+#endif
+
+#include "dispatch_closure.h"
+
+#endif /* DISPATCH_TABLE_H */
