@@ -313,7 +313,7 @@ COLD static void run_handler_slowly(execution *run, dc_thread_record *reader, dc
         return;
     }
 
-    if (handler->signature->return_layout != NULL && !(state & DC__STATE_VARIADIC)) {
+    if (state & DC__STATE_STRUCT_RETURN) {
         if (!call_returning_struct(run, reader, handler, state, values, count)) {
             run->result.dropped++; /* no memory for its return value: not called */
             dc__read_called(reader);
@@ -335,8 +335,7 @@ NOINLINE static bool run_handler_generally(execution *run, dc_thread_record *rea
                                            uint32_t state, call_images *images) {
     bool stop = false;
     const dc_signature *signature = handler->signature;
-    if ((state & DC__STATE_SLOW) || (!(state & DC__STATE_MARSHAL) && signature->stub == NULL) ||
-        signature->return_layout != NULL) {
+    if ((state & DC__STATE_SLOW) || (!(state & DC__STATE_MARSHAL) && signature->stub == NULL)) {
         run_handler_slowly(run, reader, handler, state, &stop);
         return stop;
     }
@@ -822,7 +821,7 @@ bool dc__handler_deliver(dc_thread_record *reader, dc_table *table, dc_handler *
     uint32_t state = atomic_load_explicit(&handler->state, memory_order_acquire);
     bool deliverable = !(state & (DC__STATE_REMOVED | DC__STATE_BLOCK_MASK));
     /* A delivery's return value goes nowhere; a struct still needs room. */
-    const dc__layout_node *returned = (state & DC__STATE_VARIADIC) ? NULL : handler->signature->return_layout;
+    const dc__layout_node *returned = (state & DC__STATE_STRUCT_RETURN) ? handler->signature->return_layout : NULL;
     _Alignas(DC__STRUCT_ALIGNMENT) unsigned char scratch[256];
     void *allocated = NULL, *struct_return = scratch;
     if (returned != NULL && returned->size > sizeof scratch && (struct_return = allocated = malloc(returned->size)) == NULL)

@@ -460,7 +460,8 @@ static dc_status add_locked(dc_table *table, event_record *record, dc_signature 
                      ((flags & DC_HANDLER_ONCE) ? DC__STATE_ONCE : 0) |
                      ((flags & DC__HANDLER_OWNS_TARGET) && target != NULL ? DC__STATE_OWNS_TARGET : 0) |
                      (options != NULL && options->queue != NULL ? DC__STATE_QUEUED : 0) |
-                     (indexed ? 0 : DC__STATE_UNINDEXED) | (general ? DC__STATE_GENERAL : 0);
+                     (indexed ? 0 : DC__STATE_UNINDEXED) | (general ? DC__STATE_GENERAL : 0) |
+                     (signature->return_layout != NULL ? DC__STATE_STRUCT_RETURN : 0);
     bool wants_extras = options != NULL && (options->queue != NULL || options->destroy != NULL);
 
     /* Everything that can fail is allocated before the table changes. */

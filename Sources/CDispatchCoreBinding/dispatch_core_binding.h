@@ -317,6 +317,7 @@ struct dc__handler_extras;
 /* Set on a removed handler, by its remover: its removal finished (destroy
  * notify called). */
 #define DC__STATE_FINISHED (1u << 17)
+#define DC__STATE_STRUCT_RETURN (1u << 18) /* returns a struct: needs room for it (run the general way) */
 #define DC__STATE_SWIFT (1u << 20)       /* a marshal that is a Swift-convention function (DC__HANDLER_SWIFT_CALL) */
 #define DC__STATE_UNINDEXED (1u << 21)   /* not in the dedupe index (DC_HANDLER_ALLOW_DUPLICATE, or removed and out) */
 #define DC__STATE_GENERAL (1u << 22)     /* more than a void stub call: a marshal, libffi, or a return value */
@@ -331,7 +332,8 @@ struct dc__handler_extras;
 #define DC__STATE_REMOVED (1u << 31)
 
 /* States that leave the fast path: not callable now, or needing more than a call. */
-#define DC__STATE_SLOW (DC__STATE_REMOVED | DC__STATE_BLOCK_MASK | DC__STATE_ONCE | DC__STATE_QUEUED)
+#define DC__STATE_SLOW \
+    (DC__STATE_REMOVED | DC__STATE_BLOCK_MASK | DC__STATE_ONCE | DC__STATE_QUEUED | DC__STATE_STRUCT_RETURN)
 
 /* 56 bytes; the fields an execute reads come first. */
 typedef struct dc__handler {

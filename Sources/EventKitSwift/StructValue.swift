@@ -176,19 +176,14 @@ extension StructValue: CustomStringConvertible {
 // MARK: - Checking an argument
 
 extension StructValue {
-    /// Throws unless this struct may be the value of a parameter or return
-    /// value laid out as `layout`: the sizes must be equal and, when both
-    /// encodings are known, they must describe the same fields.
+    /// Throws unless this struct, when its encoding is known, describes the
+    /// same fields as `layout`. Its size the C core checks, as the value
+    /// crosses with it (`dc_struct_of`).
     ///
     /// `place` names the parameter in the message, as the C core's messages
     /// do (`"argument 1 of signature \"v{timespec=qq}\""`).
     func check(fits layout: dc_layout, place: @autoclosure () -> String) throws(DispatchError) {
         let expected = layout.encoding.map { String(cString: $0) } ?? "struct"
-        if size != layout.size {
-            throw DispatchError(
-                status: DC_ERR_TYPE,
-                message: "\(place()): expected a struct of \(layout.size) bytes (\(expected)), got \(self)")!
-        }
         if let encoding, Self.fields(of: encoding) != Self.fields(of: expected) {
             throw DispatchError(
                 status: DC_ERR_TYPE,

@@ -912,21 +912,6 @@ static void structs_after_the_argument_registers_are_full_travel_on_the_stack(vo
 
 /* ---- C library functions ----------------------------------------------------------------- */
 
-static dc_function library_function(const char *name) {
-    void *address = dlsym(RTLD_DEFAULT, name);
-    if (address == NULL) {
-        const char *why = dlerror();
-        fail_msg("dlsym found no %s: %s", name, why != NULL ? why : "no such symbol");
-    }
-    dc_function function;
-    memcpy(&function, &address, sizeof function);
-    return function;
-}
-
-/* The encoding of a C integer type of `size` bytes ("l" is 32-bit, as in
- * Objective-C, so long is q on LP64). */
-static const char *integer_code(size_t size) { return size == 8 ? "q" : "i"; }
-
 static void div_ldiv_lldiv_and_imaxdiv_return_the_structs_direct_calls_return(void **state) {
     (void)state;
     dc_signature *signature = create_signature("{div_t=ii}ii");

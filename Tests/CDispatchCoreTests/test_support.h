@@ -7,6 +7,7 @@
 #ifndef DC_TEST_SUPPORT_H
 #define DC_TEST_SUPPORT_H
 
+#include <dlfcn.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -194,5 +195,25 @@ static inline dc_table *create_table(const char *name) {
     assert_ok(dc_table_create(name, NULL, &table));
     return table;
 }
+
+/* ---- real functions ---------------------------------------------------------- */
+
+/* A function of the C library found by name, as a plugin host finds one;
+ * failing the test when there is none. (RTLD_DEFAULT needs _GNU_SOURCE,
+ * which the tests are built with.) */
+static inline dc_function library_function(const char *name) {
+    void *address = dlsym(RTLD_DEFAULT, name);
+    if (address == NULL) {
+        const char *why = dlerror();
+        fail_msg("dlsym found no %s: %s", name, why != NULL ? why : "no such symbol");
+    }
+    dc_function function;
+    memcpy(&function, &address, sizeof function);
+    return function;
+}
+
+/* The encoding of a C integer type of `size` bytes ("l" is 32-bit, as in
+ * Objective-C, so long is q on LP64). */
+static inline const char *integer_code(size_t size) { return size == 8 ? "q" : "i"; }
 
 #endif /* DC_TEST_SUPPORT_H */

@@ -19,21 +19,6 @@ static dc_signature *variadic_signature(const char *encoding, size_t fixed_count
     return signature;
 }
 
-static dc_function library_function(const char *name) {
-    void *address = dlsym(RTLD_DEFAULT, name);
-    if (address == NULL) {
-        const char *why = dlerror();
-        fail_msg("dlsym found no %s: %s", name, why != NULL ? why : "no such symbol");
-    }
-    dc_function function;
-    memcpy(&function, &address, sizeof function);
-    return function;
-}
-
-/* The encoding of a C integer type of `size` bytes ("l" is 32-bit, as in
- * Objective-C, so long is q on LP64). */
-static const char *integer_code(size_t size) { return size == 8 ? "q" : "i"; }
-
 /* ---- snprintf ------------------------------------------------------------------------ */
 
 static void snprintf_formats_ints_longs_doubles_strings_and_pointers_as_a_direct_call_does(void **state) {

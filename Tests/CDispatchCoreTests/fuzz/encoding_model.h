@@ -80,8 +80,6 @@ typedef struct em_node {
     int element;         /* an array's element */
     const char *name;    /* a struct's name, as written */
     size_t name_length;
-    const char *count_text; /* an array's count, as written */
-    size_t count_text_length;
 } em_node;
 
 typedef enum em_place { EM_RETURN, EM_PARAMETER, EM_FIELD, EM_ELEMENT } em_place;
@@ -104,7 +102,6 @@ typedef struct em_model {
     size_t error_at;    /* where the refusal is */
     const char *reason; /* what it is */
     bool mismatched_closer;       /* refused: a pointee aggregate closed by another bracket */
-    bool count_has_leading_zero;  /* an array count written with a leading 0 ("[04i]") */
     int items[DC_MAX_PARAMETERS + 1]; /* return, then parameters */
     size_t parameter_count;
 } em_model;
@@ -341,15 +338,13 @@ static bool em_parse_array(em_model *m, size_t depth, int *out) {
     size_t open = m->at;
     if (depth > DC_MAX_NESTING) return em_refuse(m, DC_ERR_BAD_SIGNATURE, open, "nested more than DC_MAX_NESTING deep");
     m->at++;
-    size_t count_start = m->at, length = 0;
+    size_t length = 0;
     while (em_is_digit(m->text[m->at])) {
         if (length <= DC_MAX_STRUCT_ELEMENTS) length = length * 10 + (size_t)(m->text[m->at] - '0');
         m->at++;
     }
     if (length == 0 || length > DC_MAX_STRUCT_ELEMENTS)
         return em_refuse(m, DC_ERR_BAD_SIGNATURE, open, "an array count outside 1 to DC_MAX_STRUCT_ELEMENTS");
-    size_t count_length = m->at - count_start;
-    if (m->text[count_start] == '0') m->count_has_leading_zero = true;
     em_skip_qualifiers(m);
     if (m->text[m->at] == '\0') return em_refuse(m, DC_ERR_BAD_SIGNATURE, m->at, "unterminated array");
     size_t scalars_before = m->struct_scalars;
@@ -370,8 +365,6 @@ static bool em_parse_array(em_model *m, size_t depth, int *out) {
     a->size = length * e->size;
     a->alignment = e->alignment;
     a->field_count = e->field_count;
-    a->count_text = m->text + count_start;
-    a->count_text_length = count_length;
     *out = self;
     return true;
 }
@@ -508,9 +501,8 @@ static char em_scalar_code(dc_type type) {
     return (unsigned)type < sizeof codes - 1 ? codes[type] : '?';
 }
 
-/* A value's canonical encoding; `counts_as_written` keeps array counts as
- * the input spelled them (see fuzz_signature.c's known bugs). */
-static void em_write_encoding(const em_model *m, int index, bool counts_as_written, em_text *out) {
+/* A value's canonical encoding. */
+static void em_write_encoding(const em_model *m, int index, em_text *out) {
     const em_node *n = &m->nodes[index];
     char buffer[32];
     switch (n->kind) {
@@ -527,18 +519,14 @@ static void em_write_encoding(const em_model *m, int index, bool counts_as_writt
         em_put(out, n->name, n->name_length);
         em_put_text(out, "=");
         for (int field = n->first_field; field != EM_NONE; field = m->nodes[field].next_field)
-            em_write_encoding(m, field, counts_as_written, out);
+            em_write_encoding(m, field, out);
         em_put_text(out, "}");
         break;
     case EM_ARRAY:
         em_put_text(out, "[");
-        if (counts_as_written) {
-            em_put(out, n->count_text, n->count_text_length);
-        } else {
-            snprintf(buffer, sizeof buffer, "%zu", n->length);
-            em_put_text(out, buffer);
-        }
-        em_write_encoding(m, n->element, counts_as_written, out);
+        snprintf(buffer, sizeof buffer, "%zu", n->length);
+        em_put_text(out, buffer);
+        em_write_encoding(m, n->element, out);
         em_put_text(out, "]");
         break;
     }
@@ -546,10 +534,10 @@ static void em_write_encoding(const em_model *m, int index, bool counts_as_writt
 
 /* The signature's canonical encoding, with "..." where a variadic part
  * starts when `marker` (without it, what parses back with the fixed count). */
-static void em_write_signature(const em_model *m, bool counts_as_written, bool marker, em_text *out) {
+static void em_write_signature(const em_model *m, bool marker, em_text *out) {
     for (size_t i = 0; i <= m->parameter_count; i++) {
         if (marker && m->variadic && i == m->fixed_count + 1) em_put_text(out, "...");
-        em_write_encoding(m, m->items[i], counts_as_written, out);
+        em_write_encoding(m, m->items[i], out);
     }
     if (marker && m->variadic && m->fixed_count == m->parameter_count) em_put_text(out, "...");
 }

@@ -107,7 +107,7 @@ static void check_layout(const subject *s, const em_model *model, const dc_layou
     FUZZ_CHECK(got->field_count == n->field_count, "%s: %s has %zu fields, the model %zu", s->name, where,
                got->field_count, n->field_count);
     em_text expected = {0};
-    em_write_encoding(model, index, false, &expected);
+    em_write_encoding(model, index, &expected);
     FUZZ_CHECK(got->encoding != NULL && strcmp(got->encoding, expected.data) == 0,
                "%s: %s has encoding \"%s\", the model \"%s\"", s->name, where,
                got->encoding != NULL ? got->encoding : "(NULL)", expected.data);
@@ -314,7 +314,7 @@ static void check_parses_back(const subject *s, const em_model *model, dc_signat
         return;
     }
     em_text unmarked = {0};
-    em_write_signature(model, false, false, &unmarked);
+    em_write_signature(model, false, &unmarked);
     dc_status status = dc_signature_create_variadic(unmarked.data, s->fixed_count, &again);
     FUZZ_CHECK(status == DC_OK, "%s: canonical \"%s\" without its \"...\", \"%s\", with %zu fixed gave %s", s->name,
                canonical, unmarked.data, s->fixed_count, dc_status_name(status));
@@ -358,7 +358,7 @@ static void check_signature(const subject *s, const em_model *model, dc_signatur
     FUZZ_CHECK_FAILURE(status, primed, "dc_signature_parameter_type");
 
     em_text canonical = {0};
-    em_write_signature(model, false, true, &canonical);
+    em_write_signature(model, true, &canonical);
     FUZZ_CHECK(strcmp(dc_signature_encoding(signature), canonical.data) == 0,
                "%s: canonical encoding \"%s\", the model \"%s\"", s->name, dc_signature_encoding(signature),
                canonical.data);
