@@ -12,7 +12,7 @@
 
 /* The id of a live handler of `shape` in the snapshot, for messages only.
  * Inside the read-side section, like everything it reads. */
-static dc_handler_id example_handler(const handler_array *array, uint32_t count, const handler_shape *shape) {
+static dc_handler_id example_in(const handler_array *array, uint32_t count, const handler_shape *shape) {
     for (uint32_t i = 0; i < count; i++) {
         dc_handler *handler = atomic_load_explicit(&array->items[i], memory_order_relaxed);
         uint32_t state = atomic_load_explicit(&handler->state, memory_order_relaxed);
@@ -21,6 +21,13 @@ static dc_handler_id example_handler(const handler_array *array, uint32_t count,
             return id_of(handler);
     }
     return 0;
+}
+
+/* In the snapshot's array, or its after array. */
+static dc_handler_id example_handler(const execution *run, const handler_array *array, uint32_t count,
+                                     const handler_shape *shape) {
+    dc_handler_id id = array != NULL ? example_in(array, count, shape) : 0;
+    return id != 0 || run->after == NULL ? id : example_in(run->after, run->after_count, shape);
 }
 
 /* Whether struct argument `i` has the layout of the parameter it fills in
@@ -59,12 +66,12 @@ COLD static dc_status check_shape(const execution *run, const handler_shape *sha
         return dc__fail(DC_ERR_ARITY,
                         "table %s, event \"%s\", handler %llu: takes %u arguments (signature \"%s\"%s), %zu given",
                         display_name(run->table), run->record->name,
-                        (unsigned long long)example_handler(array, count, shape), shape->takes,
+                        (unsigned long long)example_handler(run, array, count, shape), shape->takes,
                         signature->encoding, first ? " after its target" : "", run->count);
     if (!struct_return_fits(run, signature))
         return dc__fail(DC_ERR_TYPE, "table %s, event \"%s\", handler %llu: returns %s (signature \"%s\"), the caller %s",
                         display_name(run->table), run->record->name,
-                        (unsigned long long)example_handler(array, count, shape),
+                        (unsigned long long)example_handler(run, array, count, shape),
                         signature->return_layout != NULL ? signature->return_layout->encoding
                                                          : dc_type_name(signature->return_type),
                         signature->encoding,
@@ -78,14 +85,14 @@ COLD static dc_status check_shape(const execution *run, const handler_shape *sha
             return dc__fail(DC_ERR_NULL_ARGUMENT,
                             "table %s, event \"%s\", handler %llu, argument %zu: a struct value whose pointer is NULL",
                             display_name(run->table), run->record->name,
-                            (unsigned long long)example_handler(array, count, shape), i);
+                            (unsigned long long)example_handler(run, array, count, shape), i);
         if (type == DC_TYPE_STRUCT && run->arguments[i].type == type &&
             !dc__struct_size_fits(&run->arguments[i], signature->parameter_layouts[first + i]))
             return dc__fail(DC_ERR_TYPE,
                             "table %s, event \"%s\", handler %llu, argument %zu: a struct%s%s of %u bytes for %s, of "
                             "%zu bytes",
                             display_name(run->table), run->record->name,
-                            (unsigned long long)example_handler(array, count, shape), i, run->source != NULL ? " " : "",
+                            (unsigned long long)example_handler(run, array, count, shape), i, run->source != NULL ? " " : "",
                             run->source != NULL
                                 ? run->source->parameter_layouts[run->source->parameter_count - run->count + i]->encoding
                                 : "",
@@ -96,7 +103,7 @@ COLD static dc_status check_shape(const execution *run, const handler_shape *sha
                             "table %s, event \"%s\", handler %llu, argument %zu: the struct %s does not have the "
                             "layout of the parameter's %s",
                             display_name(run->table), run->record->name,
-                            (unsigned long long)example_handler(array, count, shape), i,
+                            (unsigned long long)example_handler(run, array, count, shape), i,
                             run->source->parameter_layouts[run->source->parameter_count - run->count + i]->encoding,
                             signature->parameter_layouts[first + i]->encoding);
         if (run->arguments[i].type == type) continue;
@@ -105,7 +112,7 @@ COLD static dc_status check_shape(const execution *run, const handler_shape *sha
             snprintf(reason, sizeof reason, "%s", dc_last_error_message());
             return dc__fail(DC_ERR_TYPE, "table %s, event \"%s\", handler %llu, argument %zu: %s",
                             display_name(run->table), run->record->name,
-                            (unsigned long long)example_handler(array, count, shape), i, reason);
+                            (unsigned long long)example_handler(run, array, count, shape), i, reason);
         }
     }
     return DC_OK;

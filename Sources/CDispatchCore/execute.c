@@ -57,14 +57,26 @@ ALWAYS_INLINE static inline bool arguments_fit_summary(const execution *run, con
     return true;
 }
 
-/* dc__check_each_shape() (check.c), after the summary's quick answer for the common case,
- * which it records in run->exact. */
-ALWAYS_INLINE static inline dc_status check_arguments(execution *run, const handler_array *array, uint32_t count,
-                                                      bool strict, call_images *images) {
-    const shape_set *shapes = atomic_load_explicit(&run->record->shapes, memory_order_acquire);
+/* dc__check_each_shape() (check.c) of `shapes`, after the summary's quick
+ * answer for the common case, which it records in run->exact. */
+ALWAYS_INLINE static inline dc_status check_arguments(execution *run, const shape_set *shapes,
+                                                      const handler_array *array, uint32_t count, bool strict,
+                                                      call_images *images) {
     run->exact = arguments_fit_summary(run, shapes, strict, images);
     if (LIKELY(run->exact && run->source == NULL)) return DC_OK; /* layouts are the shapes' to check */
     return dc__check_each_shape(run, shapes, array, count);
+}
+
+/* The check of a detailed key's own shapes (its handlers are in its event's
+ * arrays, already checked against the event's): run->exact holds for both.
+ * Its handlers run the general way, without images. */
+COLD static dc_status check_detail(execution *run, const shape_set *shapes, const handler_array *array,
+                                   uint32_t count, bool strict) {
+    call_images ignored;
+    bool exact_before = run->exact;
+    dc_status status = check_arguments(run, shapes, array, count, strict, &ignored);
+    run->exact = run->exact && exact_before;
+    return status;
 }
 
 /* One parameter's value from the arguments: converted (checked already, so it
@@ -281,6 +293,8 @@ ALWAYS_INLINE static inline void fill_images(call_images *images, const dc_signa
 COLD static void run_handler_slowly(execution *run, dc_thread_record *reader, dc_handler *handler, uint32_t state,
                                bool *stop) {
     if (state & (DC__STATE_REMOVED | DC__STATE_BLOCK_MASK)) return;
+    /* One added with a detail runs only in executes of its key. */
+    if ((state & DC__STATE_DETAILED) && handler->event != run->key) return;
     if (state & DC__STATE_ONCE) {
         uint32_t before = atomic_fetch_or_explicit(&handler->state, DC__STATE_FIRED, memory_order_acq_rel);
         if (before & (DC__STATE_FIRED | DC__STATE_REMOVED)) return;
@@ -362,15 +376,16 @@ NOINLINE static bool run_handler_generally(execution *run, dc_thread_record *rea
     return stop;
 }
 
-/* Calls the snapshot's handlers in order until one stops the emission. The
- * loop itself only makes void stub calls, the common handler; the rest goes
- * to run_handler_generally. */
-ALWAYS_INLINE static inline void run_handlers_fencing(execution *run, dc_thread_record *reader,
+/* Calls the snapshot's handlers in order until one stops the emission, and
+ * says whether one did. The loop itself only makes void stub calls, the
+ * common handler; the rest goes to run_handler_generally. */
+ALWAYS_INLINE static inline bool run_handlers_fencing(execution *run, dc_thread_record *reader,
                                                      dc_execute_frame *frame, const dc__handler_slot *item,
                                                      const dc__handler_slot *end, call_images *images,
                                                      bool asymmetric_fences, bool sole_shape) {
     size_t handled = 0; /* by the loop; run_handler_generally counts what it does itself */
     dc_stub sole_stub = sole_shape ? images->signature->stub : NULL;
+    bool stopped = false;
     for (; item != end; item++) {
         dc_handler *handler = atomic_load_explicit(item, memory_order_acquire);
         uint32_t state = dc__announce_call(frame, handler, asymmetric_fences);
@@ -389,17 +404,18 @@ ALWAYS_INLINE static inline void run_handlers_fencing(execution *run, dc_thread_
             handled++;
             if (frame->interrupted) {
                 handled -= dc__take_declined(frame);
-                if (frame->interrupted) break;
+                if ((stopped = frame->interrupted != 0)) break;
             }
         } else {
             bool stop = run_handler_generally(run, reader, handler, state, images);
             atomic_store_explicit(&frame->calling, NULL, memory_order_release);
             if (frame->interrupted) run->result.handled -= dc__take_declined(frame);
-            if (stop || frame->interrupted) break;
+            if ((stopped = stop || frame->interrupted)) break;
         }
     }
     atomic_store_explicit(&frame->calling, NULL, memory_order_release);
     run->result.handled += handled;
+    return stopped;
 }
 
 /*
@@ -411,18 +427,15 @@ ALWAYS_INLINE static inline void run_handlers_fencing(execution *run, dc_thread_
  * only after it was marked removed, which the loop's re-read of its state
  * then sees.
  */
-ALWAYS_INLINE static inline void run_handlers(execution *run, dc_thread_record *reader, dc_execute_frame *frame,
+ALWAYS_INLINE static inline bool run_handlers(execution *run, dc_thread_record *reader, dc_execute_frame *frame,
                                               const dc__handler_slot *item, const dc__handler_slot *end,
                                               call_images *images) {
     bool sole_shape = images->signature != NULL;
     if (LIKELY(dc__asymmetric_fences)) {
-        if (sole_shape)
-            run_handlers_fencing(run, reader, frame, item, end, images, true, true);
-        else
-            run_handlers_fencing(run, reader, frame, item, end, images, true, false);
-    } else {
-        run_handlers_fencing(run, reader, frame, item, end, images, false, false);
+        if (sole_shape) return run_handlers_fencing(run, reader, frame, item, end, images, true, true);
+        return run_handlers_fencing(run, reader, frame, item, end, images, true, false);
     }
+    return run_handlers_fencing(run, reader, frame, item, end, images, false, false);
 }
 
 static const dc_execute_options default_options = {DC_ACCUMULATE_FIRST, 0, NULL, 0, NULL, 0};
@@ -448,6 +461,25 @@ COLD static dc_status fail_lookup(const dc_table *table, dc_event_id event_id, c
         return dc__fail(DC_ERR_NOT_FOUND, "table %s has no event with id %u", display_name(table), event_id);
     return dc__fail(DC_ERR_DEPTH, "table %s, event \"%s\": executes nested more than %d deep on this thread",
                     display_name(table), record != NULL ? record->name : event_name, DC_MAX_EXECUTE_DEPTH);
+}
+
+/* For an execute by a name that was never interned: a malformed key is an
+ * error; a detailed key runs the handlers of its event without a detail,
+ * when the event is known (*owner; NULL otherwise). */
+COLD static dc_status resolve_unknown_key(const dc_table *table, const char *name, const event_record **owner) {
+    size_t length = strlen(name);
+    long event = key_event_length(name, length);
+    if (event == NOT_A_KEY) return dc__fail_key(table, name);
+    *owner = (size_t)event < length ? record_by_name(table, name, (size_t)event, hash_name(name, (size_t)event)) : NULL;
+    return DC_OK;
+}
+
+/* The emission hooks, before any handler; what they set in the frame but a
+ * stop is not theirs to set. */
+COLD static void run_hooks(execution *run, const hook_list *hooks, const event_record *key, const event_record *owner,
+                           const char *name, dc_thread_record *reader, dc_execute_frame *frame) {
+    dc__run_hooks(run->table, hooks, key, owner, name, run->arguments, run->count, reader);
+    frame->interrupted &= DC__FRAME_STOPPED;
 }
 
 /* Leaves an execute begun by execute_generally() or execute_lean(): closes
@@ -493,32 +525,63 @@ NOINLINE static dc_status execute_generally(dc_table *table, dc_event_id event_i
     dc_thread_record *reader = dc__read_begin_keeping(&depth);
     if (reader == NULL) return dc__fail(DC_ERR_NO_MEMORY, "dc_table_execute: no memory for this thread's record");
     const event_record *record = lookup_event(table, event_id, event_name);
+    /* The event whose arrays hold the handlers: a detailed key's event, or
+     * for a key never interned, its event if known. */
+    const event_record *owner = record;
+    if (record != NULL && record->base != NULL) {
+        owner = record->base;
+    } else if (record == NULL && event_name != NULL) {
+        dc_status status = resolve_unknown_key(table, event_name, &owner);
+        if (status != DC_OK) {
+            dc__read_end_keeping(reader, depth);
+            return status;
+        }
+    }
     if ((record == NULL && event_id != 0) || depth > DC_MAX_EXECUTE_DEPTH) {
         dc_status status = fail_lookup(table, event_id, event_name, record);
         dc__read_end_keeping(reader, depth);
         return status;
     }
 
-    execution run = {table, record, arguments, count, options, false, {0}, source};
+    execution run = {table, record != NULL ? record : owner, arguments, count, options, false, {0}, source,
+                     record != NULL && record->base != NULL ? record->id : 0, NULL, 0};
     dc_execute_frame *frame = &reader->frames[depth - 1];
     frame->table = table;
     frame->context = context;
     frame->interrupted = 0;
 
     /* The snapshot: handlers added from here on wait for the next execute. */
-    handler_array *array = record != NULL ? atomic_load_explicit(&record->handlers, memory_order_acquire) : NULL;
+    handler_array *array = owner != NULL ? atomic_load_explicit(&owner->handlers, memory_order_acquire) : NULL;
     uint32_t handler_count = array != NULL ? atomic_load_explicit(&array->count, memory_order_acquire) : 0;
+    handler_array *after = owner != NULL ? atomic_load_explicit(&owner->after, memory_order_acquire) : NULL;
+    uint32_t after_count = after != NULL ? atomic_load_explicit(&after->count, memory_order_acquire) : 0;
+    run.after = after;
+    run.after_count = after_count;
 
     /* Check every shape before anything runs: the execute runs whole or fails.
-     * The shape set is loaded after the snapshot, so it covers every handler in it. */
+     * The shape sets are loaded after the snapshot, so they cover every handler in it. */
     call_images images;
     images.signature = NULL;
     images.flags = 0;
     dc_status status = DC_OK;
-    if (handler_count > 0) {
-        status = check_arguments(&run, array, handler_count, options->flags & DC_EXECUTE_STRICT, &images);
-        if (LIKELY(status == DC_OK))
-            run_handlers(&run, reader, frame, array->items, array->items + handler_count, &images);
+    bool strict = options->flags & DC_EXECUTE_STRICT;
+    if (handler_count > 0 || after_count > 0) {
+        status = check_arguments(&run, atomic_load_explicit(&owner->shapes, memory_order_acquire), array,
+                                 handler_count, strict, &images);
+        const shape_set *detail_shapes =
+            run.key != 0 ? atomic_load_explicit(&record->shapes, memory_order_acquire) : NULL;
+        if (detail_shapes != NULL && status == DC_OK)
+            status = check_detail(&run, detail_shapes, array, handler_count, strict);
+    }
+    /* Loaded after the shape sets: a set that says no lean execute for the
+     * hooks' sake was published after the hooks. */
+    const hook_list *hooks = atomic_load_explicit(&table->hooks, memory_order_acquire);
+    if (hooks != NULL && status == DC_OK) run_hooks(&run, hooks, record, owner, event_name, reader, frame);
+    if (LIKELY(status == DC_OK) && !(frame->interrupted & DC__FRAME_STOPPED)) {
+        bool stopped =
+            handler_count > 0 && run_handlers(&run, reader, frame, array->items, array->items + handler_count, &images);
+        if (after_count > 0 && !stopped)
+            run_handlers(&run, reader, frame, after->items, after->items + after_count, &images);
     }
     return leave_execute(&run, reader, depth, frame, event_name, status, result);
 }
@@ -572,7 +635,8 @@ NOINLINE dc__brief_result dc__finish_generally(dc_execute_frame *frame, const dc
     dc_thread_record *reader = dc__current_record;
     /* record is for messages only, and no message of the rest needs it
      * (DC_EXECUTE_REQUIRE_HANDLER never comes this way). */
-    execution run = {frame->table, NULL, arguments, count, options != NULL ? options : &default_options, true, {0}, NULL};
+    execution run = {frame->table, NULL, arguments, count, options != NULL ? options : &default_options, true, {0}, NULL,
+                     0, NULL, 0};
     run.result.handled = handled;
     if (returned != NULL) {
         bool stop = false;

@@ -13,6 +13,14 @@
  * only that call. */
 static dc_handler tombstone = {.state = DC__STATE_REMOVED};
 
+/* Where the array holding `handler` is published: its event's after array
+ * or its other one. Caller holds the lock. */
+static _Atomic(handler_array *) *array_of(const dc_table *table, const dc_handler *handler) {
+    event_record *owner = array_record(record_by_id(table, handler->event));
+    return (atomic_load_explicit(&handler->state, memory_order_relaxed) & DC__STATE_AFTER) ? &owner->after
+                                                                                           : &owner->handlers;
+}
+
 /* Puts the tombstone in the array entries of the removed handlers that are
  * owed one (see "removing"), their cache misses overlapping. Before an
  * entry's position changes (publish_array()) and before a slot is retired
@@ -24,8 +32,7 @@ static void put_owed_tombstones(dc_table *table) {
     dc__handler_slot *entries[OWED_TOMBSTONES];
     for (uint32_t i = 0; i < count; i++) {
         const dc_handler *handler = table->owed_tombstones[i];
-        handler_array *array = atomic_load_explicit(&record_by_id(table, handler->event)->handlers,
-                                                    memory_order_relaxed);
+        handler_array *array = atomic_load_explicit(array_of(table, handler), memory_order_relaxed);
         entries[i] = &array->items[handler->position];
         PREFETCH_FOR_WRITE(entries[i]);
     }
@@ -153,16 +160,30 @@ static bool mark_removed_handler(dc_handler *handler, uint32_t bit) {
     return !(before & bit) && ((before | bit) & done) == done;
 }
 
-/* Publishes `array`, which holds live handlers only, and records where
- * each is. */
-static void publish_array(dc_table *table, event_record *record, handler_array *array) {
+/* Publishes `array`, which holds live handlers only, as the event's after
+ * array or its other one, and records where each handler is. */
+static void publish_array(dc_table *table, event_record *record, bool after, handler_array *array) {
     put_owed_tombstones(table); /* into the arrays their positions are in */
     uint32_t count = atomic_load_explicit(&array->count, memory_order_relaxed);
     for (uint32_t i = 0; i < count; i++) atomic_load_explicit(&array->items[i], memory_order_relaxed)->position = i;
-    handler_array *old = atomic_load_explicit(&record->handlers, memory_order_relaxed);
-    atomic_store_explicit(&record->handlers, array, memory_order_release);
-    record->tombstones = 0;
+    _Atomic(handler_array *) *where = after ? &record->after : &record->handlers;
+    handler_array *old = atomic_load_explicit(where, memory_order_relaxed);
+    atomic_store_explicit(where, array, memory_order_release);
+    *(after ? &record->after_tombstones : &record->tombstones) = 0;
     if (old != NULL) dc__table_retire(table, old, dc__table_free_object);
+}
+
+/* The event's default handler, or NULL: first in one of its arrays. Caller
+ * holds the lock. */
+static dc_handler *default_of(event_record *record) {
+    for (int after = 0; after < 2; after++) {
+        handler_array *array = atomic_load_explicit(after ? &record->after : &record->handlers, memory_order_relaxed);
+        if (array == NULL || atomic_load_explicit(&array->count, memory_order_relaxed) == 0) continue;
+        dc_handler *first = atomic_load_explicit(&array->items[0], memory_order_relaxed);
+        uint32_t state = atomic_load_explicit(&first->state, memory_order_relaxed);
+        if ((state & DC__STATE_DEFAULT) && !(state & DC__STATE_REMOVED)) return first;
+    }
+    return NULL;
 }
 
 
@@ -197,8 +218,9 @@ static uint32_t lean_call_of(const shape_set *set) {
                          dc__asymmetric_fences);
 }
 
-/* Fills in the summary of a set about to be published. */
-static void summarize_shapes(shape_set *set) {
+/* Fills in the summary of a set about to be published; `lean`: the lean
+ * execute may run the event (dc__lean_allowed()). */
+static void summarize_shapes(shape_set *set, bool lean) {
     uint64_t counts = ~(uint64_t)0, strict_counts = ~(uint64_t)0;
     set->most_takes = 0;
     for (uint32_t s = 0; s < set->count; s++) {
@@ -228,30 +250,53 @@ static void summarize_shapes(shape_set *set) {
     set->sole_signature = sole ? set->shapes[0].signature : NULL;
     set->sole_flags = sole ? set->shapes[0].state_flags : 0;
     set->sole_first = (uint32_t)first_argument_parameter(set->sole_flags);
-    set->lean_call = lean_call_of(set);
+    set->lean_call = lean ? lean_call_of(set) : 0;
     uint64_t enough = set->most_takes < 64 ? ~(uint64_t)0 << set->most_takes : 0;
     set->lean_counts = set->lean_call != 0 ? counts & enough : 0;
     set->lean_strict_counts = set->lean_call != 0 ? strict_counts & enough : 0;
 }
 
+/* Whether the lean execute may run `record`'s event: it walks the
+ * `handlers` array only, and calls no hook. Caller holds the lock. */
+bool dc__lean_allowed(const dc_table *table, const event_record *record) {
+    return record->base == NULL && record->after_live == 0 && !dc__hooks_watch(table, record);
+}
+
+/* Publishes `copy`, a copy of `record`'s shape set (copy_shapes()), summarized
+ * anew: after what the lean execute may do changed. Caller holds the lock. */
+void dc__resummarize_shapes(dc_table *table, event_record *record, shape_set *copy) {
+    shape_set *old = atomic_load_explicit(&record->shapes, memory_order_relaxed);
+    summarize_shapes(copy, dc__lean_allowed(table, record));
+    atomic_store_explicit(&record->shapes, copy, memory_order_release);
+    if (old != NULL) dc__table_retire(table, old, free_shape_set);
+}
+
+shape_set *dc__copy_shapes(const event_record *record) {
+    return copy_shapes(atomic_load_explicit(&record->shapes, memory_order_relaxed), 0);
+}
+
 /* Counts one more handler of the given shape, publishing a new set when the
- * shape is new. Publish before the handler itself, so a reader that sees the
- * handler sees its shape. The set is preallocated by the caller (`spare`). */
+ * shape is new or `resummarize`. Publish before the handler itself, so a
+ * reader that sees the handler sees its shape. The set is preallocated by
+ * the caller (`spare`, a copy of the current one with room for one more). */
 static void add_shape(dc_table *table, event_record *record, dc_signature *signature, uint32_t flags,
-                      shape_set *spare) {
+                      shape_set *spare, bool resummarize) {
     shape_set *set = atomic_load_explicit(&record->shapes, memory_order_relaxed);
     handler_shape *shape = find_shape(set, signature, flags);
-    if (shape != NULL) {
+    if (shape != NULL && !resummarize) {
         shape->handlers++;
         free(spare);
         return;
     }
-    size_t first = (flags & DC__STATE_TARGET) ? 1 : 0;
-    size_t takes = signature->parameter_count - first;
-    spare->shapes[spare->count++] = (handler_shape){signature, flags, 1, (uint32_t)takes};
-    summarize_shapes(spare);
-    atomic_store_explicit(&record->shapes, spare, memory_order_release);
-    if (set != NULL) dc__table_retire(table, set, free_shape_set);
+    handler_shape *copied = find_shape(spare, signature, flags);
+    if (copied != NULL) {
+        copied->handlers++;
+    } else {
+        size_t first = (flags & DC__STATE_TARGET) ? 1 : 0;
+        size_t takes = signature->parameter_count - first;
+        spare->shapes[spare->count++] = (handler_shape){signature, flags, 1, (uint32_t)takes};
+    }
+    dc__resummarize_shapes(table, record, spare);
 }
 
 /* Counts one handler fewer; a shape with no handler left is dropped so it no
@@ -264,9 +309,7 @@ static void remove_shape(dc_table *table, event_record *record, const dc_signatu
     if (smaller == NULL) return; /* keeps checking a shape with no handler: stricter, never unsafe */
     for (uint32_t i = 0; i < set->count; i++)
         if (set->shapes[i].handlers > 0) smaller->shapes[smaller->count++] = set->shapes[i];
-    summarize_shapes(smaller);
-    atomic_store_explicit(&record->shapes, smaller, memory_order_release);
-    dc__table_retire(table, set, free_shape_set);
+    dc__resummarize_shapes(table, record, smaller);
 }
 /* ---- dedupe index ------------------------------------------------------------------------------ */
 
@@ -395,10 +438,21 @@ static void give_back_slot(dc_table *table, uint32_t slot) {
 static dc_status check_options(const dc_handler_options *options, bool marshal, bool variadic,
                                const dc_signature *signature) {
     const uint32_t known = DC_HANDLER_ONCE | DC_HANDLER_FIRST | DC_HANDLER_STRICT | DC__HANDLER_OWNS_TARGET |
-                           DC__HANDLER_ALLOW_DUPLICATE | DC__HANDLER_SWIFT_CALL | DC__HANDLER_BIND_TARGET;
+                           DC__HANDLER_ALLOW_DUPLICATE | DC__HANDLER_SWIFT_CALL | DC__HANDLER_BIND_TARGET |
+                           DC_HANDLER_AFTER | DC_HANDLER_RUN_FIRST | DC_HANDLER_RUN_LAST;
     if (options == NULL) return DC_OK;
     if (options->flags & ~known)
         return dc__fail(DC_ERR_INVALID_ARGUMENT, "dc_table_add: unknown handler flags 0x%x", options->flags & ~known);
+    uint32_t phase = options->flags & (DC_HANDLER_AFTER | DC_HANDLER_RUN_FIRST | DC_HANDLER_RUN_LAST);
+    if (phase & (phase - 1))
+        return dc__fail(DC_ERR_INVALID_ARGUMENT,
+                        "dc_table_add: DC_HANDLER_AFTER, DC_HANDLER_RUN_FIRST and DC_HANDLER_RUN_LAST exclude each "
+                        "other (flags 0x%x)",
+                        options->flags);
+    if ((options->flags & DC_HANDLER_FIRST) && (phase & (DC_HANDLER_RUN_FIRST | DC_HANDLER_RUN_LAST)))
+        return dc__fail(DC_ERR_INVALID_ARGUMENT,
+                        "dc_table_add: a default handler (DC_HANDLER_RUN_FIRST, DC_HANDLER_RUN_LAST) has its place; "
+                        "DC_HANDLER_FIRST does not apply to it");
     if (!(options->flags & DC__HANDLER_SWIFT_CALL)) return DC_OK;
     if (!marshal)
         return dc__fail(DC_ERR_INVALID_ARGUMENT,
@@ -451,6 +505,17 @@ static dc_status add_locked(dc_table *table, event_record *record, dc_signature 
         if (out != NULL) *out = id_of(duplicate);
         return DC_EXISTS;
     }
+    /* The handlers live in the arrays of the key's event: the run-last
+     * default and the after-handlers in `after`, in front when asked (but
+     * behind a default, which stays first). */
+    event_record *owner = array_record(record);
+    bool is_default = (flags & (DC_HANDLER_RUN_FIRST | DC_HANDLER_RUN_LAST)) != 0;
+    bool after = (flags & (DC_HANDLER_AFTER | DC_HANDLER_RUN_LAST)) != 0;
+    bool front = (flags & DC_HANDLER_FIRST) || is_default;
+    dc_handler *existing_default = is_default ? default_of(owner) : NULL;
+    if (existing_default != NULL)
+        return dc__fail(DC_ERR_STATE, "table %s, event \"%s\": has a default handler already (%llu)",
+                        display_name(table), record->name, (unsigned long long)id_of(existing_default));
 
     bool general = marshal || signature->stub == NULL || signature->return_type != DC_TYPE_VOID;
     bool bound = target != NULL || (flags & DC__HANDLER_BIND_TARGET);
@@ -461,22 +526,33 @@ static dc_status add_locked(dc_table *table, event_record *record, dc_signature 
                      ((flags & DC__HANDLER_OWNS_TARGET) && target != NULL ? DC__STATE_OWNS_TARGET : 0) |
                      (options != NULL && options->queue != NULL ? DC__STATE_QUEUED : 0) |
                      (indexed ? 0 : DC__STATE_UNINDEXED) | (general ? DC__STATE_GENERAL : 0) |
-                     (signature->return_layout != NULL ? DC__STATE_STRUCT_RETURN : 0);
+                     (signature->return_layout != NULL ? DC__STATE_STRUCT_RETURN : 0) |
+                     (after ? DC__STATE_AFTER : 0) | (is_default ? DC__STATE_DEFAULT : 0) |
+                     (owner != record ? DC__STATE_DETAILED : 0);
     bool wants_extras = options != NULL && (options->queue != NULL || options->destroy != NULL);
 
     /* Everything that can fail is allocated before the table changes. */
-    handler_array *array = atomic_load_explicit(&record->handlers, memory_order_relaxed);
+    _Atomic(handler_array *) *where = after ? &owner->after : &owner->handlers;
+    handler_array *array = atomic_load_explicit(where, memory_order_relaxed);
     uint32_t count = array != NULL ? atomic_load_explicit(&array->count, memory_order_relaxed) : 0;
-    bool needs_new_array = array == NULL || (flags & DC_HANDLER_FIRST) || count == array->capacity;
-    handler_array *new_array = needs_new_array ? rebuilt_array(array, NULL, record->live + 1) : NULL;
+    uint32_t live_there = after ? owner->after_live : owner->live - owner->after_live;
+    bool needs_new_array = array == NULL || front || count == array->capacity;
+    handler_array *new_array = needs_new_array ? rebuilt_array(array, NULL, live_there + 1) : NULL;
     shape_set *spare_shapes = copy_shapes(atomic_load_explicit(&record->shapes, memory_order_relaxed), 1);
+    /* The event's own set, summarized anew when the lean execute must leave
+     * it (its first after-handler), or made when it has none (its first
+     * handler has a detail): a reader of its arrays reads its set. */
+    bool owner_resummarized = after && owner->after_live == 0;
+    bool owner_set = owner != record &&
+                     (owner_resummarized || atomic_load_explicit(&owner->shapes, memory_order_relaxed) == NULL);
+    shape_set *owner_shapes = owner_set ? dc__copy_shapes(owner) : NULL;
     handler_extras *extras = wants_extras ? malloc(sizeof *extras) : NULL;
     dedupe_index spare_index = {0};
     bool index_ready = !indexed || dedupe_spare(&table->dedupe, 1, &spare_index);
     uint32_t slot = take_slot(table);
-    if ((needs_new_array && new_array == NULL) || spare_shapes == NULL || (wants_extras && extras == NULL) ||
-        !index_ready || slot == UINT32_MAX) {
-        free(new_array), free(spare_shapes), free(extras), free(spare_index.slots);
+    if ((needs_new_array && new_array == NULL) || spare_shapes == NULL || (owner_set && owner_shapes == NULL) ||
+        (wants_extras && extras == NULL) || !index_ready || slot == UINT32_MAX) {
+        free(new_array), free(spare_shapes), free(owner_shapes), free(extras), free(spare_index.slots);
         if (slot != UINT32_MAX) give_back_slot(table, slot);
         return dc__fail(DC_ERR_NO_MEMORY, "table %s: no memory to add a handler for \"%s\"", display_name(table),
                         record->name);
@@ -500,26 +576,37 @@ static dc_status add_locked(dc_table *table, event_record *record, dc_signature 
     }
     atomic_store_explicit(&handler->state, state, memory_order_relaxed);
 
-    add_shape(table, record, signature, shape_flags(state), spare_shapes);
-    if (flags & DC_HANDLER_FIRST) {
-        /* rebuilt_array copied the old order; put the new handler in front. */
+    /* Counted first: the summaries below read what the lean execute may do. */
+    owner->live++;
+    if (after) owner->after_live++;
+    record->keyed++;
+    add_shape(table, record, signature, shape_flags(state), spare_shapes, owner_resummarized && owner == record);
+    if (owner_shapes != NULL) dc__resummarize_shapes(table, owner, owner_shapes);
+    if (front) {
+        /* rebuilt_array copied the old order; put the new handler in front,
+         * or second behind a default. */
         uint32_t live = atomic_load_explicit(&new_array->count, memory_order_relaxed);
-        memmove(&new_array->items[1], &new_array->items[0], live * sizeof new_array->items[0]);
-        atomic_init(&new_array->items[0], handler);
+        uint32_t at = 0;
+        if (!is_default && live > 0 &&
+            (atomic_load_explicit(&atomic_load_explicit(&new_array->items[0], memory_order_relaxed)->state,
+                                  memory_order_relaxed) &
+             DC__STATE_DEFAULT))
+            at = 1;
+        memmove(&new_array->items[at + 1], &new_array->items[at], (live - at) * sizeof new_array->items[0]);
+        atomic_init(&new_array->items[at], handler);
         atomic_init(&new_array->count, live + 1);
-        publish_array(table, record, new_array);
+        publish_array(table, owner, after, new_array);
     } else if (new_array != NULL) {
         uint32_t live = atomic_load_explicit(&new_array->count, memory_order_relaxed);
         atomic_init(&new_array->items[live], handler);
         atomic_init(&new_array->count, live + 1);
-        publish_array(table, record, new_array);
+        publish_array(table, owner, after, new_array);
     } else {
         handler->position = count;
         atomic_store_explicit(&array->items[count], handler, memory_order_relaxed);
         atomic_store_explicit(&array->count, count + 1, memory_order_release);
     }
 
-    record->live++;
     if (indexed) dedupe_insert(&table->dedupe, handler);
     if (out != NULL) *out = ((uint64_t)handler->generation << 32) | slot;
     return DC_OK;
@@ -556,9 +643,17 @@ static dc_status add_checked(dc_table *table, const char *event, dc_event_id eve
     } else if (!marshal) {
         status = check_target(table, record->name, signature, target, options);
     }
-    if (status == DC_OK) status = add_locked(table, record, signature, function, target, marshal, variadic, options, out);
+    if (status == DC_OK && record->base != NULL && options != NULL &&
+        (options->flags & (DC_HANDLER_RUN_FIRST | DC_HANDLER_RUN_LAST)))
+        status = dc__fail(DC_ERR_INVALID_ARGUMENT,
+                          "table %s, event key \"%s\": a default handler is its event's, not a detail's",
+                          display_name(table), record->name);
+    dc_handler_id id = 0;
+    if (status == DC_OK) status = add_locked(table, record, signature, function, target, marshal, variadic, options, &id);
     if (status == DC_OK) dc__table_reclaim(table);
     pthread_mutex_unlock(&table->lock);
+    if (out != NULL && (status == DC_OK || status == DC_EXISTS)) *out = id;
+    if (status == DC_OK) dc__table_observe(table, DC_HANDLER_ADDED, record->id, id);
     return status;
 }
 
@@ -631,15 +726,28 @@ typedef struct removal_batch {
     size_t others_count;
     dc_handler *others[REMOVAL_BATCH];
     bool owes_tombstones; /* some of `handlers` were left in their arrays */
+    /* What the table's observer is told of `handlers`, taken while their
+     * slots are theirs. */
+    dc_handler_id ids[REMOVAL_BATCH];
+    dc_event_id events[REMOVAL_BATCH];
 } removal_batch;
 
 /* Step 1 for one handler. Caller holds the lock. */
 static void unlink_handler(dc_table *table, dc_handler *handler, removal_batch *batch) {
     uint32_t state = atomic_fetch_or_explicit(&handler->state, DC__STATE_REMOVED, memory_order_seq_cst);
-    event_record *record = record_by_id(table, handler->event);
+    event_record *record = record_by_id(table, handler->event), *owner = array_record(record);
+    bool after = (state & DC__STATE_AFTER) != 0;
+    record->keyed--;
+    owner->live--;
+    if (after) owner->after_live--;
     remove_shape(table, record, handler->signature, shape_flags(state));
-    record->live--;
-    handler_array *array = atomic_load_explicit(&record->handlers, memory_order_relaxed);
+    /* Without its last after-handler the event may be run the lean way
+     * again; without memory for a new summary it is run the general way. */
+    if (after && owner->after_live == 0 && atomic_load_explicit(&owner->shapes, memory_order_relaxed) != NULL) {
+        shape_set *copy = dc__copy_shapes(owner);
+        if (copy != NULL) dc__resummarize_shapes(table, owner, copy);
+    }
+    handler_array *array = atomic_load_explicit(after ? &owner->after : &owner->handlers, memory_order_relaxed);
     if (dc__others_may_read()) {
         atomic_store_explicit(&array->items[handler->position], &tombstone, memory_order_release);
     } else {
@@ -649,9 +757,11 @@ static void unlink_handler(dc_table *table, dc_handler *handler, removal_batch *
     }
     /* Compacting once tombstones outnumber live handlers costs O(1) per
      * removal; failing to is harmless (the next removal tries again). */
-    if (++record->tombstones > 8 && record->tombstones > record->live) {
-        handler_array *compact = rebuilt_array(array, NULL, record->live);
-        if (compact != NULL) publish_array(table, record, compact);
+    uint32_t *tombstones = after ? &owner->after_tombstones : &owner->tombstones;
+    uint32_t live_there = after ? owner->after_live : owner->live - owner->after_live;
+    if (++*tombstones > 8 && *tombstones > live_there) {
+        handler_array *compact = rebuilt_array(array, NULL, live_there);
+        if (compact != NULL) publish_array(table, owner, after, compact);
     }
     if (!(state & DC__STATE_UNINDEXED)) {
         dedupe_index *index = &table->dedupe, spare;
@@ -659,7 +769,14 @@ static void unlink_handler(dc_table *table, dc_handler *handler, removal_batch *
         index->stale++;
         if (dedupe_spare(index, 0, &spare) && spare.slots != NULL) dedupe_rebuild(table, &spare);
     }
+    batch->ids[batch->count] = id_of(handler);
+    batch->events[batch->count] = handler->event;
     batch->handlers[batch->count++] = handler;
+}
+
+/* Tells the table's observer of the batch's removals, after them. */
+static void observe_removals(dc_table *table, const removal_batch *batch, size_t count) {
+    for (size_t i = 0; i < count; i++) dc__table_observe(table, DC_HANDLER_REMOVED, batch->events[i], batch->ids[i]);
 }
 
 /* Step 3 for handlers no call of which runs any more. What it calls out to
@@ -750,12 +867,15 @@ DC_API dc_status dc_table_remove(dc_table *table, dc_handler_id id) {
     dc__finishing_begin();
     finish_removal(table, &batch);
     dc__finishing_end();
+    observe_removals(table, &batch, batch.count);
     return DC_OK;
 }
 
-/* Removes every live handler for which `matches` holds, a batch at a time;
- * what the batches' destroy notifies add on the way may go too. */
-static size_t remove_where(dc_table *table, bool (*matches)(const dc_handler *, const void *), const void *context) {
+/* Removes every live handler for which `matches` holds, a batch at a time,
+ * default handlers only with `defaults`; what the batches' destroy notifies
+ * add on the way may go too. */
+static size_t remove_where(dc_table *table, bool (*matches)(const dc_table *, const dc_handler *, const void *),
+                           const void *context, bool defaults) {
     size_t removed = 0;
     dc__finishing_begin();
     for (uint32_t slot = 0;;) {
@@ -767,7 +887,9 @@ static size_t remove_where(dc_table *table, bool (*matches)(const dc_handler *, 
              slot++) {
             dc_handler *handler = handler_at(table, slot);
             uint32_t state = atomic_load_explicit(&handler->state, memory_order_relaxed);
-            if (handler->signature == NULL || (state & DC__STATE_FINISHED) || !matches(handler, context)) continue;
+            if (handler->signature == NULL || (state & DC__STATE_FINISHED) || (!defaults && (state & DC__STATE_DEFAULT)) ||
+                !matches(table, handler, context))
+                continue;
             if (state & DC__STATE_REMOVED)
                 batch.others[batch.others_count++] = handler;
             else
@@ -778,25 +900,31 @@ static size_t remove_where(dc_table *table, bool (*matches)(const dc_handler *, 
         pthread_mutex_unlock(&table->lock);
         removed += batch.count;
         finish_removal(table, &batch);
+        observe_removals(table, &batch, batch.count);
         if (!more) break;
     }
     dc__finishing_end();
     return removed;
 }
 
-static bool has_target(const dc_handler *handler, const void *target) { return handler->target == target; }
-static bool has_event(const dc_handler *handler, const void *event) {
-    return handler->event == *(const dc_event_id *)event;
+static bool has_target(const dc_table *table, const dc_handler *handler, const void *target) {
+    (void)table;
+    return handler->target == target;
 }
-static bool any_handler(const dc_handler *handler, const void *context) {
-    (void)handler, (void)context;
+/* Added with the key, or, for an event, with any of its keys. */
+static bool has_key(const dc_table *table, const dc_handler *handler, const void *key) {
+    dc_event_id id = *(const dc_event_id *)key;
+    return handler->event == id || array_record(record_by_id(table, handler->event))->id == id;
+}
+static bool any_handler(const dc_table *table, const dc_handler *handler, const void *context) {
+    (void)table, (void)handler, (void)context;
     return true;
 }
 
 DC_API dc_status dc_table_remove_target(dc_table *table, void *target, size_t *removed) {
     if (table == NULL || target == NULL)
         return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_remove_target: table and target must not be NULL");
-    size_t count = remove_where(table, has_target, target);
+    size_t count = remove_where(table, has_target, target, false);
     if (removed != NULL) *removed = count;
     return DC_OK;
 }
@@ -807,7 +935,7 @@ DC_API dc_status dc_table_remove_event_id(dc_table *table, dc_event_id event, si
     bool known = record_by_id(table, event) != NULL;
     pthread_mutex_unlock(&table->lock);
     if (!known) return dc__fail(DC_ERR_NOT_FOUND, "table %s has no event with id %u", display_name(table), event);
-    size_t count = remove_where(table, has_event, &event);
+    size_t count = remove_where(table, has_key, &event, false);
     if (removed != NULL) *removed = count;
     return DC_OK;
 }
@@ -816,17 +944,18 @@ DC_API dc_status dc_table_remove_event(dc_table *table, const char *event, size_
     if (table == NULL || event == NULL)
         return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_remove_event: table and event must not be NULL");
     size_t length = strlen(event);
+    if (key_event_length(event, length) == NOT_A_KEY) return dc__fail_key(table, event);
     pthread_mutex_lock(&table->lock);
     event_record *record = record_by_name(table, event, length, hash_name(event, length));
     pthread_mutex_unlock(&table->lock);
-    size_t count = record != NULL ? remove_where(table, has_event, &record->id) : 0;
+    size_t count = record != NULL ? remove_where(table, has_key, &record->id, false) : 0;
     if (removed != NULL) *removed = count;
     return DC_OK;
 }
 
 DC_API dc_status dc_table_remove_all(dc_table *table, size_t *removed) {
     if (table == NULL) return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_remove_all: the table must not be NULL");
-    size_t count = remove_where(table, any_handler, NULL);
+    size_t count = remove_where(table, any_handler, NULL, false);
     if (removed != NULL) *removed = count;
     return DC_OK;
 }
@@ -845,6 +974,7 @@ void dc__table_remove_handler(dc_table *table, dc_handler *handler) {
     dc__finishing_begin();
     finish_removal(table, &batch);
     dc__finishing_end();
+    observe_removals(table, &batch, batch.count);
 }
 /* ---- blocking --------------------------------------------------------------------------------------- */
 
@@ -891,4 +1021,4 @@ DC_API dc_status dc_table_unblock(dc_table *table, dc_handler_id id) {
     return change_block_count(table, id, -1, &handler);
 }
 
-size_t dc__table_remove_all(dc_table *table) { return remove_where(table, any_handler, NULL); }
+size_t dc__table_remove_all(dc_table *table) { return remove_where(table, any_handler, NULL, true); }

@@ -56,9 +56,17 @@ DC_API dc_status dc_table_create(const char *name, const dc_object_callbacks *ca
 DC_API const char *dc_table_name(const dc_table *table) { return table != NULL ? table->name : ""; }
 /* ---- interning ------------------------------------------------------------------------------- */
 
-/* Finds or creates the record of `name`. Caller holds the lock. */
-dc_status dc__table_intern_locked(dc_table *table, const char *name, event_record **out) {
-    size_t length = strlen(name);
+COLD dc_status dc__fail_key(const dc_table *table, const char *key) {
+    return dc__fail(DC_ERR_INVALID_ARGUMENT,
+                    "table %s: \"%s\" is not an event key (a detailed key is \"event::detail\": both parts "
+                    "non-empty, one \"::\", no ':' next to it)",
+                    display_name(table), key);
+}
+
+/* Finds or creates the record of the `length` bytes at `name`, a detailed
+ * key of `base` or an event (base NULL). Caller holds the lock. */
+static dc_status intern_exactly(dc_table *table, const char *name, size_t length, event_record *base,
+                                event_record **out) {
     uint64_t hash = hash_name(name, length);
     event_record *found = record_by_name(table, name, length, hash);
     if (found != NULL) {
@@ -78,12 +86,15 @@ dc_status dc__table_intern_locked(dc_table *table, const char *name, event_recor
     name_index *grown_names = names_full ? new_name_index((names->mask + 1) * 2) : NULL;
     if (record == NULL || (count == events->capacity && grown_events == NULL) || (names_full && grown_names == NULL)) {
         free(record), free(grown_events), free(grown_names);
-        return dc__fail(DC_ERR_NO_MEMORY, "table %s: no memory to intern event \"%s\"", display_name(table), name);
+        return dc__fail(DC_ERR_NO_MEMORY, "table %s: no memory to intern event \"%.*s\"", display_name(table),
+                        (int)length, name);
     }
     record->hash = hash;
     record->id = count + 1;
+    record->base = base;
     record->name_length = length;
-    memcpy(record->name, name, length + 1);
+    memcpy(record->name, name, length);
+    record->name[length] = '\0';
 
     if (grown_events != NULL) {
         memcpy(grown_events->records, events->records, count * sizeof events->records[0]);
@@ -115,11 +126,28 @@ dc_status dc__table_intern_locked(dc_table *table, const char *name, event_recor
     return DC_OK;
 }
 
+dc_status dc__table_intern_locked(dc_table *table, const char *name, event_record **out) {
+    size_t length = strlen(name);
+    event_record *found = record_by_name(table, name, length, hash_name(name, length));
+    if (found != NULL) {
+        *out = found;
+        return DC_OK;
+    }
+    long event = key_event_length(name, length);
+    if (event == NOT_A_KEY) return dc__fail_key(table, name);
+    event_record *base = NULL;
+    if ((size_t)event < length) {
+        dc_status status = intern_exactly(table, name, (size_t)event, NULL, &base);
+        if (status != DC_OK) return status;
+    }
+    return intern_exactly(table, name, length, base, out);
+}
+
 DC_API dc_status dc_table_intern(dc_table *table, const char *event, dc_event_id *out) {
     if (table == NULL || event == NULL || out == NULL)
         return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_intern: table, event and out must not be NULL");
     pthread_mutex_lock(&table->lock);
-    event_record *record;
+    event_record *record = NULL;
     dc_status status = dc__table_intern_locked(table, event, &record);
     if (status == DC_OK) dc__table_reclaim(table);
     pthread_mutex_unlock(&table->lock);
@@ -139,67 +167,12 @@ DC_API dc_status dc_table_event_name(const dc_table *table, dc_event_id event, c
     *out = record->name;
     return DC_OK;
 }
-/* ---- introspection ------------------------------------------------------------------------------------ */
-
-DC_API bool dc_table_contains(const dc_table *table, dc_handler_id id) {
-    if (table == NULL || id == 0) return false;
-    dc_table *mutable_table = (dc_table *)table;
-    pthread_mutex_lock(&mutable_table->lock);
-    bool found = find_handler(table, id) != NULL;
-    pthread_mutex_unlock(&mutable_table->lock);
-    return found;
-}
-
-/* Live handlers of the event named by id, or by name when id is 0; -1 for an
- * unknown id. */
-static long long live_count(const dc_table *table, dc_event_id id, const char *name) {
-    dc_table *mutable_table = (dc_table *)table;
-    pthread_mutex_lock(&mutable_table->lock);
-    const event_record *record = lookup_event(table, id, name);
-    long long live = record != NULL ? (long long)record->live : id != 0 ? -1 : 0;
-    pthread_mutex_unlock(&mutable_table->lock);
-    return live;
-}
-
-DC_API dc_status dc_table_handler_count(const dc_table *table, const char *event, size_t *out) {
-    if (table == NULL || event == NULL || out == NULL)
-        return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_handler_count: table, event and out must not be NULL");
-    *out = (size_t)live_count(table, 0, event);
-    return DC_OK;
-}
-
-DC_API dc_status dc_table_handler_count_id(const dc_table *table, dc_event_id event, size_t *out) {
-    if (table == NULL || out == NULL)
-        return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_handler_count_id: table and out must not be NULL");
-    long long live = event != 0 ? live_count(table, event, NULL) : -1;
-    if (live < 0) return dc__fail(DC_ERR_NOT_FOUND, "table %s has no event with id %u", display_name(table), event);
-    *out = (size_t)live;
-    return DC_OK;
-}
-
-DC_API dc_status dc_table_events(const dc_table *table, const char **names, size_t capacity, size_t *count) {
-    if (table == NULL || count == NULL || (names == NULL && capacity > 0))
-        return dc__fail(DC_ERR_NULL_ARGUMENT,
-                        "dc_table_events: table, count, and names when capacity > 0, must not be NULL");
-    dc_table *mutable_table = (dc_table *)table;
-    pthread_mutex_lock(&mutable_table->lock);
-    event_list *events = atomic_load_explicit(&table->events, memory_order_relaxed);
-    uint32_t event_count = atomic_load_explicit(&events->count, memory_order_relaxed);
-    size_t found = 0;
-    for (uint32_t i = 0; i < event_count; i++) {
-        if (events->records[i]->live == 0) continue;
-        if (found < capacity) names[found] = events->records[i]->name;
-        found++;
-    }
-    pthread_mutex_unlock(&mutable_table->lock);
-    *count = found;
-    return DC_OK;
-}
 /* ---- destroying -------------------------------------------------------------------------------------------- */
 
 /* Frees the table. Outside every read-side section and removal: executes,
  * drains and removals still in the table on other threads are inside one. */
 static void destroy_now(dc_table *table) {
+    dc__table_remove_hooks(table);
     dc__table_remove_all(table);
     /* Wait out the executes and drains still inside the table on other
      * threads, and with them the finishing of handlers handed to them; none
@@ -218,6 +191,7 @@ static void destroy_now(dc_table *table) {
     for (uint32_t i = 0; i < count; i++) {
         event_record *record = events->records[i];
         free(atomic_load_explicit(&record->handlers, memory_order_relaxed));
+        free(atomic_load_explicit(&record->after, memory_order_relaxed));
         free(atomic_load_explicit(&record->shapes, memory_order_relaxed));
         free(record);
     }
@@ -249,6 +223,7 @@ DC_API void dc_table_destroy(dc_table *table) {
     if (table == NULL) return;
     if (atomic_exchange_explicit(&table->destroy_called, true, memory_order_acq_rel)) return;
     if (dc__inside()) {
+        dc__table_remove_hooks(table);
         dc__table_remove_all(table);
         table->destroy_work.run = run_destroy;
         dc__defer_outside(&table->destroy_work);

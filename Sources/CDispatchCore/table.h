@@ -67,6 +67,30 @@ typedef struct name_index {
 
 enum { OWED_TOMBSTONES = 32 };
 
+/* An emission hook or the observer (hooks.c): what readers call, found
+ * through the table's hook list or observer pointer inside a read-side
+ * section; retired once removed. `removed` is set once, under the lock. */
+typedef struct table_hook {
+    union {
+        dc_emission_hook emission;
+        dc_table_observer observer;
+    } function;
+    void *data;
+    void (*destroy)(void *data);
+    dc_hook_id id;
+    dc_event_id event; /* a hook's key; 0: every event */
+    _Atomic bool removed;
+    /* Writer side: finished while a list still held it (no memory for a
+     * shorter one), so whoever takes it out of the list retires it. */
+    bool finished_listed;
+} table_hook;
+
+/* The hooks in the order added: immutable once published. */
+typedef struct hook_list {
+    uint32_t count;
+    table_hook *hooks[];
+} hook_list;
+
 struct dc_table {
     _Atomic(event_list *) events;
     _Atomic(name_index *) names;
@@ -85,6 +109,9 @@ struct dc_table {
      * "removing"): the entries get the tombstone together. */
     uint32_t owed_tombstone_count;
     dc_handler *owed_tombstones[OWED_TOMBSTONES];
+    _Atomic(hook_list *) hooks;        /* NULL when none */
+    _Atomic(table_hook *) observer;    /* NULL when none */
+    dc_hook_id last_hook;              /* the last hook id issued */
     _Atomic bool destroy_called;
     dc__deferred destroy_work; /* the free owed once a destroy called inside a section is outside */
 };
@@ -211,6 +238,33 @@ static inline uint32_t dedupe_hash(dc_event_id event, dc_function function, cons
 
 static inline const char *display_name(const dc_table *table) { return table->name[0] ? table->name : "(unnamed)"; }
 
+/* ---- event keys ---------------------------------------------------------------------- */
+
+enum { NOT_A_KEY = -1 };
+
+/* The length of the event name that starts `key` (of `length` bytes): all of
+ * it without a detail, the part before "::" with one; NOT_A_KEY when it is a
+ * malformed detailed key (dispatch_table.h, "Event keys and details"). */
+static inline long key_event_length(const char *key, size_t length) {
+    const char *separator = memchr(key, ':', length);
+    while (separator != NULL && (size_t)(separator - key) + 1 < length && separator[1] != ':')
+        separator = memchr(separator + 1, ':', length - (size_t)(separator + 1 - key));
+    if (separator == NULL || (size_t)(separator - key) + 1 >= length) return (long)length;
+    size_t event = (size_t)(separator - key);
+    const char *detail = separator + 2;
+    size_t detail_length = length - event - 2;
+    if (event == 0 || detail_length == 0 || detail[0] == ':') return NOT_A_KEY;
+    for (const char *c = detail; (c = memchr(c, ':', length - (size_t)(c - key))) != NULL; c++)
+        if ((size_t)(c - key) + 1 < length && c[1] == ':') return NOT_A_KEY;
+    return (long)event;
+}
+
+/* DC_ERR_INVALID_ARGUMENT for a malformed key (registry.c). */
+dc_status dc__fail_key(const dc_table *table, const char *key);
+
+/* The record that holds `record`'s handlers: its event's. */
+static inline event_record *array_record(event_record *record) { return record->base != NULL ? record->base : record; }
+
 /* ---- lookup (readers) ---------------------------------------------------------------- */
 
 ALWAYS_INLINE static inline event_record *record_by_id(const dc_table *table, dc_event_id id) {
@@ -256,7 +310,9 @@ static inline bool new_dedupe_index(dedupe_index *index, uint32_t entries) {
 }
 /* ---- shared between the files ------------------------------------------------------------- */
 
-/* Finds or creates the record of `name`. Caller holds the lock (registry.c). */
+/* Finds or creates the record of event key `name`, and of its event when it
+ * is detailed; DC_ERR_INVALID_ARGUMENT for a malformed key. Caller holds the
+ * lock (registry.c). */
 dc_status dc__table_intern_locked(dc_table *table, const char *name, event_record **out);
 
 /* Retires `object`, freed by `release` once no reader can hold it; when no
@@ -277,8 +333,33 @@ void dc__table_reclaim(dc_table *table);
  * (registration.c). */
 void dc__table_remove_handler(dc_table *table, dc_handler *handler);
 
-/* Removes every handler; how many (registration.c). */
+/* Removes every handler, default handlers included; how many (registration.c). */
 size_t dc__table_remove_all(dc_table *table);
+
+/* Whether the lean execute may run `record`'s event; a copy of its shape set
+ * (NULL without memory); publishing that copy summarized anew. Caller holds
+ * the lock (registration.c). */
+bool dc__lean_allowed(const dc_table *table, const event_record *record);
+shape_set *dc__copy_shapes(const event_record *record);
+void dc__resummarize_shapes(dc_table *table, event_record *record, shape_set *copy);
+
+/* ---- hooks and the observer (hooks.c) ------------------------------------------------ */
+
+/* Whether an emission hook sees executes of `record`'s event. Caller holds
+ * the lock. */
+bool dc__hooks_watch(const dc_table *table, const event_record *record);
+
+/* Calls the emission hooks that see an execute of `key` (NULL: a key never
+ * interned, `name`) of `event` (NULL: unknown), inside the execute's
+ * read-side section, announcing each call in the reader's frame. */
+void dc__run_hooks(dc_table *table, const hook_list *hooks, const event_record *key, const event_record *event,
+                   const char *name, const dc_value *arguments, size_t count, dc_thread_record *reader);
+
+/* Tells the observer, if any, of a change; no lock held. */
+void dc__table_observe(dc_table *table, dc_table_change change, dc_event_id event, dc_handler_id handler);
+
+/* Removes every hook and the observer, for the table's destroy. */
+void dc__table_remove_hooks(dc_table *table);
 
 /* ---- executes (execute.c, check.c) ---------------------------------------- */
 
@@ -295,6 +376,12 @@ typedef struct execution {
     /* The signature whose last `count` parameters the arguments are, when
      * they come with layouts (a table closure's call); NULL otherwise. */
     const dc_signature *source;
+    /* The detailed key executed, whose handlers run with those without a
+     * detail; 0 for none. */
+    dc_event_id key;
+    /* The snapshot of the event's after array, for messages. */
+    const handler_array *after;
+    uint32_t after_count;
 } execution;
 
 /* Checks the arguments against every shape of `shapes`: DC_OK when each

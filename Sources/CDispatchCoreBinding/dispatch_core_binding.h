@@ -313,7 +313,10 @@ static inline void dc__read_leave(dc_thread_record *record, dc_execute_frame *fr
 struct dc__handler_extras;
 
 /* dc__handler.state: a block count in the low bits, flags above. */
-#define DC__STATE_BLOCK_MASK 0xFFFFu
+#define DC__STATE_BLOCK_MASK 0x7FFFu
+#define DC__STATE_DEFAULT (1u << 15)  /* the event's default handler (DC_HANDLER_RUN_FIRST or _RUN_LAST) */
+#define DC__STATE_AFTER (1u << 16)    /* in its event's after array: a run-last default or an after-handler */
+#define DC__STATE_DETAILED (1u << 19) /* added with a detail: runs only in executes of its key (run it the general way) */
 /* Set on a removed handler, by its remover: its removal finished (destroy
  * notify called). */
 #define DC__STATE_FINISHED (1u << 17)
@@ -332,8 +335,9 @@ struct dc__handler_extras;
 #define DC__STATE_REMOVED (1u << 31)
 
 /* States that leave the fast path: not callable now, or needing more than a call. */
-#define DC__STATE_SLOW \
-    (DC__STATE_REMOVED | DC__STATE_BLOCK_MASK | DC__STATE_ONCE | DC__STATE_QUEUED | DC__STATE_STRUCT_RETURN)
+#define DC__STATE_SLOW                                                                                         \
+    (DC__STATE_REMOVED | DC__STATE_BLOCK_MASK | DC__STATE_ONCE | DC__STATE_QUEUED | DC__STATE_STRUCT_RETURN | \
+     DC__STATE_DETAILED)
 
 /* 56 bytes; the fields an execute reads come first. */
 typedef struct dc__handler {
@@ -405,13 +409,26 @@ typedef struct dc__shape_set {
 
 _Static_assert(DC_MAX_PARAMETERS < 64, "dc__shape_set.counts has a bit for every argument count a shape takes");
 
+/* An event, or a detailed key of one ("notify::size"). An event's arrays
+ * hold its handlers in call order, those added with a detail among them
+ * (DC__STATE_DETAILED); a detailed key's record has no arrays of its own, only
+ * the shapes of the handlers added with it, and its event in `base`. */
 struct dc__event_record {
-    _Atomic(dc__handler_array *) handlers; /* NULL until the first handler */
-    _Atomic(dc__shape_set *) shapes;       /* NULL until the first handler */
+    /* The handlers that run before the run-last default: the run-first
+     * default (first), then the others. NULL until the first handler. */
+    _Atomic(dc__handler_array *) handlers;
+    _Atomic(dc__shape_set *) shapes; /* of the handlers added with this key; NULL until the first */
     uint64_t hash;
     dc_event_id id;
-    uint32_t live;       /* registered handlers (writer side) */
-    uint32_t tombstones; /* entries of removed handlers in the array (writer side) */
+    uint32_t live;       /* handlers in the arrays (writer side) */
+    uint32_t tombstones; /* entries of removed handlers in `handlers` (writer side) */
+    uint32_t keyed;      /* handlers added with this key (writer side) */
+    /* The run-last default (first) and the after-handlers: run after
+     * `handlers`, only by the general execute. NULL until the first. */
+    _Atomic(dc__handler_array *) after;
+    uint32_t after_live;       /* handlers in `after` (writer side) */
+    uint32_t after_tombstones; /* entries of removed handlers in `after` (writer side) */
+    struct dc__event_record *base; /* a detailed key's event; NULL for an event */
     size_t name_length;
     char name[];
 };

@@ -99,9 +99,23 @@ DC_API void dc_table_destroy(dc_table *table);
 DC_API const char *dc_table_name(const dc_table *table);
 
 /*
- * The id of event `event`, interning it on first use. Ids are dense, from 1,
- * and stable for the table's life; use them in hot loops.
- * Errors: DC_ERR_NULL_ARGUMENT, DC_ERR_NO_MEMORY.
+ * Event keys and details. An event key is an event's name, or the name and a
+ * detail joined by "::" ("notify::size"), as in GLib. Executing
+ * "notify::size" runs the handlers added to "notify" without a detail and
+ * those added to "notify::size", in one call order, after one validation of
+ * the arguments against all of them; executing "notify" runs only those added
+ * without a detail. Both parts of a detailed key must be non-empty, and it
+ * holds one "::" with no ':' next to it: "::size", "notify::", "a::b::c" and
+ * "a:::b" are DC_ERR_INVALID_ARGUMENT wherever a key is taken. A detailed key
+ * interns to an id of its own (interning its event too), usable wherever
+ * event ids are.
+ */
+
+/*
+ * The id of event key `event`, interning it on first use. Ids are dense,
+ * from 1, and stable for the table's life; use them in hot loops.
+ * Errors: DC_ERR_NULL_ARGUMENT, DC_ERR_INVALID_ARGUMENT (a malformed detailed
+ * key), DC_ERR_NO_MEMORY.
  */
 DC_API dc_status dc_table_intern(dc_table *table, const char *event, dc_event_id *out);
 
@@ -121,9 +135,24 @@ enum {
     DC_HANDLER_FIRST = 1u << 1,
     /* The event's argument count must equal the handler's parameter count
      * (less the bound target); otherwise an execute fails with DC_ERR_ARITY. */
-    DC_HANDLER_STRICT = 1u << 2
-    /* Bits 3 to 7 are language bindings' (dispatch_core_binding.h); any
-     * other bit is DC_ERR_INVALID_ARGUMENT. */
+    DC_HANDLER_STRICT = 1u << 2,
+    /* Bits 3 to 7 are language bindings' (dispatch_core_binding.h). */
+    /* Phases, as GLib's: an event's handlers run in the order run-first
+     * default, the others, run-last default, after-handlers. */
+    /* Run after the event's run-last default handler
+     * (g_signal_connect_after); with DC_HANDLER_FIRST, first of those. */
+    DC_HANDLER_AFTER = 1u << 8,
+    /* The event's default handler (GLib's class closure with
+     * G_SIGNAL_RUN_FIRST or G_SIGNAL_RUN_LAST): runs before every other
+     * handler, or after the others and before the after-handlers. An event
+     * has at most one default handler (DC_ERR_STATE for a second) and a
+     * detailed key none (DC_ERR_INVALID_ARGUMENT). dc_table_remove_event,
+     * dc_table_remove_target and dc_table_remove_all leave it; dc_table_remove
+     * of its id and the table's destroy remove it. */
+    DC_HANDLER_RUN_FIRST = 1u << 9,
+    DC_HANDLER_RUN_LAST = 1u << 10
+    /* Any other bit, or more than one of the last three, is
+     * DC_ERR_INVALID_ARGUMENT, as is DC_HANDLER_FIRST with a default. */
 };
 
 typedef struct dc_handler_options {
@@ -229,12 +258,15 @@ DC_API dc_status dc_table_remove(dc_table *table, dc_handler_id handler);
  */
 DC_API dc_status dc_table_remove_target(dc_table *table, void *target, size_t *removed);
 
-/* Removes every handler of one event; an unknown event name removes 0. */
+/* Removes every handler of one event, those added with a detail included;
+ * for a detailed key, those added with it. An unknown key removes 0. Leaves
+ * default handlers. Errors: DC_ERR_NULL_ARGUMENT; DC_ERR_INVALID_ARGUMENT (a
+ * malformed key). Replaces: g_signal_handlers_disconnect_matched. */
 DC_API dc_status dc_table_remove_event(dc_table *table, const char *event, size_t *removed);
 /* The same by id; DC_ERR_NOT_FOUND for an unknown id. */
 DC_API dc_status dc_table_remove_event_id(dc_table *table, dc_event_id event, size_t *removed);
 
-/* Removes every handler of the table. */
+/* Removes every handler of the table but default handlers. */
 DC_API dc_status dc_table_remove_all(dc_table *table, size_t *removed);
 
 /*
@@ -252,11 +284,80 @@ DC_API dc_status dc_table_unblock(dc_table *table, dc_handler_id handler);
  * 0, NULL or an id of a removed handler. Replaces g_signal_handler_is_connected. */
 DC_API bool dc_table_contains(const dc_table *table, dc_handler_id handler);
 
-/* Handlers registered for an event (blocked ones included); an unknown name
- * gives 0. Errors: DC_ERR_NULL_ARGUMENT; DC_ERR_NOT_FOUND for an id this
- * table never issued (as everywhere ids are taken). */
+/* The handlers an execute of the key would consider (blocked ones
+ * included): for an event, those added without a detail; for a detailed
+ * key, those and the ones added with it. An unknown key gives 0.
+ * Errors: DC_ERR_NULL_ARGUMENT; DC_ERR_INVALID_ARGUMENT (a malformed key);
+ * DC_ERR_NOT_FOUND for an id this table never issued (as everywhere ids are
+ * taken). */
 DC_API dc_status dc_table_handler_count(const dc_table *table, const char *event, size_t *out);
 DC_API dc_status dc_table_handler_count_id(const dc_table *table, dc_event_id event, size_t *out);
+
+/* What a table says of one handler (dc_table_handlers(), dc_table_handler_info()). */
+typedef struct dc_handler_info {
+    dc_handler_id id;
+    dc_event_id event;    /* the key it was added with (a detailed key's id for a detail) */
+    dc_function function; /* a marshal as dc_function */
+    void *target;         /* the bound target, or a marshal's data; NULL when none */
+    uint32_t flags;       /* DC_HANDLER_ONCE, _STRICT, _AFTER, _RUN_FIRST, _RUN_LAST as added */
+    uint32_t blocked;     /* its block count */
+    bool marshal;         /* added by dc_table_add_marshal */
+    dc_queue *queue;      /* its delivery queue, not retained; NULL when none */
+} dc_handler_info;
+
+/*
+ * The handlers an execute of `event` would call, blocked ones included, in
+ * the order it would call them (Node's emitter.listeners()): writes up to
+ * `capacity` of them to `handlers` (may be NULL when capacity is 0) and how
+ * many there are to *count. A snapshot: handlers may come and go meanwhile.
+ * An unknown key gives 0. Errors: DC_ERR_NULL_ARGUMENT; DC_ERR_INVALID_ARGUMENT
+ * (a malformed key).
+ */
+DC_API dc_status dc_table_handlers(const dc_table *table, const char *event, dc_handler_info *handlers,
+                                   size_t capacity, size_t *count);
+
+/* What the table says of handler `handler`. Errors: DC_ERR_NULL_ARGUMENT;
+ * DC_ERR_NOT_FOUND (0, never issued, or removed). */
+DC_API dc_status dc_table_handler_info(const dc_table *table, dc_handler_id handler, dc_handler_info *out);
+
+/*
+ * The first handler, in call order, of event key `event` (NULL: of any
+ * event, in the order they were interned) added with `function` (a marshal's,
+ * cast) and `target` (a marshal's data; NULL matches no target), as
+ * g_signal_handler_find by function and data. For an event key, the handlers
+ * added with exactly it. Errors: DC_ERR_NULL_ARGUMENT (table, function or out
+ * NULL); DC_ERR_INVALID_ARGUMENT (a malformed key); DC_ERR_NOT_FOUND (none).
+ */
+DC_API dc_status dc_table_find_handler(const dc_table *table, const char *event, dc_function function,
+                                       const void *target, dc_handler_id *out);
+
+/* What happened to a handler, for a table observer. */
+typedef enum dc_table_change {
+    DC_HANDLER_ADDED = 1,
+    DC_HANDLER_REMOVED = 2
+} dc_table_change;
+
+/*
+ * Told of each handler added (with DC_OK, not DC_EXISTS) and each removed, in
+ * any way but the table's destroy, with the key it was added with: Node's
+ * 'newListener' and 'removeListener', after the fact. Called on the thread
+ * that added or removed it, before that call returns, with no lock held: it
+ * may add and remove handlers (it is told of those too) and use the table as
+ * a handler may.
+ */
+typedef void (*dc_table_observer)(void *data, dc_table *table, dc_table_change change, dc_event_id event,
+                                  dc_handler_id handler);
+
+/*
+ * Sets the table's observer (NULL: none), replacing the one before. Once
+ * this returns the one before is not called again and calls of it running on
+ * other threads have returned (but see "Waiting" above), and its destroy
+ * notify (may be NULL) has run, once; the table's destroy runs the last
+ * one's. Errors: DC_ERR_NULL_ARGUMENT (table NULL); DC_ERR_STATE (the table is
+ * being destroyed); DC_ERR_NO_MEMORY.
+ */
+DC_API dc_status dc_table_set_observer(dc_table *table, dc_table_observer observer, void *data,
+                                       void (*destroy)(void *data));
 
 /*
  * The events that have at least one handler, in interning order: writes up to
@@ -357,6 +458,54 @@ DC_API dc_status dc_table_execute_id_with(dc_table *table, dc_event_id event,
                                           const dc_value *arguments, size_t count,
                                           const dc_execute_options *options,
                                           dc_result *result);
+
+/* ---- emission hooks ------------------------------------------------------------ */
+
+/* One execute, as an emission hook sees it; valid during the hook's call. */
+typedef struct dc_emission {
+    dc_table *table;
+    /* The key executed ("notify::size"): its event's name is its first
+     * event_length bytes, its detail ("size") the rest after "::". */
+    const char *key;
+    size_t event_length;
+    const char *detail; /* inside key, NUL-terminated; NULL when none */
+    /* The ids of the key and of its event (the same without a detail); 0
+     * for one never interned. */
+    dc_event_id key_id;
+    dc_event_id event;
+    const dc_value *arguments;
+    size_t count;
+} dc_emission;
+
+/* A hook returns true to stay installed, false to be removed (once, however
+ * many threads return false at once). */
+typedef bool (*dc_emission_hook)(const dc_emission *emission, void *data);
+
+/* Identifies an emission hook; never reused within a table. 0 is never valid. */
+typedef uint64_t dc_hook_id;
+
+/*
+ * Adds an emission hook (g_signal_add_emission_hook): called once per execute
+ * of `event` (NULL: of every event of the table), after the arguments were
+ * checked and before any handler runs, with the execute's event, detail and
+ * arguments. A hook on an event sees its executes with any detail; one on a
+ * detailed key only those of that key. Hooks run in the order added, on the
+ * executing thread, with no lock held, before queued handlers are posted; a
+ * hook added during an execute is called from the next one on. An execute
+ * that fails, nothing having run, calls none. Everything said above of
+ * handlers' calls holds for hooks: they may use the table, a removed hook
+ * is not called once the removal has returned, and its destroy notify (may
+ * be NULL) runs once, when it is removed or the table destroyed. Errors:
+ * DC_ERR_NULL_ARGUMENT (table or hook); DC_ERR_INVALID_ARGUMENT (a malformed
+ * key); DC_ERR_STATE (the table is being destroyed); DC_ERR_NO_MEMORY.
+ */
+DC_API dc_status dc_table_add_emission_hook(dc_table *table, const char *event, dc_emission_hook hook, void *data,
+                                            void (*destroy)(void *data), dc_hook_id *out);
+
+/* Removes an emission hook (g_signal_remove_emission_hook), waiting as a
+ * handler's remove does. Errors: DC_ERR_NULL_ARGUMENT; DC_ERR_NOT_FOUND (0,
+ * never issued, or removed already). */
+DC_API dc_status dc_table_remove_emission_hook(dc_table *table, dc_hook_id hook);
 
 /* ------------------------------------------------------------------------ */
 /* Queues: delivery on a chosen thread                                       */
