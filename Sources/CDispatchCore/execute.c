@@ -578,10 +578,13 @@ NOINLINE static dc_status execute_generally(dc_table *table, dc_event_id event_i
     const hook_list *hooks = atomic_load_explicit(&table->hooks, memory_order_acquire);
     if (hooks != NULL && status == DC_OK) run_hooks(&run, hooks, record, owner, event_name, reader, frame);
     if (LIKELY(status == DC_OK) && !(frame->interrupted & DC__FRAME_STOPPED)) {
+        bool sole_shape = images.signature != NULL; /* run_handlers() reads it so */
         bool stopped =
             handler_count > 0 && run_handlers(&run, reader, frame, array->items, array->items + handler_count, &images);
-        if (after_count > 0 && !stopped)
+        if (after_count > 0 && !stopped) {
+            if (!sole_shape) images.signature = NULL; /* images the loop cached, not a sole shape's */
             run_handlers(&run, reader, frame, after->items, after->items + after_count, &images);
+        }
     }
     return leave_execute(&run, reader, depth, frame, event_name, status, result);
 }
