@@ -47,11 +47,6 @@ void dc__table_free_object(void *object, void *context) {
     free(object);
 }
 
-static void free_shape_set(void *object, void *context) {
-    (void)context;
-    free(object);
-}
-
 /* A removed handler's slot goes back to the free list once no reader holds it. */
 void dc__table_release_slot(void *object, void *context) {
     dc_table *table = context;
@@ -187,130 +182,6 @@ static dc_handler *default_of(event_record *record) {
 }
 
 
-static shape_set *copy_shapes(const shape_set *old, uint32_t extra) {
-    uint32_t count = old != NULL ? old->count : 0;
-    shape_set *set = malloc(sizeof *set + (count + extra) * sizeof set->shapes[0]);
-    if (set == NULL) return NULL;
-    set->count = count;
-    if (count > 0) memcpy(set->shapes, old->shapes, count * sizeof set->shapes[0]);
-    return set;
-}
-
-static handler_shape *find_shape(shape_set *set, const dc_signature *signature, uint32_t flags) {
-    for (uint32_t i = 0; set != NULL && i < set->count; i++)
-        if (set->shapes[i].signature == signature && set->shapes[i].state_flags == flags) return &set->shapes[i];
-    return NULL;
-}
-
-static uint32_t lean_call_of(const shape_set *set) {
-    if (set->count != 1) return 0;
-    const handler_shape *shape = &set->shapes[0];
-    const dc_signature *signature = shape->signature;
-    if (signature->return_type != DC_TYPE_VOID) return 0;
-    /* A variadic marshal may still return a value (the lean execute hands
-     * the rest to the general one when it does). */
-    if (shape->state_flags & DC__STATE_SWIFT)
-        return DC__LEAN_SWIFT_CALL(signature->parameter_count > 0, dc__asymmetric_fences);
-    if (shape->state_flags & DC__STATE_MARSHAL)
-        return DC__LEAN_MARSHAL_CALL(shape->state_flags & DC__STATE_VARIADIC, dc__asymmetric_fences);
-    if (!signature->word_images || signature->parameter_count > DC__LEAN_MAX_PARAMETERS) return 0;
-    return DC__LEAN_CALL((uint32_t)signature->parameter_count, shape->state_flags & DC__STATE_TARGET,
-                         dc__asymmetric_fences);
-}
-
-/* Fills in the summary of a set about to be published; `lean`: the lean
- * execute may run the event (dc__lean_allowed()). */
-static void summarize_shapes(shape_set *set, bool lean) {
-    uint64_t counts = ~(uint64_t)0, strict_counts = ~(uint64_t)0;
-    set->most_takes = 0;
-    for (uint32_t s = 0; s < set->count; s++) {
-        const handler_shape *shape = &set->shapes[s];
-        if (shape->state_flags & DC__STATE_VARIADIC) continue; /* takes the arguments as given: constrains nothing */
-        uint32_t takes = shape->takes; /* at most DC_MAX_PARAMETERS, below 64 */
-        /* A strict shape fits only its own count; an execute's strict flag
-         * makes every shape here strict. */
-        if (shape->state_flags & DC__STATE_STRICT) counts &= (uint64_t)1 << takes;
-        strict_counts &= (uint64_t)1 << takes;
-        const dc_type *parameter_types = shape->signature->parameter_types + first_argument_parameter(shape->state_flags);
-        for (uint32_t i = 0; i < takes; i++) {
-            if (i >= set->most_takes)
-                set->types[i] = (uint8_t)parameter_types[i];
-            else if (set->types[i] != parameter_types[i])
-                counts = strict_counts = 0; /* no argument type fits both exactly */
-            /* A struct argument's pointer, size and layout are each shape's to check. */
-            if (parameter_types[i] == DC_TYPE_STRUCT) counts = strict_counts = 0;
-        }
-        if (takes > set->most_takes) set->most_takes = takes;
-    }
-    set->counts = counts;
-    set->strict_counts = strict_counts;
-    /* Images are for plain handlers: a marshal takes the arguments as values. */
-    bool sole = set->count == 1 && !(set->shapes[0].state_flags & (DC__STATE_VARIADIC | DC__STATE_MARSHAL)) &&
-                set->shapes[0].signature->word_images;
-    set->sole_signature = sole ? set->shapes[0].signature : NULL;
-    set->sole_flags = sole ? set->shapes[0].state_flags : 0;
-    set->sole_first = (uint32_t)first_argument_parameter(set->sole_flags);
-    set->lean_call = lean ? lean_call_of(set) : 0;
-    uint64_t enough = set->most_takes < 64 ? ~(uint64_t)0 << set->most_takes : 0;
-    set->lean_counts = set->lean_call != 0 ? counts & enough : 0;
-    set->lean_strict_counts = set->lean_call != 0 ? strict_counts & enough : 0;
-}
-
-/* Whether the lean execute may run `record`'s event: it walks the
- * `handlers` array only, and calls no hook. Caller holds the lock. */
-bool dc__lean_allowed(const dc_table *table, const event_record *record) {
-    return record->base == NULL && record->after_live == 0 && !dc__hooks_watch(table, record);
-}
-
-/* Publishes `copy`, a copy of `record`'s shape set (copy_shapes()), summarized
- * anew: after what the lean execute may do changed. Caller holds the lock. */
-void dc__resummarize_shapes(dc_table *table, event_record *record, shape_set *copy) {
-    shape_set *old = atomic_load_explicit(&record->shapes, memory_order_relaxed);
-    summarize_shapes(copy, dc__lean_allowed(table, record));
-    atomic_store_explicit(&record->shapes, copy, memory_order_release);
-    if (old != NULL) dc__table_retire(table, old, free_shape_set);
-}
-
-shape_set *dc__copy_shapes(const event_record *record) {
-    return copy_shapes(atomic_load_explicit(&record->shapes, memory_order_relaxed), 0);
-}
-
-/* Counts one more handler of the given shape, publishing a new set when the
- * shape is new or `resummarize`. Publish before the handler itself, so a
- * reader that sees the handler sees its shape. The set is preallocated by
- * the caller (`spare`, a copy of the current one with room for one more). */
-static void add_shape(dc_table *table, event_record *record, dc_signature *signature, uint32_t flags,
-                      shape_set *spare, bool resummarize) {
-    shape_set *set = atomic_load_explicit(&record->shapes, memory_order_relaxed);
-    handler_shape *shape = find_shape(set, signature, flags);
-    if (shape != NULL && !resummarize) {
-        shape->handlers++;
-        free(spare);
-        return;
-    }
-    handler_shape *copied = find_shape(spare, signature, flags);
-    if (copied != NULL) {
-        copied->handlers++;
-    } else {
-        size_t first = (flags & DC__STATE_TARGET) ? 1 : 0;
-        size_t takes = signature->parameter_count - first;
-        spare->shapes[spare->count++] = (handler_shape){signature, flags, 1, (uint32_t)takes};
-    }
-    dc__resummarize_shapes(table, record, spare);
-}
-
-/* Counts one handler fewer; a shape with no handler left is dropped so it no
- * longer constrains executes. Publish after the handler is marked removed. */
-static void remove_shape(dc_table *table, event_record *record, const dc_signature *signature, uint32_t flags) {
-    shape_set *set = atomic_load_explicit(&record->shapes, memory_order_relaxed);
-    handler_shape *shape = find_shape(set, signature, flags);
-    if (shape == NULL || --shape->handlers > 0) return;
-    shape_set *smaller = copy_shapes(NULL, set->count);
-    if (smaller == NULL) return; /* keeps checking a shape with no handler: stricter, never unsafe */
-    for (uint32_t i = 0; i < set->count; i++)
-        if (set->shapes[i].handlers > 0) smaller->shapes[smaller->count++] = set->shapes[i];
-    dc__resummarize_shapes(table, record, smaller);
-}
 /* ---- dedupe index ------------------------------------------------------------------------------ */
 
 /* Starts the probe of (event, function, target) at its home entry. */
@@ -538,7 +409,7 @@ static dc_status add_locked(dc_table *table, event_record *record, dc_signature 
     uint32_t live_there = after ? owner->after_live : owner->live - owner->after_live;
     bool needs_new_array = array == NULL || front || count == array->capacity;
     handler_array *new_array = needs_new_array ? rebuilt_array(array, NULL, live_there + 1) : NULL;
-    shape_set *spare_shapes = copy_shapes(atomic_load_explicit(&record->shapes, memory_order_relaxed), 1);
+    shape_set *spare_shapes = dc__shapes_copy(atomic_load_explicit(&record->shapes, memory_order_relaxed), 1);
     /* The event's own set, summarized anew when the lean execute must leave
      * it (its first after-handler), or made when it has none (its first
      * handler has a detail): a reader of its arrays reads its set. */
@@ -580,7 +451,7 @@ static dc_status add_locked(dc_table *table, event_record *record, dc_signature 
     owner->live++;
     if (after) owner->after_live++;
     record->keyed++;
-    add_shape(table, record, signature, shape_flags(state), spare_shapes, owner_resummarized && owner == record);
+    dc__add_shape(table, record, signature, shape_flags(state), spare_shapes, owner_resummarized && owner == record);
     if (owner_shapes != NULL) dc__resummarize_shapes(table, owner, owner_shapes);
     if (front) {
         /* rebuilt_array copied the old order; put the new handler in front,
@@ -740,7 +611,7 @@ static void unlink_handler(dc_table *table, dc_handler *handler, removal_batch *
     record->keyed--;
     owner->live--;
     if (after) owner->after_live--;
-    remove_shape(table, record, handler->signature, shape_flags(state));
+    dc__remove_shape(table, record, handler->signature, shape_flags(state));
     /* Without its last after-handler the event may be run the lean way
      * again; without memory for a new summary it is run the general way. */
     if (after && owner->after_live == 0 && atomic_load_explicit(&owner->shapes, memory_order_relaxed) != NULL) {

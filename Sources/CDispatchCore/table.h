@@ -336,12 +336,22 @@ void dc__table_remove_handler(dc_table *table, dc_handler *handler);
 /* Removes every handler, default handlers included; how many (registration.c). */
 size_t dc__table_remove_all(dc_table *table);
 
-/* Whether the lean execute may run `record`'s event; a copy of its shape set
- * (NULL without memory); publishing that copy summarized anew. Caller holds
- * the lock (registration.c). */
+/* ---- shape sets (shapes.c); the caller holds the lock ----------------------------------- */
+
+/* Whether the lean execute may run `record`'s event. */
 bool dc__lean_allowed(const dc_table *table, const event_record *record);
+/* A copy of `old` (may be NULL) with room for `extra` more shapes; NULL
+ * without memory. */
+shape_set *dc__shapes_copy(const shape_set *old, uint32_t extra);
+/* A copy of `record`'s set; NULL without memory. */
 shape_set *dc__copy_shapes(const event_record *record);
+/* Publishes `copy`, a copy of `record`'s set, summarized anew. */
 void dc__resummarize_shapes(dc_table *table, event_record *record, shape_set *copy);
+/* Counts one more handler of a shape (see shapes.c), with `spare` a copy
+ * of the set with room for one more; one fewer. */
+void dc__add_shape(dc_table *table, event_record *record, dc_signature *signature, uint32_t flags, shape_set *spare,
+                   bool resummarize);
+void dc__remove_shape(dc_table *table, event_record *record, const dc_signature *signature, uint32_t flags);
 
 /* ---- hooks and the observer (hooks.c) ------------------------------------------------ */
 
