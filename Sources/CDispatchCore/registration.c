@@ -13,14 +13,6 @@
  * only that call. */
 static dc_handler tombstone = {.state = DC__STATE_REMOVED};
 
-/* Where the array holding `handler` is published: its event's after array
- * or its other one. Caller holds the lock. */
-static _Atomic(handler_array *) *array_of(const dc_table *table, const dc_handler *handler) {
-    event_record *owner = array_record(record_by_id(table, handler->event));
-    return (atomic_load_explicit(&handler->state, memory_order_relaxed) & DC__STATE_AFTER) ? &owner->after
-                                                                                           : &owner->handlers;
-}
-
 /* Puts the tombstone in the array entries of the removed handlers that are
  * owed one (see "removing"), their cache misses overlapping. Before an
  * entry's position changes (publish_array()) and before a slot is retired
@@ -29,13 +21,8 @@ static _Atomic(handler_array *) *array_of(const dc_table *table, const dc_handle
 static void put_owed_tombstones(dc_table *table) {
     uint32_t count = table->owed_tombstone_count;
     if (count == 0) return;
-    dc__handler_slot *entries[OWED_TOMBSTONES];
-    for (uint32_t i = 0; i < count; i++) {
-        const dc_handler *handler = table->owed_tombstones[i];
-        handler_array *array = atomic_load_explicit(array_of(table, handler), memory_order_relaxed);
-        entries[i] = &array->items[handler->position];
-        PREFETCH_FOR_WRITE(entries[i]);
-    }
+    dc__handler_slot *const *entries = table->owed_tombstones;
+    for (uint32_t i = 0; i < count; i++) PREFETCH_FOR_WRITE(entries[i]);
     for (uint32_t i = 0; i < count; i++) atomic_store_explicit(entries[i], &tombstone, memory_order_release);
     table->owed_tombstone_count = 0;
 }
@@ -406,7 +393,7 @@ static dc_status add_locked(dc_table *table, event_record *record, dc_signature 
     _Atomic(handler_array *) *where = after ? &owner->after : &owner->handlers;
     handler_array *array = atomic_load_explicit(where, memory_order_relaxed);
     uint32_t count = array != NULL ? atomic_load_explicit(&array->count, memory_order_relaxed) : 0;
-    uint32_t live_there = after ? owner->after_live : owner->live - owner->after_live;
+    uint32_t live_there = after ? owner->after_live : owner->live;
     bool needs_new_array = array == NULL || front || count == array->capacity;
     handler_array *new_array = needs_new_array ? rebuilt_array(array, NULL, live_there + 1) : NULL;
     shape_set *spare_shapes = dc__shapes_copy(atomic_load_explicit(&record->shapes, memory_order_relaxed), 1);
@@ -448,8 +435,7 @@ static dc_status add_locked(dc_table *table, event_record *record, dc_signature 
     atomic_store_explicit(&handler->state, state, memory_order_relaxed);
 
     /* Counted first: the summaries below read what the lean execute may do. */
-    owner->live++;
-    if (after) owner->after_live++;
+    ++*(after ? &owner->after_live : &owner->live);
     record->keyed++;
     dc__add_shape(table, record, signature, shape_flags(state), spare_shapes, owner_resummarized && owner == record);
     if (owner_shapes != NULL) dc__resummarize_shapes(table, owner, owner_shapes);
@@ -599,6 +585,7 @@ typedef struct removal_batch {
     bool owes_tombstones; /* some of `handlers` were left in their arrays */
     /* What the table's observer is told of `handlers`, taken while their
      * slots are theirs. */
+    bool observed; /* the next two are set */
     dc_handler_id ids[REMOVAL_BATCH];
     dc_event_id events[REMOVAL_BATCH];
 } removal_batch;
@@ -609,9 +596,12 @@ static void unlink_handler(dc_table *table, dc_handler *handler, removal_batch *
     event_record *record = record_by_id(table, handler->event), *owner = array_record(record);
     bool after = (state & DC__STATE_AFTER) != 0;
     record->keyed--;
-    owner->live--;
-    if (after) owner->after_live--;
-    dc__remove_shape(table, record, handler->signature, shape_flags(state));
+    uint32_t *live = after ? &owner->after_live : &owner->live;
+    --*live;
+    /* Commonly one handler fewer of a shape that stays. */
+    handler_shape *shape = dc__find_shape(atomic_load_explicit(&record->shapes, memory_order_relaxed),
+                                          handler->signature, shape_flags(state));
+    if (shape != NULL && --shape->handlers == 0) dc__drop_unused_shapes(table, record);
     /* Without its last after-handler the event may be run the lean way
      * again; without memory for a new summary it is run the general way. */
     if (after && owner->after_live == 0 && atomic_load_explicit(&owner->shapes, memory_order_relaxed) != NULL) {
@@ -623,15 +613,14 @@ static void unlink_handler(dc_table *table, dc_handler *handler, removal_batch *
         atomic_store_explicit(&array->items[handler->position], &tombstone, memory_order_release);
     } else {
         if (table->owed_tombstone_count == OWED_TOMBSTONES) put_owed_tombstones(table);
-        table->owed_tombstones[table->owed_tombstone_count++] = handler;
+        table->owed_tombstones[table->owed_tombstone_count++] = &array->items[handler->position];
         batch->owes_tombstones = true;
     }
     /* Compacting once tombstones outnumber live handlers costs O(1) per
      * removal; failing to is harmless (the next removal tries again). */
     uint32_t *tombstones = after ? &owner->after_tombstones : &owner->tombstones;
-    uint32_t live_there = after ? owner->after_live : owner->live - owner->after_live;
-    if (++*tombstones > 8 && *tombstones > live_there) {
-        handler_array *compact = rebuilt_array(array, NULL, live_there);
+    if (++*tombstones > 8 && *tombstones > *live) {
+        handler_array *compact = rebuilt_array(array, NULL, *live);
         if (compact != NULL) publish_array(table, owner, after, compact);
     }
     if (!(state & DC__STATE_UNINDEXED)) {
@@ -640,13 +629,18 @@ static void unlink_handler(dc_table *table, dc_handler *handler, removal_batch *
         index->stale++;
         if (dedupe_spare(index, 0, &spare) && spare.slots != NULL) dedupe_rebuild(table, &spare);
     }
-    batch->ids[batch->count] = id_of(handler);
-    batch->events[batch->count] = handler->event;
+    /* Set and replaced under the lock: an observer set now hears of it. */
+    if (atomic_load_explicit(&table->observer, memory_order_relaxed) != NULL) {
+        batch->ids[batch->count] = id_of(handler);
+        batch->events[batch->count] = handler->event;
+        batch->observed = true;
+    }
     batch->handlers[batch->count++] = handler;
 }
 
-/* Tells the table's observer of the batch's removals, after them. */
-static void observe_removals(dc_table *table, const removal_batch *batch, size_t count) {
+/* Tells the table's observer, if any, of the batch's removals, after them. */
+static inline void observe_removals(dc_table *table, const removal_batch *batch, size_t count) {
+    if (!batch->observed) return;
     for (size_t i = 0; i < count; i++) dc__table_observe(table, DC_HANDLER_REMOVED, batch->events[i], batch->ids[i]);
 }
 
@@ -724,7 +718,7 @@ DC_API dc_status dc_table_remove(dc_table *table, dc_handler_id id) {
     if (table == NULL) return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_remove: the table must not be NULL");
     removal_batch batch;
     batch.count = batch.others_count = 0;
-    batch.owes_tombstones = false;
+    batch.owes_tombstones = batch.observed = false;
     pthread_mutex_lock(&table->lock);
     dc_handler *handler = find_handler(table, id);
     if (handler != NULL) {
@@ -752,7 +746,7 @@ static size_t remove_where(dc_table *table, bool (*matches)(const dc_table *, co
     for (uint32_t slot = 0;;) {
         removal_batch batch;
         batch.count = batch.others_count = 0;
-        batch.owes_tombstones = false;
+        batch.owes_tombstones = batch.observed = false;
         pthread_mutex_lock(&table->lock);
         for (; slot < table->slot_count && batch.count < REMOVAL_BATCH && batch.others_count < REMOVAL_BATCH;
              slot++) {
@@ -835,7 +829,7 @@ DC_API dc_status dc_table_remove_all(dc_table *table, size_t *removed) {
 void dc__table_remove_handler(dc_table *table, dc_handler *handler) {
     removal_batch batch;
     batch.count = batch.others_count = 0;
-    batch.owes_tombstones = false;
+    batch.owes_tombstones = batch.observed = false;
     pthread_mutex_lock(&table->lock);
     if (!(atomic_load_explicit(&handler->state, memory_order_relaxed) & DC__STATE_REMOVED)) {
         unlink_handler(table, handler, &batch);

@@ -22,12 +22,6 @@ shape_set *dc__shapes_copy(const shape_set *old, uint32_t extra) {
     return set;
 }
 
-static handler_shape *find_shape(shape_set *set, const dc_signature *signature, uint32_t flags) {
-    for (uint32_t i = 0; set != NULL && i < set->count; i++)
-        if (set->shapes[i].signature == signature && set->shapes[i].state_flags == flags) return &set->shapes[i];
-    return NULL;
-}
-
 static uint32_t lean_call_of(const shape_set *set) {
     if (set->count != 1) return 0;
     const handler_shape *shape = &set->shapes[0];
@@ -108,13 +102,13 @@ shape_set *dc__copy_shapes(const event_record *record) {
 void dc__add_shape(dc_table *table, event_record *record, dc_signature *signature, uint32_t flags, shape_set *spare,
                    bool resummarize) {
     shape_set *set = atomic_load_explicit(&record->shapes, memory_order_relaxed);
-    handler_shape *shape = find_shape(set, signature, flags);
+    handler_shape *shape = dc__find_shape(set, signature, flags);
     if (shape != NULL && !resummarize) {
         shape->handlers++;
         free(spare);
         return;
     }
-    handler_shape *copied = find_shape(spare, signature, flags);
+    handler_shape *copied = dc__find_shape(spare, signature, flags);
     if (copied != NULL) {
         copied->handlers++;
     } else {
@@ -125,12 +119,8 @@ void dc__add_shape(dc_table *table, event_record *record, dc_signature *signatur
     dc__resummarize_shapes(table, record, spare);
 }
 
-/* Counts one handler fewer; a shape with no handler left is dropped so it no
- * longer constrains executes. Publish after the handler is marked removed. */
-void dc__remove_shape(dc_table *table, event_record *record, const dc_signature *signature, uint32_t flags) {
+void dc__drop_unused_shapes(dc_table *table, event_record *record) {
     shape_set *set = atomic_load_explicit(&record->shapes, memory_order_relaxed);
-    handler_shape *shape = find_shape(set, signature, flags);
-    if (shape == NULL || --shape->handlers > 0) return;
     shape_set *smaller = dc__shapes_copy(NULL, set->count);
     if (smaller == NULL) return; /* keeps checking a shape with no handler: stricter, never unsafe */
     for (uint32_t i = 0; i < set->count; i++)

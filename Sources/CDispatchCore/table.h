@@ -105,10 +105,10 @@ struct dc_table {
     dedupe_index dedupe;
     dc_retired_list retired;
     struct slot_batch *retiring; /* slots to retire at the end of this lock hold (reclaim()) */
-    /* Removed handlers whose array entries still point to them (registration.c,
-     * "removing"): the entries get the tombstone together. */
+    /* The array entries of removed handlers that still point to them
+     * (registration.c, "removing"): they get the tombstone together. */
     uint32_t owed_tombstone_count;
-    dc_handler *owed_tombstones[OWED_TOMBSTONES];
+    dc__handler_slot *owed_tombstones[OWED_TOMBSTONES];
     _Atomic(hook_list *) hooks;        /* NULL when none */
     _Atomic(table_hook *) observer;    /* NULL when none */
     dc_hook_id last_hook;              /* the last hook id issued */
@@ -348,10 +348,20 @@ shape_set *dc__copy_shapes(const event_record *record);
 /* Publishes `copy`, a copy of `record`'s set, summarized anew. */
 void dc__resummarize_shapes(dc_table *table, event_record *record, shape_set *copy);
 /* Counts one more handler of a shape (see shapes.c), with `spare` a copy
- * of the set with room for one more; one fewer. */
+ * of the set with room for one more. */
 void dc__add_shape(dc_table *table, event_record *record, dc_signature *signature, uint32_t flags, shape_set *spare,
                    bool resummarize);
-void dc__remove_shape(dc_table *table, event_record *record, const dc_signature *signature, uint32_t flags);
+/* The shape of `set` (may be NULL) with that signature and those flags, or
+ * NULL; a removal counts one handler fewer there. */
+static inline handler_shape *dc__find_shape(shape_set *set, const dc_signature *signature, uint32_t flags) {
+    for (uint32_t i = 0; set != NULL && i < set->count; i++)
+        if (set->shapes[i].signature == signature && set->shapes[i].state_flags == flags) return &set->shapes[i];
+    return NULL;
+}
+/* Publishes `record`'s set without the shapes no handler has any more, so
+ * they no longer constrain executes. Publish after the handler is marked
+ * removed. */
+void dc__drop_unused_shapes(dc_table *table, event_record *record);
 
 /* ---- hooks and the observer (hooks.c) ------------------------------------------------ */
 

@@ -420,7 +420,7 @@ struct dc__event_record {
     _Atomic(dc__shape_set *) shapes; /* of the handlers added with this key; NULL until the first */
     uint64_t hash;
     dc_event_id id;
-    uint32_t live;       /* handlers in the arrays (writer side) */
+    uint32_t live;       /* handlers in `handlers` (writer side) */
     uint32_t tombstones; /* entries of removed handlers in `handlers` (writer side) */
     uint32_t keyed;      /* handlers added with this key (writer side) */
     /* The run-last default (first) and the after-handlers: run after

@@ -147,9 +147,26 @@ public struct HandlerOptions: OptionSet, Sendable {
     /// parameter count, instead of adapting.
     public static let strict = HandlerOptions(rawValue: 1 << 2)
 
+    /// The phases (``HandlerPhase``), which registering methods take as a
+    /// parameter of their own and add here.
+    static let phaseAfter = HandlerOptions(rawValue: 1 << 8)
+    static let phaseRunFirst = HandlerOptions(rawValue: 1 << 9)
+    static let phaseRunLast = HandlerOptions(rawValue: 1 << 10)
+
     var cFlags: UInt32 {
         (contains(.once) ? UInt32(DC_HANDLER_ONCE) : 0) | (contains(.first) ? UInt32(DC_HANDLER_FIRST) : 0)
             | (contains(.strict) ? UInt32(DC_HANDLER_STRICT) : 0)
+            | (contains(.phaseAfter) ? UInt32(DC_HANDLER_AFTER) : 0)
+            | (contains(.phaseRunFirst) ? UInt32(DC_HANDLER_RUN_FIRST) : 0)
+            | (contains(.phaseRunLast) ? UInt32(DC_HANDLER_RUN_LAST) : 0)
+    }
+
+    /// The options a C handler's flags give, its phase left out.
+    init(cFlags: UInt32) {
+        self = []
+        if cFlags & UInt32(DC_HANDLER_ONCE) != 0 { insert(.once) }
+        if cFlags & UInt32(DC_HANDLER_FIRST) != 0 { insert(.first) }
+        if cFlags & UInt32(DC_HANDLER_STRICT) != 0 { insert(.strict) }
     }
 }
 

@@ -50,6 +50,14 @@ public class Registration: Hashable, @unchecked Sendable {
         self.state = Atomic(handler)
     }
 
+    /// A registration of nothing, cancelled already: what registering on a
+    /// malformed key returns.
+    static func nothing() -> Self {
+        let registration = Self(canceller: CancelAction({}), handler: closureID)
+        registration.cancel()
+        return registration
+    }
+
     /// Removes the handler. Calling it again does nothing.
     public final func cancel() {
         // Clearing the id lets exactly one caller through.
