@@ -74,6 +74,14 @@ DISPATCH_ROWS = [
         ("dispatch.glib_emit.10", "GLib g_signal_emit"),
         ("dispatch.sigc_emit.10", "libsigc++ signal::emit"),
     ], "dispatch.direct.10", "dispatch.glib_emit.10", "dispatch.sigc_emit.10"),
+    ("Detailed event (1 handler on it, 1 on the detail), ns per emit", [
+        ("dispatch.table_detail.2", "dc_table_execute_id of \"changed::size\""),
+        ("dispatch.glib_detail.2", "GLib g_signal_emit with a detail"),
+    ], "dispatch.direct.1", "dispatch.glib_detail.2", None),
+    ("Event with 1 handler and 1 emission hook, ns per emit", [
+        ("dispatch.table_hook.1", "dc_table_execute_id"),
+        ("dispatch.glib_hook.1", "GLib g_signal_emit"),
+    ], "dispatch.direct.1", "dispatch.glib_hook.1", None),
 ]
 
 # bench_closure's: (case, label); the baseline of each target is named with it.

@@ -53,7 +53,7 @@ typedef struct BenchEmitterClass {
     GObjectClass parent_class;
 } BenchEmitterClass;
 
-static guint fire_signal;
+static guint fire_signal, changed_signal, hooked_signal;
 
 G_DEFINE_TYPE(BenchEmitter, bench_emitter, G_TYPE_OBJECT)
 
@@ -61,6 +61,12 @@ static void bench_emitter_class_init(BenchEmitterClass *klass) {
     /* No class handler and no accumulator: the plain notification signal. */
     fire_signal = g_signal_new("fire", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
                                NULL, G_TYPE_NONE, 0);
+    /* The same with details, as GObject's "notify" has them. */
+    changed_signal = g_signal_new("changed", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST | G_SIGNAL_DETAILED, 0,
+                                  NULL, NULL, NULL, G_TYPE_NONE, 0);
+    /* One an emission hook watches. */
+    hooked_signal = g_signal_new("hooked", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                 G_TYPE_NONE, 0);
 }
 
 static void bench_emitter_init(BenchEmitter *self) {
@@ -84,21 +90,29 @@ typedef enum dispatch_case {
     GLIB_BY_NAME_1,
     SIGC_EMIT_1,
     SIGC_EMIT_10,
+    TABLE_DETAIL_2,
+    GLIB_DETAIL_2,
+    TABLE_HOOK_1,
+    GLIB_HOOK_1,
     DISPATCH_CASE_COUNT
 } dispatch_case;
 
 static const char *const case_names[DISPATCH_CASE_COUNT] = {
     "dispatch.direct.1", "dispatch.direct.10", "dispatch.table_id.1",  "dispatch.table_id.10",
     "dispatch.table_key.1", "dispatch.glib_emit.1", "dispatch.glib_emit.10",
-    "dispatch.glib_by_name.1", "dispatch.sigc_emit.1", "dispatch.sigc_emit.10"};
+    "dispatch.glib_by_name.1", "dispatch.sigc_emit.1", "dispatch.sigc_emit.10", "dispatch.table_detail.2",
+    "dispatch.glib_detail.2", "dispatch.table_hook.1", "dispatch.glib_hook.1"};
 
-static const uint64_t handlers_per_emit[DISPATCH_CASE_COUNT] = {1, 10, 1, 10, 1, 1, 10, 1, 1, 10};
+static const uint64_t handlers_per_emit[DISPATCH_CASE_COUNT] = {1, 10, 1, 10, 1, 1, 10, 1, 1, 10, 2, 2, 1, 1};
 
 typedef struct peers {
     dc_table *table;
     dc_event_id one, ten;
+    dc_event_id detailed; /* "changed::size": one handler on it, one on "changed" */
+    dc_event_id hooked;   /* one handler, one emission hook */
     char key[sizeof sixteen_character_key];
-    GObject *emitter_one, *emitter_ten;
+    GObject *emitter_one, *emitter_ten, *emitter_detail;
+    GQuark size_detail;
     bench_sigc_signal *sigc_one, *sigc_ten;
     dispatch_case current; /* the case run_case runs, for bench_counted */
     uint64_t iterations[DISPATCH_CASE_COUNT];
@@ -155,10 +169,35 @@ __attribute__((noinline)) static void run_case(void *context, uint64_t n) {
     case SIGC_EMIT_1:
         for (uint64_t i = 0; i < n; i++) bench_sigc_emit(p->sigc_one, &object);
         break;
-    default:
+    case SIGC_EMIT_10:
         for (uint64_t i = 0; i < n; i++) bench_sigc_emit(p->sigc_ten, &object);
         break;
+    case TABLE_DETAIL_2:
+        for (uint64_t i = 0; i < n; i++) dc_table_execute_id(p->table, p->detailed, arguments, 1, NULL);
+        break;
+    case GLIB_DETAIL_2:
+        for (uint64_t i = 0; i < n; i++) g_signal_emit(p->emitter_detail, changed_signal, p->size_detail);
+        break;
+    case TABLE_HOOK_1:
+        for (uint64_t i = 0; i < n; i++) dc_table_execute_id(p->table, p->hooked, arguments, 1, NULL);
+        break;
+    default:
+        for (uint64_t i = 0; i < n; i++) g_signal_emit(p->emitter_detail, hooked_signal, 0);
+        break;
     }
+}
+
+/* The emission hooks: each counts its calls, as a tracer would. */
+static volatile uint64_t hook_calls;
+static bool table_hook(const dc_emission *emission, void *data) {
+    (void)emission, (void)data;
+    hook_calls = hook_calls + 1;
+    return true;
+}
+static gboolean glib_hook(GSignalInvocationHint *hint, guint count, const GValue *values, gpointer data) {
+    (void)hint, (void)count, (void)values, (void)data;
+    hook_calls = hook_calls + 1;
+    return TRUE;
 }
 
 /* ns per emit; exits when a handler was skipped (a broken path must not look fast). */
@@ -189,6 +228,23 @@ static void prepare(peers *p, dc_signature *signature) {
                               NULL);
     }
     if (status != DC_OK) die("dc_table_add", status);
+    if ((status = dc_table_intern(p->table, "changed::size", &p->detailed)) != DC_OK ||
+        (status = dc_table_intern(p->table, "hooked", &p->hooked)) != DC_OK)
+        die("dc_table_intern", status);
+    if ((status = dc_table_add(p->table, "changed", signature, DC_FUNCTION(bench_touch), NULL, NULL, NULL)) != DC_OK ||
+        (status = dc_table_add_id(p->table, p->detailed, signature, DC_FUNCTION(bench_handlers[1]), NULL, NULL,
+                                  NULL)) != DC_OK ||
+        (status = dc_table_add_id(p->table, p->hooked, signature, DC_FUNCTION(bench_touch), NULL, NULL, NULL)) !=
+            DC_OK ||
+        (status = dc_table_add_emission_hook(p->table, "hooked", table_hook, NULL, NULL, NULL)) != DC_OK)
+        die("dc_table_add", status);
+
+    p->emitter_detail = new_emitter();
+    p->size_detail = g_quark_from_static_string("size");
+    g_signal_connect_swapped(p->emitter_detail, "changed", G_CALLBACK(bench_touch), &object);
+    g_signal_connect_swapped(p->emitter_detail, "changed::size", G_CALLBACK(bench_handlers[1]), &object);
+    g_signal_connect_swapped(p->emitter_detail, "hooked", G_CALLBACK(bench_touch), &object);
+    g_signal_add_emission_hook(hooked_signal, 0, glib_hook, NULL, NULL);
 
     p->emitter_one = new_emitter();
     p->emitter_ten = new_emitter();
@@ -213,6 +269,7 @@ static void prepare(peers *p, dc_signature *signature) {
 static void release(peers *p) {
     dc_table_destroy(p->table);
     g_object_unref(p->emitter_one);
+    g_object_unref(p->emitter_detail);
     g_object_unref(p->emitter_ten);
     bench_sigc_destroy(p->sigc_one);
     bench_sigc_destroy(p->sigc_ten);

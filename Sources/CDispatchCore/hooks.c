@@ -66,8 +66,11 @@ void dc__run_hooks(dc_table *table, const hook_list *hooks, const event_record *
                    const char *name, const dc_value *arguments, size_t count, dc_thread_record *reader) {
     dc_emission emission = {table, key != NULL ? key->name : name, 0, NULL, key != NULL ? key->id : 0,
                             event != NULL ? event->id : 0, arguments, count};
-    size_t length = strlen(emission.key);
-    emission.event_length = (size_t)key_event_length(emission.key, length); /* checked already */
+    /* An interned key knows its lengths; one never interned was checked. */
+    size_t length = key != NULL ? key->name_length : strlen(name);
+    emission.event_length = key != NULL    ? array_record((event_record *)key)->name_length
+                            : event != NULL ? event->name_length
+                                            : (size_t)key_event_length(name, length);
     if (emission.event_length < length) emission.detail = emission.key + emission.event_length + 2;
     for (uint32_t i = 0; i < hooks->count; i++) {
         table_hook *hook = hooks->hooks[i];
