@@ -189,7 +189,9 @@ typedef struct dc_handler_options {
  * the existing handler is kept unchanged, *out is its id, and `options` is
  * ignored (its destroy notify is not kept and will not be called).
  * Errors: DC_ERR_NULL_ARGUMENT (table, event, signature or function NULL);
- * DC_ERR_INVALID_ARGUMENT (unknown flags); DC_ERR_TYPE (a target is given but the signature's
+ * DC_ERR_INVALID_ARGUMENT (unknown or contradicting flags, a malformed key,
+ * a default handler for a detailed key); DC_ERR_STATE (a second default
+ * handler); DC_ERR_TYPE (a target is given but the signature's
  * parameter 0 is not pointer-like, or it has no parameters);
  * DC_ERR_STATE (the table is being destroyed); DC_ERR_NO_MEMORY. The table
  * is unchanged on every error.
@@ -429,9 +431,13 @@ typedef struct dc_result {
  * them valid for the call (queued deliveries copy strings and retain objects).
  * `result` may be NULL.
  *
- * An unknown event, or one with no handler, is DC_OK with 0 handled.
+ * The handlers run in their phases' order (see DC_HANDLER_AFTER) after the
+ * emission hooks; a detailed key runs its event's handlers without a detail
+ * with its own (see "Event keys and details"). An unknown event, or one
+ * with no handler, is DC_OK with 0 handled.
  * Errors, all before any handler runs: DC_ERR_NULL_ARGUMENT (a struct
- * argument's pointer too); DC_ERR_TYPE or DC_ERR_ARITY naming event, handler
+ * argument's pointer too); DC_ERR_INVALID_ARGUMENT (a malformed key);
+ * DC_ERR_TYPE or DC_ERR_ARITY naming event, handler
  * id, argument index and both types;
  * DC_ERR_DEPTH (executes nested deeper than DC_MAX_EXECUTE_DEPTH on this
  * thread); DC_ERR_NO_MEMORY (no memory for this thread's bookkeeping). A
