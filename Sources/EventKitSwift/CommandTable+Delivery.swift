@@ -18,7 +18,7 @@ extension CommandTable {
     /// ```
     ///
     /// The arguments are checked and converted on the executing thread, as
-    /// for ``on(_:options:_:)-(EventKey<(A)>,_,_)``, and travel to the
+    /// for ``on(_:options:phase:_:)-(EventKey<(A)>,_,_,_)``, and travel to the
     /// handler as Swift values: strings copied, objects retained until the
     /// handler has run. Delivering an object to another thread is your
     /// statement that it may be used there.
@@ -114,7 +114,7 @@ extension CommandTable {
     /// Runs `handler` on `delivery` with the event's first argument, an
     /// object or `nil`, each time `event` is executed: any object for
     /// `AnyObject`, or an instance of `Object`, checked as
-    /// ``on(_:options:_:)-(String,_,(Object?)->Void)`` checks it.
+    /// ``on(_:options:phase:_:)-(String,_,_,(Object?)->Void)`` checks it.
     ///
     /// The object is retained until the handler has run. Delivering it to
     /// another thread is your statement that it may be used there.
@@ -251,14 +251,30 @@ extension CommandTable {
         }
         // The C handler holds its own reference to the dc_queue from here on.
         withExtendedLifetime(eventQueue) {}
-        // The handle, not a weak reference to the table: see Subscription.
-        return Subscription { [handle] in
-            // Closed first, so deliveries already waiting on the queue skip
-            // the handler once cancel() returns.
-            hop?.close()
-            handle.removeHandler(id)
-        }
+        return Subscription(canceller: DeliveredHandlerCanceller(table: handle, hop: hop), handler: id)
     }
+}
+
+/// What cancels a delivered handler: its hop, closed first, so deliveries
+/// already waiting on the queue skip the handler once `cancel()` returns,
+/// then the handler. The table's handle, not a weak reference to the table:
+/// see ``Registration``.
+private final class DeliveredHandlerCanceller: Canceller, @unchecked Sendable {
+    // @unchecked: both are constant and thread-safe.
+    private let table: TableHandle
+    private let hop: Hop?
+
+    init(table: TableHandle, hop: Hop?) {
+        self.table = table
+        self.hop = hop
+    }
+
+    override func cancel(handler: UInt64) {
+        hop?.close()
+        table.removeHandler(handler)
+    }
+
+    override var removesTableHandler: Bool { true }
 }
 
 // MARK: - Hopping to a DispatchQueue

@@ -146,6 +146,21 @@ enum TargetHandlers {
         }
     }
 
+    /// The boxes of every target handler of the table `serial`, by handler
+    /// id. The boxes, held strongly, are released by the caller, outside the
+    /// lock: a box's deinit takes it.
+    static func targets(inTable serial: UInt64) -> [dc_handler_id: WeakTargetHandlerBox] {
+        registry.withLock { registry in
+            var boxes: [dc_handler_id: WeakTargetHandlerBox] = [:]
+            for (key, entries) in registry.handlers where key.table == serial {
+                for (handler, entry) in entries {
+                    if let box = entry.box { boxes[handler] = box }
+                }
+            }
+            return boxes
+        }
+    }
+
     /// The registration of `target`'s `action` for `event` in the table
     /// `key` names, if it is registered for this very object.
     static func registration(
@@ -227,37 +242,36 @@ extension CommandTable {
     }
 
     /// `addTargetHandler` for handlers whose signature is known to be valid,
-    /// so only running out of memory can fail, which Swift treats as fatal.
-    func targetRegistration<Target: AnyObject>(
+    /// registered in `phase`: what fails is the key, the phase or memory.
+    func targetRegistration<Target: AnyObject, Failure>(
         _ target: Target, event: String, signature: Signature?, action: TargetHandlers.Action?,
-        options: HandlerOptions = [], _ call: @escaping @Sendable (Target, UnsafePointer<dc_value>?, Int) throws -> Void
-    ) -> Registration {
-        do {
-            return try addTargetHandler(
+        options: HandlerOptions = [], phase: HandlerPhase.Choice<Failure>,
+        _ call: @escaping @Sendable (Target, UnsafePointer<dc_value>?, Int) throws -> Void
+    ) throws(Failure) -> Registration {
+        try phase.register(event, options: options) { (options) throws(DispatchError) in
+            try addTargetHandler(
                 target, event: eventID(named: event), signature: signature, action: action, options: options
             ) { target, arguments, count, _ in
                 try call(target, arguments, count)
             }
-        } catch {
-            fatalError("CommandTable \(name): registering a handler for \"\(event)\" failed: \(error)")
         }
     }
 
     /// `targetRegistration` for a typed key, with the signature of
     /// `parameters`.
-    func targetRegistration<Target: AnyObject, Arguments>(
+    func targetRegistration<Target: AnyObject, Arguments, Failure>(
         _ target: Target, key: EventKey<Arguments>, parameters: [ValueType], action: TargetHandlers.Action?,
-        options: HandlerOptions = [], _ call: @escaping @Sendable (Target, UnsafePointer<dc_value>?) throws -> Void
-    ) -> Registration {
-        do {
-            let signature = try Signature(returning: .void, parameters: parameters)
-            return try addTargetHandler(
+        options: HandlerOptions = [], phase: HandlerPhase.Choice<Failure>,
+        _ call: @escaping @Sendable (Target, UnsafePointer<dc_value>?) throws -> Void
+    ) throws(Failure) -> Registration {
+        // Signatures of EventArgument types are always valid.
+        let signature = try! Signature(returning: .void, parameters: parameters)
+        return try phase.register(key.name, options: options) { (options) throws(DispatchError) in
+            try addTargetHandler(
                 target, event: eventID(for: key), signature: signature, action: action, options: options
             ) { target, arguments, _, _ in
                 try call(target, arguments)
             }
-        } catch {
-            fatalError("CommandTable \(name): registering a handler for \"\(key.name)\" failed: \(error)")
         }
     }
 }
@@ -285,18 +299,32 @@ extension CommandTable {
     /// `removeTarget(_:named:for:)`, `removeTarget(_:for:)` and
     /// ``removeTarget(_:)`` remove the handler early.
     ///
-    /// The action runs on the thread that executes, like every handler.
+    /// The action runs on the thread that executes, like every handler, in
+    /// `phase` among the event's handlers. Adding an action registered
+    /// already keeps its phase.
+    ///
+    /// - Parameters:
+    ///   - target: The object whose method runs, held weakly.
+    ///   - action: The method, unbound: `Controller.reset`.
+    ///   - actionName: The action's identity, for adding it again and
+    ///     removing it.
+    ///   - event: The event's name, or a detailed key `"event::detail"`.
+    ///   - phase: Where among the event's handlers it runs
+    ///     (``HandlerPhase``); a default phase, `.runFirst` or `.runLast`,
+    ///     makes the call throw.
+    /// - Returns: The registration, which removes the handler when cancelled.
+    /// - Throws: For a default phase only: see ``HandlerPhase/Choice``.
     ///
     /// The corresponding C function is `dc_table_add_marshal`. Replaces
     /// `-[UIControl addTarget:action:forControlEvents:]` and
     /// `-[NSNotificationCenter addObserver:selector:name:object:]`.
     @discardableResult
-    public func addTarget<Target: AnyObject>(
+    public func addTarget<Target: AnyObject, Failure>(
         _ target: Target, action: @escaping @Sendable (Target) -> () -> Void,
-        named actionName: String, for event: String
-    ) -> Registration {
-        targetRegistration(
-            target, event: event, signature: Signatures.void, action: .named(actionName)
+        named actionName: String, for event: String, phase: HandlerPhase.Choice<Failure> = .normal
+    ) throws(Failure) -> Registration {
+        try targetRegistration(
+            target, event: event, signature: Signatures.void, action: .named(actionName), phase: phase
         ) { target, _, _ in
             action(target)()
         }
@@ -304,24 +332,44 @@ extension CommandTable {
 
     /// Calls `action` on `target` with the event's arguments, of the types
     /// the method takes (``EventArgument``s), for as long as `target` lives;
-    /// see `addTarget(_:action:named:for:)`.
+    /// see `addTarget(_:action:named:for:phase:)`.
+    ///
+    /// - Parameters:
+    ///   - target: The object whose method runs, held weakly.
+    ///   - action: The method, unbound.
+    ///   - actionName: The action's identity.
+    ///   - event: The event's name, or a detailed key.
+    ///   - phase: Where among the event's handlers it runs
+    ///     (``HandlerPhase``); a default phase makes the call throw.
+    /// - Returns: The registration, which removes the handler when cancelled.
+    /// - Throws: For a default phase only: see ``HandlerPhase/Choice``.
     @discardableResult
-    public func addTarget<Target: AnyObject, each A: EventArgument>(
+    public func addTarget<Target: AnyObject, each A: EventArgument, Failure>(
         _ target: Target, action: @escaping @Sendable (Target) -> (repeat each A) -> Void, named actionName: String,
-        for event: String
-    ) -> Registration {
-        addTarget(target, action: action, named: actionName, for: EventKey<(repeat each A)>(event))
+        for event: String, phase: HandlerPhase.Choice<Failure> = .normal
+    ) throws(Failure) -> Registration {
+        try addTarget(target, action: action, named: actionName, for: EventKey<(repeat each A)>(event), phase: phase)
     }
 
     /// Calls `action` on `target` with the event's first argument, an object
     /// or `nil`, for as long as `target` lives.
+    ///
+    /// - Parameters:
+    ///   - target: The object whose method runs, held weakly.
+    ///   - action: The method, unbound.
+    ///   - actionName: The action's identity.
+    ///   - event: The event's name, or a detailed key.
+    ///   - phase: Where among the event's handlers it runs
+    ///     (``HandlerPhase``); a default phase makes the call throw.
+    /// - Returns: The registration, which removes the handler when cancelled.
+    /// - Throws: For a default phase only: see ``HandlerPhase/Choice``.
     @discardableResult
-    public func addTarget<Target: AnyObject>(
+    public func addTarget<Target: AnyObject, Failure>(
         _ target: Target, action: @escaping @Sendable (Target) -> (AnyObject?) -> Void,
-        named actionName: String, for event: String
-    ) -> Registration {
-        targetRegistration(
-            target, event: event, signature: Signatures.object, action: .named(actionName)
+        named actionName: String, for event: String, phase: HandlerPhase.Choice<Failure> = .normal
+    ) throws(Failure) -> Registration {
+        try targetRegistration(
+            target, event: event, signature: Signatures.object, action: .named(actionName), phase: phase
         ) { target, arguments, _ in
             let object = arguments![0].object.map { Unmanaged<AnyObject>.fromOpaque($0).takeUnretainedValue() }
             action(target)(object)
@@ -331,13 +379,23 @@ extension CommandTable {
     /// Calls `action` on `target` with the event's sender (its first
     /// argument, when that is an object) and the arguments after it, for as
     /// long as `target` lives: the .NET `EventHandler` shape.
+    ///
+    /// - Parameters:
+    ///   - target: The object whose method runs, held weakly.
+    ///   - action: The method, unbound.
+    ///   - actionName: The action's identity.
+    ///   - event: The event's name, or a detailed key.
+    ///   - phase: Where among the event's handlers it runs
+    ///     (``HandlerPhase``); a default phase makes the call throw.
+    /// - Returns: The registration, which removes the handler when cancelled.
+    /// - Throws: For a default phase only: see ``HandlerPhase/Choice``.
     @discardableResult
-    public func addTarget<Target: AnyObject>(
+    public func addTarget<Target: AnyObject, Failure>(
         _ target: Target, action: @escaping @Sendable (Target) -> (_ sender: AnyObject?, _ arguments: [Value]) -> Void,
-        named actionName: String, for event: String
-    ) -> Registration {
-        targetRegistration(
-            target, event: event, signature: nil, action: .named(actionName)
+        named actionName: String, for event: String, phase: HandlerPhase.Choice<Failure> = .normal
+    ) throws(Failure) -> Registration {
+        try targetRegistration(
+            target, event: event, signature: nil, action: .named(actionName), phase: phase
         ) { target, arguments, count in
             let (sender, values) = senderAndArguments(arguments, count)
             action(target)(sender, values)
@@ -346,13 +404,23 @@ extension CommandTable {
 
     /// Calls `action` on `target` each time `key`'s event is executed, for as
     /// long as `target` lives.
+    ///
+    /// - Parameters:
+    ///   - target: The object whose method runs, held weakly.
+    ///   - action: The method, unbound.
+    ///   - actionName: The action's identity.
+    ///   - key: The event, typed.
+    ///   - phase: Where among the event's handlers it runs
+    ///     (``HandlerPhase``); a default phase makes the call throw.
+    /// - Returns: The registration, which removes the handler when cancelled.
+    /// - Throws: For a default phase only: see ``HandlerPhase/Choice``.
     @discardableResult
-    public func addTarget<Target: AnyObject>(
+    public func addTarget<Target: AnyObject, Failure>(
         _ target: Target, action: @escaping @Sendable (Target) -> () -> Void,
-        named actionName: String, for key: EventKey<Void>
-    ) -> Registration {
-        targetRegistration(
-            target, key: key, parameters: [], action: .named(actionName)
+        named actionName: String, for key: EventKey<Void>, phase: HandlerPhase.Choice<Failure> = .normal
+    ) throws(Failure) -> Registration {
+        try targetRegistration(
+            target, key: key, parameters: [], action: .named(actionName), phase: phase
         ) { target, _ in action(target)() }
     }
 
@@ -360,16 +428,26 @@ extension CommandTable {
     /// compiler checks against the key's, for as long as `target` lives.
     ///
     /// ```swift
-    /// table.addTarget(controller, action: Controller.toggle, for: .toggle)
+    /// table.addTarget(controller, action: Controller.toggle, named: "toggle", for: .toggle)
     /// ```
+    ///
+    /// - Parameters:
+    ///   - target: The object whose method runs, held weakly.
+    ///   - action: The method, unbound.
+    ///   - actionName: The action's identity.
+    ///   - key: The event, typed.
+    ///   - phase: Where among the event's handlers it runs
+    ///     (``HandlerPhase``); a default phase makes the call throw.
+    /// - Returns: The registration, which removes the handler when cancelled.
+    /// - Throws: For a default phase only: see ``HandlerPhase/Choice``.
     @discardableResult
-    public func addTarget<Target: AnyObject, A: EventArgument>(
+    public func addTarget<Target: AnyObject, A: EventArgument, Failure>(
         _ target: Target, action: @escaping @Sendable (Target) -> (A) -> Void,
-        named actionName: String, for key: EventKey<A>
-    ) -> Registration {
+        named actionName: String, for key: EventKey<A>, phase: HandlerPhase.Choice<Failure> = .normal
+    ) throws(Failure) -> Registration {
         let event = key.name
-        return targetRegistration(
-            target, key: key, parameters: [A.valueType], action: .named(actionName)
+        return try targetRegistration(
+            target, key: key, parameters: [A.valueType], action: .named(actionName), phase: phase
         ) { target, arguments in
             var index = 0
             action(target)(try A.argument(arguments, at: &index, event: event))
@@ -381,17 +459,28 @@ extension CommandTable {
     /// `target` lives.
     ///
     /// ```swift
-    /// table.addTarget(controller, action: Controller.rename, for: .rename)
+    /// table.addTarget(controller, action: Controller.rename, named: "rename", for: .rename)
     /// ```
+    ///
+    /// - Parameters:
+    ///   - target: The object whose method runs, held weakly.
+    ///   - action: The method, unbound.
+    ///   - actionName: The action's identity.
+    ///   - key: The event, typed.
+    ///   - phase: Where among the event's handlers it runs
+    ///     (``HandlerPhase``); a default phase makes the call throw.
+    /// - Returns: The registration, which removes the handler when cancelled.
+    /// - Throws: For a default phase only: see ``HandlerPhase/Choice``.
     @discardableResult
-    public func addTarget<Target: AnyObject, each A: EventArgument>(
+    public func addTarget<Target: AnyObject, each A: EventArgument, Failure>(
         _ target: Target, action: @escaping @Sendable (Target) -> (repeat each A) -> Void,
-        named actionName: String, for key: EventKey<(repeat each A)>
-    ) -> Registration {
+        named actionName: String, for key: EventKey<(repeat each A)>, phase: HandlerPhase.Choice<Failure> = .normal
+    ) throws(Failure) -> Registration {
         let event = key.name
-        return targetRegistration(
-            target, key: key, parameters: valueTypes(of: repeat (each A).self), action: .named(actionName)) {
-            target, arguments in
+        return try targetRegistration(
+            target, key: key, parameters: valueTypes(of: repeat (each A).self), action: .named(actionName),
+            phase: phase
+        ) { target, arguments in
             var index = 0
             try action(target)(repeat (each A).argument(arguments, at: &index, event: event))
         }
@@ -401,7 +490,7 @@ extension CommandTable {
     /// with `target` as parameter 0 and the event's arguments after it, each
     /// time `event` is executed, for as long as `target` lives.
     ///
-    /// Unlike ``register(_:function:signature:target:options:)``, which takes
+    /// Unlike ``register(_:function:signature:target:options:phase:)``, which takes
     /// an unretained address, the table holds `target` weakly and never calls
     /// the function once it has died. The call takes the signature's own
     /// path: a cast function pointer when the stubs cover it, libffi
@@ -412,17 +501,28 @@ extension CommandTable {
     /// function for the same event again keeps the one handler and returns
     /// its registration.
     ///
+    /// - Parameters:
+    ///   - target: The object passed as parameter 0, held weakly.
+    ///   - function: The C function, a `@convention(c)` function or a raw
+    ///     function pointer.
+    ///   - signature: The function's type, parameter 0 an object or pointer.
+    ///   - event: The event's name, or a detailed key.
+    ///   - phase: Where among the event's handlers it runs
+    ///     (``HandlerPhase``).
+    /// - Returns: The registration, which removes the handler when cancelled.
     /// - Throws: ``DispatchError/typeMismatch(_:)`` when parameter 0 is not an
     ///   object or a pointer; ``DispatchError/invalidArgument(_:)`` when
-    ///   `function` is not a C function; ``DispatchError/nullArgument(_:)``
-    ///   when it is null.
+    ///   `function` is not a C function or `event` is malformed;
+    ///   ``DispatchError/nullArgument(_:)`` when it is null; for a default
+    ///   phase, what ``HandlerPhase/Choice`` says.
     ///
     /// The corresponding C functions are `dc_table_add_marshal` and
     /// `dc_call`. Replaces a target with an `IMP` called through
     /// `NSInvocation`.
     @discardableResult
-    public func addTarget<Target: AnyObject, Function>(
-        _ target: Target, function: Function, signature: Signature, for event: String
+    public func addTarget<Target: AnyObject, Function, Failure>(
+        _ target: Target, function: Function, signature: Signature, for event: String,
+        phase: HandlerPhase.Choice<Failure> = .normal
     ) throws -> Registration {
         let cFunction = try cFunctionPointer(function)
         guard let cFunction else {
@@ -442,7 +542,7 @@ extension CommandTable {
             returning: signature.returnType, parameters: Array(signature.parameterTypes.dropFirst()))
         return try addTargetHandler(
             target, event: eventID(named: event), signature: arguments,
-            action: .function(unsafeBitCast(cFunction, to: UnsafeRawPointer.self))
+            action: .function(unsafeBitCast(cFunction, to: UnsafeRawPointer.self)), options: phase.phase.options
         ) { target, values, count, result in
             try withUnsafeTemporaryAllocation(of: dc_value.self, capacity: count + 1) {
                 (buffer) throws(DispatchError) in
@@ -472,45 +572,91 @@ extension CommandTable {
     /// the handler is skipped and pruned as a target-action's is. Releasing
     /// the returned registration changes nothing; ``Registration/cancel()`` and
     /// ``removeTarget(_:)`` with the owner remove it early.
+    ///
+    /// - Parameters:
+    ///   - event: The event's name, or a detailed key `"event::detail"`.
+    ///   - owner: The object the handler lives as long as, held weakly.
+    ///   - options: How the handler is registered.
+    ///   - phase: Where among the event's handlers it runs
+    ///     (``HandlerPhase``); a default phase, `.runFirst` or `.runLast`,
+    ///     makes the call throw.
+    ///   - handler: Runs each time `event` is executed.
+    /// - Returns: The registration, which removes the handler when cancelled.
+    /// - Throws: For a default phase only: see ``HandlerPhase/Choice``.
     @discardableResult
-    public func on(
-        _ event: String, owner: AnyObject, options: HandlerOptions = [], _ handler: @escaping @Sendable () -> Void
-    ) -> Registration {
-        targetRegistration(owner, event: event, signature: Signatures.void, action: nil, options: options) { _, _, _ in
+    public func on<Failure>(
+        _ event: String, owner: AnyObject, options: HandlerOptions = [], phase: HandlerPhase.Choice<Failure> = .normal,
+        _ handler: @escaping @Sendable () -> Void
+    ) throws(Failure) -> Registration {
+        try targetRegistration(
+            owner, event: event, signature: Signatures.void, action: nil, options: options, phase: phase
+        ) { _, _, _ in
             handler()
         }
     }
 
     /// Runs `handler` with the event's arguments, of the types its
     /// parameters give (``EventArgument``s), for as long as `owner` lives.
+    ///
+    /// - Parameters:
+    ///   - event: The event's name, or a detailed key.
+    ///   - owner: The object the handler lives as long as, held weakly.
+    ///   - options: How the handler is registered.
+    ///   - phase: Where among the event's handlers it runs
+    ///     (``HandlerPhase``); a default phase makes the call throw.
+    ///   - handler: Runs with the event's arguments.
+    /// - Returns: The registration, which removes the handler when cancelled.
+    /// - Throws: For a default phase only: see ``HandlerPhase/Choice``.
     @discardableResult
-    public func on<each A: EventArgument>(
-        _ event: String, owner: AnyObject, options: HandlerOptions = [],
+    public func on<each A: EventArgument, Failure>(
+        _ event: String, owner: AnyObject, options: HandlerOptions = [], phase: HandlerPhase.Choice<Failure> = .normal,
         _ handler: @escaping @Sendable (repeat each A) -> Void
-    ) -> Registration {
-        on(EventKey<(repeat each A)>(event), owner: owner, options: options, handler)
+    ) throws(Failure) -> Registration {
+        try on(EventKey<(repeat each A)>(event), owner: owner, options: options, phase: phase, handler)
     }
 
     /// Runs `handler` each time `key`'s event is executed, for as long as
     /// `owner` lives.
+    ///
+    /// - Parameters:
+    ///   - key: The event, typed.
+    ///   - owner: The object the handler lives as long as, held weakly.
+    ///   - options: How the handler is registered.
+    ///   - phase: Where among the event's handlers it runs
+    ///     (``HandlerPhase``); a default phase makes the call throw.
+    ///   - handler: Runs each time the event is executed.
+    /// - Returns: The registration, which removes the handler when cancelled.
+    /// - Throws: For a default phase only: see ``HandlerPhase/Choice``.
     @discardableResult
-    public func on(
+    public func on<Failure>(
         _ key: EventKey<Void>, owner: AnyObject, options: HandlerOptions = [],
-        _ handler: @escaping @Sendable () -> Void
-    ) -> Registration {
-        targetRegistration(owner, key: key, parameters: [], action: nil, options: options) { _, _ in handler() }
+        phase: HandlerPhase.Choice<Failure> = .normal, _ handler: @escaping @Sendable () -> Void
+    ) throws(Failure) -> Registration {
+        try targetRegistration(owner, key: key, parameters: [], action: nil, options: options, phase: phase) { _, _ in
+            handler()
+        }
     }
 
     /// Runs `handler` with the event's argument, for as long as `owner`
     /// lives.
+    ///
+    /// - Parameters:
+    ///   - key: The event, typed.
+    ///   - owner: The object the handler lives as long as, held weakly.
+    ///   - options: How the handler is registered.
+    ///   - phase: Where among the event's handlers it runs
+    ///     (``HandlerPhase``); a default phase makes the call throw.
+    ///   - handler: Runs with the event's argument.
+    /// - Returns: The registration, which removes the handler when cancelled.
+    /// - Throws: For a default phase only: see ``HandlerPhase/Choice``.
     @discardableResult
-    public func on<A: EventArgument>(
+    public func on<A: EventArgument, Failure>(
         _ key: EventKey<A>, owner: AnyObject, options: HandlerOptions = [],
-        _ handler: @escaping @Sendable (A) -> Void
-    ) -> Registration {
+        phase: HandlerPhase.Choice<Failure> = .normal, _ handler: @escaping @Sendable (A) -> Void
+    ) throws(Failure) -> Registration {
         let event = key.name
-        return targetRegistration(
-            owner, key: key, parameters: [A.valueType], action: nil, options: options
+        return try targetRegistration(
+            owner, key: key, parameters: [A.valueType], action: nil, options: options, phase: phase
         ) { _, arguments in
             var index = 0
             handler(try A.argument(arguments, at: &index, event: event))
@@ -519,14 +665,25 @@ extension CommandTable {
 
     /// Runs `handler` with the event's arguments, two or more, for as long as
     /// `owner` lives.
+    ///
+    /// - Parameters:
+    ///   - key: The event, typed.
+    ///   - owner: The object the handler lives as long as, held weakly.
+    ///   - options: How the handler is registered.
+    ///   - phase: Where among the event's handlers it runs
+    ///     (``HandlerPhase``); a default phase makes the call throw.
+    ///   - handler: Runs with the event's arguments.
+    /// - Returns: The registration, which removes the handler when cancelled.
+    /// - Throws: For a default phase only: see ``HandlerPhase/Choice``.
     @discardableResult
-    public func on<each A: EventArgument>(
+    public func on<each A: EventArgument, Failure>(
         _ key: EventKey<(repeat each A)>, owner: AnyObject, options: HandlerOptions = [],
-        _ handler: @escaping @Sendable (repeat each A) -> Void
-    ) -> Registration {
+        phase: HandlerPhase.Choice<Failure> = .normal, _ handler: @escaping @Sendable (repeat each A) -> Void
+    ) throws(Failure) -> Registration {
         let event = key.name
-        return targetRegistration(
-            owner, key: key, parameters: valueTypes(of: repeat (each A).self), action: nil, options: options
+        return try targetRegistration(
+            owner, key: key, parameters: valueTypes(of: repeat (each A).self), action: nil, options: options,
+            phase: phase
         ) { _, arguments in
             var index = 0
             try handler(repeat (each A).argument(arguments, at: &index, event: event))
@@ -538,7 +695,9 @@ extension CommandTable {
 
 extension CommandTable {
     /// Removes every handler bound to `target`: its target-actions and the
-    /// closures it owns, on every event. Returns how many.
+    /// closures it owns, on every event, but a default handler
+    /// (``HandlerPhase``), which its registration's ``Registration/cancel()``
+    /// or its target's death removes. Returns how many.
     ///
     /// Replaces `-[UIControl removeTarget:action:forControlEvents:]` with a
     /// nil action and `-[NSNotificationCenter removeObserver:]`.
@@ -568,7 +727,7 @@ extension CommandTable {
     }
 
     /// Removes `target`'s action `actionName` for `event` (added with
-    /// `addTarget(_:action:named:for:)`) and returns whether it was there.
+    /// `addTarget(_:action:named:for:phase:)`) and returns whether it was there.
     ///
     /// Replaces `-[UIControl removeTarget:action:forControlEvents:]`.
     @discardableResult
@@ -592,10 +751,17 @@ extension CommandTable {
         return remove(TargetHandlers.handlers(for: key, event: event, action: .named(actionName))) > 0
     }
 
-    /// Removes the handlers `ids` and returns how many were still there.
-    /// Called without the registry's lock held: removal waits for calls
-    /// running on other threads, and releasing a box takes that lock.
+    /// Removes the handlers `ids` but default handlers, as
+    /// `dc_table_remove_target` leaves them, and returns how many were still
+    /// there. Called without the registry's lock held: removal waits for
+    /// calls running on other threads, and releasing a box takes that lock.
     private func remove(_ ids: [dc_handler_id]) -> Int {
-        ids.reduce(0) { removed, id in dc_table_remove(cTable, id) == DC_OK ? removed + 1 : removed }
+        ids.reduce(0) { removed, id in
+            var info = dc_handler_info()
+            let isDefault =
+                dc_table_handler_info(cTable, id, &info) == DC_OK
+                && HandlerPhase(cFlags: info.flags).isDefault
+            return !isDefault && dc_table_remove(cTable, id) == DC_OK ? removed + 1 : removed
+        }
     }
 }

@@ -23,25 +23,26 @@ extension CommandTable {
     /// subscription.
     func handlerSubscription<Arguments>(
         _ key: EventKey<Arguments>, signature: Signature, handler: MarshalHandler, options: HandlerOptions
-    ) -> Subscription {
+    ) throws(DispatchError) -> Subscription {
+        let event: dc_event_id
         do {
-            let id = try addHandler(handler, signature: signature, event: eventID(for: key), options: options)
-            return subscription(for: id)
+            event = try eventID(for: key)
         } catch {
-            // A closure with a fixed, valid signature can only fail to register
-            // when memory runs out, which Swift treats as fatal.
-            fatalError("CommandTable \(name): registering a handler for \"\(key.name)\" failed: \(error)")
+            // Not registered: the table took no reference.
+            handler.discard()
+            throw error
         }
+        return subscription(for: try addHandler(handler, signature: signature, event: event, options: options))
     }
 
     /// Registers `box`, a typed closure, for `key`'s event with the signature
     /// of `parameters`.
     func typedSubscription<Arguments>(
         _ key: EventKey<Arguments>, parameters: [ValueType], box: ArgumentsHandlerBox, options: HandlerOptions
-    ) -> Subscription {
+    ) throws(DispatchError) -> Subscription {
         // Signatures of EventArgument types are always valid.
         let signature = try! Signature(returning: .void, parameters: parameters)
-        return handlerSubscription(
+        return try handlerSubscription(
             key, signature: signature, handler: MarshalHandler(box: box, trampoline: ArgumentsHandlerBox.trampoline),
             options: options)
     }
@@ -53,11 +54,31 @@ extension CommandTable {
     /// table.on(.reset) { print("reset") }.store(in: &subscriptions)
     /// ```
     ///
+    /// A key with a detail (``EventKey/detail(_:)``) runs the handler for
+    /// executes of that detail only; a key without one, for every detail. A
+    /// malformed key registers nothing: the subscription returned is
+    /// cancelled already, and an execute of the key throws
+    /// ``DispatchError/invalidArgument(_:)``.
+    ///
+    /// - Parameters:
+    ///   - key: The event, typed.
+    ///   - options: How the handler is registered.
+    ///   - phase: Where among the event's handlers it runs
+    ///     (``HandlerPhase``); a default phase, `.runFirst` or `.runLast`,
+    ///     makes the call throw.
+    ///   - handler: Runs on the executing thread each time the event is
+    ///     executed.
+    /// - Returns: The subscription that keeps the handler registered.
+    /// - Throws: For a default phase only: see ``HandlerPhase/Choice``.
+    ///
     /// The corresponding C function is `dc_table_add_marshal_id`.
-    public func on(
-        _ key: EventKey<Void>, options: HandlerOptions = [], _ handler: @escaping @Sendable () -> Void
-    ) -> Subscription {
-        handlerSubscription(key, signature: Signatures.void, handler: MarshalHandler(handler), options: options)
+    public func on<Failure>(
+        _ key: EventKey<Void>, options: HandlerOptions = [], phase: HandlerPhase.Choice<Failure> = .normal,
+        _ handler: @escaping @Sendable () -> Void
+    ) throws(Failure) -> Subscription {
+        try phase.register(key.name, options: options) { (options) throws(DispatchError) in
+            try handlerSubscription(key, signature: Signatures.void, handler: MarshalHandler(handler), options: options)
+        }
     }
 
     /// Runs `handler` with the event's argument each time `key`'s event is
@@ -76,21 +97,34 @@ extension CommandTable {
     ///
     /// One argument has its own method because Swift does not take a key of
     /// one type, `EventKey<Bool>`, as a key of a one-element pack; for any
-    /// other number of arguments see ``on(_:options:_:)-(EventKey<(A)>,_,_)``.
+    /// other number of arguments see
+    /// ``on(_:options:phase:_:)-(EventKey<(A)>,_,_,_)``.
+    ///
+    /// - Parameters:
+    ///   - key: The event, typed.
+    ///   - options: How the handler is registered.
+    ///   - phase: Where among the event's handlers it runs
+    ///     (``HandlerPhase``); a default phase makes the call throw.
+    ///   - handler: Runs with the event's argument.
+    /// - Returns: The subscription that keeps the handler registered.
+    /// - Throws: For a default phase only: see ``HandlerPhase/Choice``.
     // Inlinable, so that where `A` is a built-in scalar the closure the table
     // calls reads the argument as an `A` in the caller's code, where `A` is
     // known; unspecialized, every call would look `A` up.
     @inlinable
-    public func on<A: EventArgument>(
-        _ key: EventKey<A>, options: HandlerOptions = [], _ handler: @escaping @Sendable (A) -> Void
-    ) -> Subscription {
-        if let type = ScalarArgument.valueType(of: A.self) {
-            return onScalars(key, types: [type], options: options) { arguments in
-                var index = 0
-                handler(ScalarArgument.argument(arguments, &index, as: A.self))
+    public func on<A: EventArgument, Failure>(
+        _ key: EventKey<A>, options: HandlerOptions = [], phase: HandlerPhase.Choice<Failure> = .normal,
+        _ handler: @escaping @Sendable (A) -> Void
+    ) throws(Failure) -> Subscription {
+        try phase.register(key.name, options: options) { (options) throws(DispatchError) in
+            if let type = ScalarArgument.valueType(of: A.self) {
+                return try onScalars(key, types: [type], options: options) { arguments in
+                    var index = 0
+                    handler(ScalarArgument.argument(arguments, &index, as: A.self))
+                }
             }
+            return try onConverting(key, options: options, handler)
         }
-        return onConverting(key, options: options, handler)
     }
 
     /// Runs `handler` with the event's arguments, two or more, each time
@@ -107,26 +141,38 @@ extension CommandTable {
     /// The handler is registered with the signature of the arguments'
     /// ``EventArgument/valueType``s and checks them as the one-argument
     /// method does.
+    ///
+    /// - Parameters:
+    ///   - key: The event, typed.
+    ///   - options: How the handler is registered.
+    ///   - phase: Where among the event's handlers it runs
+    ///     (``HandlerPhase``); a default phase makes the call throw.
+    ///   - handler: Runs with the event's arguments.
+    /// - Returns: The subscription that keeps the handler registered.
+    /// - Throws: For a default phase only: see ``HandlerPhase/Choice``.
     @inlinable
-    public func on<each A: EventArgument>(
-        _ key: EventKey<(repeat each A)>, options: HandlerOptions = [],
+    public func on<each A: EventArgument, Failure>(
+        _ key: EventKey<(repeat each A)>, options: HandlerOptions = [], phase: HandlerPhase.Choice<Failure> = .normal,
         _ handler: @escaping @Sendable (repeat each A) -> Void
-    ) -> Subscription {
-        if key.storage.hasScalarLayout(of: repeat (each A).self) {
-            let layout = key.storage.scalarLayout.takeUnretainedValue()
-            // The arguments, all built-in scalars, are copied into a tuple of
-            // them, which the handler reads where the types are known.
-            return onScalars(key, types: layout.valueTypes, options: options) { arguments in
-                withUnsafeTemporaryAllocation(
-                    byteCount: MemoryLayout<(repeat each A)>.size, alignment: MemoryLayout<(repeat each A)>.alignment
-                ) { tuple in
-                    layout.unpack(arguments, into: tuple.baseAddress!)
-                    let values = tuple.baseAddress!.load(as: (repeat each A).self)
-                    handler(repeat each values)
+    ) throws(Failure) -> Subscription {
+        try phase.register(key.name, options: options) { (options) throws(DispatchError) in
+            if key.storage.hasScalarLayout(of: repeat (each A).self) {
+                let layout = key.storage.scalarLayout.takeUnretainedValue()
+                // The arguments, all built-in scalars, are copied into a tuple of
+                // them, which the handler reads where the types are known.
+                return try onScalars(key, types: layout.valueTypes, options: options) { arguments in
+                    withUnsafeTemporaryAllocation(
+                        byteCount: MemoryLayout<(repeat each A)>.size,
+                        alignment: MemoryLayout<(repeat each A)>.alignment
+                    ) { tuple in
+                        layout.unpack(arguments, into: tuple.baseAddress!)
+                        let values = tuple.baseAddress!.load(as: (repeat each A).self)
+                        handler(repeat each values)
+                    }
                 }
             }
+            return try onConverting(key, options: options, handler)
         }
-        return onConverting(key, options: options, handler)
     }
 
     /// A typed handler whose arguments, of C `types`, are all built-in
@@ -135,10 +181,10 @@ extension CommandTable {
     func onScalars<Arguments>(
         _ key: EventKey<Arguments>, types: [ValueType], options: HandlerOptions,
         _ body: @escaping @Sendable (UnsafeRawPointer) -> Void
-    ) -> Subscription {
+    ) throws(DispatchError) -> Subscription {
         // Signatures of EventArgument types are always valid.
         let signature = try! Signature(returning: .void, parameters: types)
-        return handlerSubscription(
+        return try handlerSubscription(
             key, signature: signature, handler: MarshalHandler(reading: body), options: options)
     }
 
@@ -147,20 +193,22 @@ extension CommandTable {
     @usableFromInline
     func onConverting<Arguments, each A: EventArgument>(
         _ key: EventKey<Arguments>, options: HandlerOptions, _ handler: @escaping @Sendable (repeat each A) -> Void
-    ) -> Subscription {
-        typedSubscription(
+    ) throws(DispatchError) -> Subscription {
+        try typedSubscription(
             key, parameters: valueTypes(of: repeat (each A).self),
             box: PackHandlerBox<repeat each A>(cTable: cTable, event: key.name, body: handler), options: options)
     }
 
-    /// How many handlers `key`'s event has (blocked ones included).
+    /// How many handlers an execute of `key` considers (blocked ones
+    /// included); see ``handlerCount(for:)-(String)``.
     ///
     /// The corresponding C function is `dc_table_handler_count`.
     public func handlerCount<Arguments>(for key: EventKey<Arguments>) -> Int {
         handlerCount(for: key.name)
     }
 
-    /// Removes every handler of `key`'s event and returns how many.
+    /// Removes every handler of `key`'s event, its default handler aside,
+    /// and returns how many; see ``removeAll(for:)-(String)``.
     ///
     /// The corresponding C function is `dc_table_remove_event`.
     @discardableResult
@@ -186,7 +234,7 @@ extension CommandTable {
     @usableFromInline
     func executeOutcome(_ key: EventKeyStorage) throws -> ExecuteOutcome {
         let event = try event(of: key)
-        return try briefOutcome(event: key.name) { context, result in
+        return try briefOutcome { context, result in
             dc__execute_record_inline(cTable, event.record, context, result)
         }
     }
@@ -200,7 +248,7 @@ extension CommandTable {
         _ key: EventKeyStorage, cArguments: UnsafePointer<dc_value>?, count: Int
     ) throws -> ExecuteOutcome {
         let event = try event(of: key)
-        return try briefOutcome(event: key.name) { context, result in
+        return try briefOutcome { context, result in
             dc__execute_record(cTable, event.record, cArguments, count, context, result)
         }
     }

@@ -34,8 +34,10 @@ public final class CommandTable: @unchecked Sendable {
     /// The table's name, in log messages and descriptions.
     public let name: String
 
-    /// Where each execute logs, at trace level, the table's name, the event
-    /// and how many handlers ran.
+    /// Where each execute logs, at trace level, before its handlers run:
+    /// the table's name, the key executed and how many handlers the execute
+    /// considers, through an emission hook on every event
+    /// (``addEmissionHook(for:_:)-(String?,_)``), installed by ``init(name:logger:)``.
     public let logger: Logger?
 
     /// The C table, also kept in `handle`; a copy here saves a load on every
@@ -51,8 +53,15 @@ public final class CommandTable: @unchecked Sendable {
     let serial: UInt64
 
     /// Held while adding a named target-action, so that two racing adds of
-    /// one add it once (`addTarget(_:action:named:for:)`).
+    /// one add it once (`addTarget(_:action:named:for:phase:)`).
     let targetActionAdds = Mutex<Void>(())
+
+    /// The table's handler observers, made with the first
+    /// (``observeHandlers(_:)``).
+    let handlerObservers = Mutex<HandlerObservers?>(nil)
+
+    /// The logger's emission hook; none without a logger.
+    private let loggingHook: Subscription?
 
     private static let serials = Atomic<UInt64>(1)
 
@@ -60,7 +69,9 @@ public final class CommandTable: @unchecked Sendable {
     ///
     /// - Parameters:
     ///   - name: A name for log messages and errors.
-    ///   - logger: Where executes log at trace level; `nil` logs nothing.
+    ///   - logger: Where executes log at trace level, through an emission
+    ///     hook on every event, which takes them the general way; `nil` logs
+    ///     nothing and installs nothing.
     ///
     /// The corresponding C function is `dc_table_create`.
     public init(name: String = "", logger: Logger? = nil) {
@@ -73,14 +84,28 @@ public final class CommandTable: @unchecked Sendable {
         // Only running out of memory fails here, which Swift treats as fatal.
         precondition(status == DC_OK, "dc_table_create failed: \(String(cString: dc_last_error_message()))")
         self.cTable = created!
-        self.handle = TableHandle(cTable: created!)
+        let handle = TableHandle(cTable: created!)
+        self.handle = handle
+        self.loggingHook = logger.map { Self.loggingHook($0, table: name, handle: handle) }
     }
 
     deinit {
         // Releases every box, so closures and their captures go with the
         // table, as destroying the C table would; the empty C table itself
-        // goes with the last subscription still holding its handle.
+        // goes with the last subscription still holding its handle. The
+        // observers are told nothing of the table's end.
+        _ = dc_table_set_observer(cTable, nil, nil, nil)
         _ = dc_table_remove_all(cTable, nil)
+        removeDefaultHandlers()
+    }
+
+    /// Removes the default handlers, which `dc_table_remove_all` leaves.
+    private func removeDefaultHandlers() {
+        for event in events {
+            for handler in handlers(for: event) where handler.phase.isDefault {
+                _ = dc_table_remove(cTable, handler.id.rawValue)
+            }
+        }
     }
 
     /// The `dc_table *` underneath, for C code that registers handlers on,
@@ -116,6 +141,8 @@ final class TableHandle: Canceller, @unchecked Sendable {
     override func cancel(handler: UInt64) {
         removeHandler(handler)
     }
+
+    override var removesTableHandler: Bool { true }
 }
 
 // MARK: - Objects held by queued deliveries
@@ -249,16 +276,9 @@ extension CommandTable {
     /// Registers a closure's handler; a closure lives as long as its
     /// subscription.
     func closureSubscription(
-        _ event: String, signature: Signature?, handler: MarshalHandler, options: HandlerOptions = []
-    ) -> Subscription {
-        do {
-            let id = try addHandler(event, signature: signature, handler: handler, options: options)
-            return subscription(for: id)
-        } catch {
-            // A closure with a fixed, valid signature can only fail to register
-            // when memory runs out, which Swift treats as fatal.
-            fatalError("CommandTable \(name): registering a handler for \"\(event)\" failed: \(error)")
-        }
+        _ event: String, signature: Signature?, handler: MarshalHandler, options: HandlerOptions
+    ) throws(DispatchError) -> Subscription {
+        subscription(for: try addHandler(event, signature: signature, handler: handler, options: options))
     }
 
     /// Runs `handler` each time `event` is executed, for as long as the
@@ -268,12 +288,35 @@ extension CommandTable {
     /// no identity to compare). An event name ends at its first NUL character,
     /// as it crosses to C.
     ///
+    /// `event` may carry a detail, as in GLib: a handler of
+    /// `"notify::size"` runs when `"notify::size"` is executed, and one of
+    /// `"notify"` runs for every detail of it (see ``EventKey/detail(_:)``).
+    /// A malformed key (`"::size"`, `"notify::"`, `"a::b::c"`) registers
+    /// nothing: the subscription returned is cancelled already, and an
+    /// execute of the key throws ``DispatchError/invalidArgument(_:)``.
+    ///
+    /// - Parameters:
+    ///   - event: The event's name, or a detailed key `"event::detail"`.
+    ///   - options: How the handler is registered.
+    ///   - phase: Where among the event's handlers it runs
+    ///     (``HandlerPhase``); a default phase, `.runFirst` or `.runLast`,
+    ///     makes the call throw.
+    ///   - handler: Runs on the executing thread each time `event` is
+    ///     executed.
+    /// - Returns: The subscription that keeps the handler registered.
+    /// - Throws: For a default phase only: see ``HandlerPhase/Choice``.
+    ///
     /// The corresponding C function is `dc_table_add_marshal`. Replaces
-    /// `-[NSNotificationCenter addObserverForName:object:queue:usingBlock:]`.
-    public func on(
-        _ event: String, options: HandlerOptions = [], _ handler: @escaping @Sendable () -> Void
-    ) -> Subscription {
-        closureSubscription(event, signature: Signatures.void, handler: MarshalHandler(handler), options: options)
+    /// `-[NSNotificationCenter addObserverForName:object:queue:usingBlock:]`
+    /// and `g_signal_connect`.
+    public func on<Failure>(
+        _ event: String, options: HandlerOptions = [], phase: HandlerPhase.Choice<Failure> = .normal,
+        _ handler: @escaping @Sendable () -> Void
+    ) throws(Failure) -> Subscription {
+        try phase.register(event, options: options) { (options) throws(DispatchError) in
+            try closureSubscription(
+                event, signature: Signatures.void, handler: MarshalHandler(handler), options: options)
+        }
     }
 
     /// Runs `handler` with the event's arguments each time `event` is
@@ -292,12 +335,22 @@ extension CommandTable {
     /// ``DispatchError/typeMismatch(_:)`` before any handler runs, and the
     /// arguments are checked as a typed key's are.
     ///
+    /// - Parameters:
+    ///   - event: The event's name, or a detailed key `"event::detail"`.
+    ///   - options: How the handler is registered.
+    ///   - phase: Where among the event's handlers it runs
+    ///     (``HandlerPhase``); a default phase makes the call throw.
+    ///   - handler: Runs with the event's arguments.
+    /// - Returns: The subscription that keeps the handler registered.
+    /// - Throws: For a default phase only: see ``HandlerPhase/Choice``.
+    ///
     /// The corresponding C function is `dc_table_add_marshal`.
     @inlinable
-    public func on<each A: EventArgument>(
-        _ event: String, options: HandlerOptions = [], _ handler: @escaping @Sendable (repeat each A) -> Void
-    ) -> Subscription {
-        on(EventKey<(repeat each A)>(event), options: options, handler)
+    public func on<each A: EventArgument, Failure>(
+        _ event: String, options: HandlerOptions = [], phase: HandlerPhase.Choice<Failure> = .normal,
+        _ handler: @escaping @Sendable (repeat each A) -> Void
+    ) throws(Failure) -> Subscription {
+        try on(EventKey<(repeat each A)>(event), options: options, phase: phase, handler)
     }
 
     /// A closure whose parameter types are not given, or are not
@@ -307,9 +360,10 @@ extension CommandTable {
         *, unavailable,
         message: "give the handler's parameters types that conform to EventArgument, as in { (on: Bool) in ... }, or use a typed EventKey"
     )
-    public func on<each Unknown>(
-        _ event: String, options: HandlerOptions = [], _ handler: @escaping @Sendable (repeat each Unknown) -> Void
-    ) -> Subscription {
+    public func on<each Unknown, Failure>(
+        _ event: String, options: HandlerOptions = [], phase: HandlerPhase.Choice<Failure> = .normal,
+        _ handler: @escaping @Sendable (repeat each Unknown) -> Void
+    ) throws(Failure) -> Subscription {
         fatalError("unavailable")
     }
 
@@ -321,11 +375,23 @@ extension CommandTable {
     /// ```swift
     /// table.on("select") { (item: AnyObject?) in print(item ?? "nothing") }
     /// ```
-    public func on<Object: AnyObject>(
-        _ event: String, options: HandlerOptions = [], _ handler: @escaping @Sendable (Object?) -> Void
-    ) -> Subscription {
-        closureSubscription(
-            event, signature: Signatures.object, handler: objectHandler(event, handler), options: options)
+    ///
+    /// - Parameters:
+    ///   - event: The event's name, or a detailed key `"event::detail"`.
+    ///   - options: How the handler is registered.
+    ///   - phase: Where among the event's handlers it runs
+    ///     (``HandlerPhase``); a default phase makes the call throw.
+    ///   - handler: Runs with the event's first argument.
+    /// - Returns: The subscription that keeps the handler registered.
+    /// - Throws: For a default phase only: see ``HandlerPhase/Choice``.
+    public func on<Object: AnyObject, Failure>(
+        _ event: String, options: HandlerOptions = [], phase: HandlerPhase.Choice<Failure> = .normal,
+        _ handler: @escaping @Sendable (Object?) -> Void
+    ) throws(Failure) -> Subscription {
+        try phase.register(event, options: options) { (options) throws(DispatchError) in
+            try closureSubscription(
+                event, signature: Signatures.object, handler: objectHandler(event, handler), options: options)
+        }
     }
 
     /// A handler for `event` that gives `handler` its first argument as an
@@ -367,19 +433,25 @@ extension CommandTable {
     /// run) and is rethrown by the `execute` that ran it.
     ///
     /// - Parameters:
-    ///   - event: The event's name.
+    ///   - event: The event's name, or a detailed key `"event::detail"`.
     ///   - options: How the handler is registered.
+    ///   - phase: Where among the event's handlers it runs
+    ///     (``HandlerPhase``); a default phase makes the call throw.
     ///   - handler: Runs with every argument of each execute, on the
     ///     executing thread; what it returns is the handler's result.
     /// - Returns: The subscription that keeps the handler registered.
-    public func on(
-        _ event: String, options: HandlerOptions = [], _ handler: @escaping @Sendable ([Value]) throws -> Value
-    ) -> Subscription {
-        closureSubscription(
-            event, signature: nil,
-            handler: MarshalHandler(
-                box: ValuesHandlerBox(cTable: cTable, body: handler), trampoline: ValuesHandlerBox.trampoline),
-            options: options)
+    /// - Throws: For a default phase only: see ``HandlerPhase/Choice``.
+    public func on<Failure>(
+        _ event: String, options: HandlerOptions = [], phase: HandlerPhase.Choice<Failure> = .normal,
+        _ handler: @escaping @Sendable ([Value]) throws -> Value
+    ) throws(Failure) -> Subscription {
+        try phase.register(event, options: options) { (options) throws(DispatchError) in
+            try closureSubscription(
+                event, signature: nil,
+                handler: MarshalHandler(
+                    box: ValuesHandlerBox(cTable: cTable, body: handler), trampoline: ValuesHandlerBox.trampoline),
+                options: options)
+        }
     }
 
     /// Registers a C function, whose type `signature` describes, for `event`.
@@ -391,25 +463,38 @@ extension CommandTable {
     /// of `target` removed with ``removeAll(target:)``, or the event's or the
     /// table's removed. The table does not retain `target`.
     ///
+    /// - Parameters:
+    ///   - event: The event's name, or a detailed key `"event::detail"`.
+    ///   - function: The C function, a `@convention(c)` function or a raw
+    ///     function pointer.
+    ///   - signature: The function's type.
+    ///   - target: An address passed as parameter 0, or `nil` for none.
+    ///   - options: How the handler is registered.
+    ///   - phase: Where among the event's handlers it runs
+    ///     (``HandlerPhase``).
+    /// - Returns: The registration, which removes the handler when cancelled.
     /// - Throws: ``DispatchError/typeMismatch(_:)`` when a target is given but
     ///   parameter 0 cannot take it; ``DispatchError/invalidArgument(_:)`` when
-    ///   `function` is not a C function.
+    ///   `function` is not a C function or `event` is malformed; for a default
+    ///   phase, what ``HandlerPhase/Choice`` says.
     ///
     /// The corresponding C function is `dc_table_add`.
     @discardableResult
-    public func register<Function>(
+    public func register<Function, Failure>(
         _ event: String, function: Function, signature: Signature, target: UnsafeMutableRawPointer? = nil,
-        options: HandlerOptions = []
+        options: HandlerOptions = [], phase: HandlerPhase.Choice<Failure> = .normal
     ) throws -> Registration {
         let cFunction = try cFunctionPointer(function)
-        var cOptions = dc_handler_options(flags: options.cFlags, queue: nil, destroy: nil, destroy_data: nil)
+        var cOptions = dc_handler_options(
+            flags: options.union(phase.phase.options).cFlags, queue: nil, destroy: nil, destroy_data: nil)
         var id: dc_handler_id = 0
         try DispatchError.check(dc_table_add(cTable, event, signature.cSignature, cFunction, target, &cOptions, &id))
         return registration(for: id)
     }
 
     /// Removes every handler bound to `target` (C functions registered with
-    /// it as their target) and returns how many.
+    /// it as their target) and returns how many; a default handler stays
+    /// (``HandlerPhase``).
     ///
     /// The corresponding C function is `dc_table_remove_target`.
     @discardableResult
@@ -419,7 +504,11 @@ extension CommandTable {
         return removed
     }
 
-    /// Removes every handler of `event` and returns how many.
+    /// Removes every handler of `event` and returns how many: for an event,
+    /// its handlers with any detail too; for a detailed key
+    /// (`"notify::size"`), those added with that key. The event's default
+    /// handler stays (``HandlerPhase``); cancelling its registration
+    /// removes it.
     ///
     /// The corresponding C function is `dc_table_remove_event`.
     @discardableResult
@@ -429,7 +518,8 @@ extension CommandTable {
         return removed
     }
 
-    /// Removes every handler and returns how many.
+    /// Removes every handler but the events' default handlers
+    /// (``HandlerPhase``) and returns how many.
     ///
     /// The corresponding C function is `dc_table_remove_all`.
     @discardableResult
@@ -439,7 +529,9 @@ extension CommandTable {
         return removed
     }
 
-    /// How many handlers `event` has (blocked ones included).
+    /// How many handlers an execute of `event` considers, blocked ones
+    /// included: for an event, those added without a detail; for a detailed
+    /// key (`"notify::size"`), those and the ones added with that key.
     ///
     /// The corresponding C function is `dc_table_handler_count`.
     public func handlerCount(for event: String) -> Int {
@@ -602,7 +694,7 @@ extension CommandTable {
     /// into each way in, so an execute is one call into this module.
     @inline(__always)
     func executeOutcome(_ event: String, cArguments: UnsafePointer<dc_value>?, count: Int) throws -> ExecuteOutcome {
-        try briefOutcome(event: event) { context, result in
+        try briefOutcome { context, result in
             // withCString passes a native string's own bytes, or puts a small
             // string's on the stack; passing the String straight to C would
             // copy it to the heap.
@@ -632,8 +724,8 @@ extension CommandTable {
                         cTable, $0, 0, cArguments, count, &options, UnsafeMutableRawPointer(slot), &result)
                 }
             }
-            if status != DC_OK || handlerError.failed || logger != nil {
-                try finish(status, result, &handlerError, event: event)
+            if status != DC_OK || handlerError.failed {
+                try finish(status, &handlerError)
             }
             // A kept struct carries its size, so the value copies its bytes.
             // Not `? … : nil`, which would be `.pointer(nil)` (see ExecuteResult).
@@ -644,16 +736,15 @@ extension CommandTable {
 
     /// A brief C execute, which `execute` makes with an error slot as its
     /// context and a result to fill when the report is detailed: its count
-    /// alone in the common case, in which no handler failed and there is
-    /// nothing to log; otherwise the uncommon end, `finish`. The one way both
-    /// executes by name and by typed key call C with the default options.
+    /// alone in the common case, in which no handler failed; otherwise the
+    /// uncommon end, `finish`. The one way both executes by name and by
+    /// typed key call C with the default options.
     ///
     /// A handler that fails stops the emission of the execute whose error
     /// slot it writes (`FailableHandlerBox.fail(with:)`), so that execute's
     /// report is detailed: the common case needs no look at the slot.
     @inline(__always)
     func briefOutcome(
-        event: @autoclosure () -> String,
         _ execute: (UnsafeMutableRawPointer, UnsafeMutablePointer<dc_result>) -> dc__brief_result
     ) throws -> ExecuteOutcome {
         var handlerError = HandlerError()
@@ -666,11 +757,11 @@ extension CommandTable {
             let brief = _withUnprotectedUnsafeMutablePointer(to: &handlerError) { slot in
                 execute(UnsafeMutableRawPointer(slot), result.baseAddress!)
             }
-            if brief.status == DC_OK && !brief.detailed && logger == nil {
+            if brief.status == DC_OK && !brief.detailed {
                 assert(!handlerError.failed, "a handler failed without stopping the emission")
                 return ExecuteOutcome(handled: brief.handled)
             }
-            return try finish(brief, result.baseAddress!, &handlerError, event: event())
+            return try finish(brief, result.baseAddress!, &handlerError)
         }
     }
 
@@ -678,8 +769,7 @@ extension CommandTable {
     /// only when `brief.detailed`.
     @inline(never)
     func finish(
-        _ brief: dc__brief_result, _ result: UnsafePointer<dc_result>, _ handlerError: inout HandlerError,
-        event: String
+        _ brief: dc__brief_result, _ result: UnsafePointer<dc_result>, _ handlerError: inout HandlerError
     ) throws -> ExecuteOutcome {
         // Read only when detailed: otherwise the C execute may not have
         // written it.
@@ -689,24 +779,40 @@ extension CommandTable {
         } else {
             full.handled = brief.handled
         }
-        try finish(brief.status, full, &handlerError, event: event)
+        try finish(brief.status, &handlerError)
         return ExecuteOutcome(full)
     }
 
-    /// The uncommon end of an execute: throws the error a handler threw or
-    /// the status's, and logs. Kept out of line, so the common execute stays
+    /// The uncommon end of an execute: throws the error a handler or hook
+    /// threw or the status's. Kept out of line, so the common execute stays
     /// short.
     @inline(never)
-    func finish(_ status: dc_status, _ result: dc_result, _ handlerError: inout HandlerError, event: String) throws {
+    func finish(_ status: dc_status, _ handlerError: inout HandlerError) throws {
         if let error = handlerError.take() {
             throw error
         }
         try DispatchError.check(status)
-        if let logger {
-            logger.trace(
-                "executed",
-                metadata: ["table": "\(name)", "event": "\(event)", "handled": "\(result.handled)"])
-        }
+    }
+
+    /// Stops the emission of the innermost execute of this table running on
+    /// this thread, from inside one of its handlers or emission hooks: no
+    /// handler after the one calling runs, the event's default and
+    /// after-handlers included (``HandlerPhase``). The execute returns
+    /// normally, its ``ExecuteResult/stopped`` set.
+    ///
+    /// ```swift
+    /// table.on("close") {
+    ///     if hasUnsavedChanges { try? table.stopEmission() }   // the default does not close
+    /// }
+    /// ```
+    ///
+    /// - Throws: ``DispatchError/invalidState(_:)`` when no execute of this
+    ///   table is running on this thread.
+    ///
+    /// The corresponding C function is `dc_table_stop_emission`. Replaces
+    /// `g_signal_stop_emission_by_name`.
+    public func stopEmission() throws(DispatchError) {
+        try DispatchError.check(dc_table_stop_emission(cTable))
     }
 }
 

@@ -69,6 +69,40 @@ public struct EventKey<Arguments>: Hashable, Sendable, ExpressibleByStringLitera
     /// The event's name.
     public var description: String { name }
 
+    /// The key of this event with `detail`, of the same argument types:
+    /// `"notify"` with the detail `"size"` is `"notify::size"`, as in GLib.
+    ///
+    /// ```swift
+    /// extension EventKey where Arguments == Int {
+    ///     static let notify: EventKey<Int> = "notify"
+    ///     static let notifySize = EventKey.notify.detail("size")
+    /// }
+    /// table.on(.notify) { value in print("any property", value) }
+    /// table.on(.notifySize) { value in print("size", value) }
+    /// try table.execute(.notifySize, 12)   // runs both
+    /// try table.execute(.notify, 12)       // runs the first only
+    /// ```
+    ///
+    /// Executing a detailed key runs the event's handlers added without a
+    /// detail and those added with that detail, in one registration order,
+    /// after one check of the arguments against all of them; executing the
+    /// event without a detail runs only those added without one. The string
+    /// API takes `"notify::size"` as it is, and C callers the same key.
+    ///
+    /// A detail is not checked here: a malformed one (empty, or holding
+    /// `"::"` or a `:` next to the separator, or added to a key that has a
+    /// detail already) makes a key every execute of which throws
+    /// ``DispatchError/invalidArgument(_:)``, and with which `on` registers
+    /// nothing (see ``CommandTable/on(_:options:phase:_:)-(EventKey<Void>,_,_,_)``).
+    /// A detailed key interns to an id of its own: keep it in a static
+    /// member, as other keys, rather than making one for each call.
+    ///
+    /// - Parameter detail: The detail, such as a property's name.
+    /// - Returns: The key `"event::detail"`.
+    public func detail(_ detail: String) -> EventKey<Arguments> {
+        EventKey(name + "::" + detail)
+    }
+
     /// Keys are equal when their names are: they stand for the same event.
     public static func == (lhs: EventKey, rhs: EventKey) -> Bool {
         lhs.name == rhs.name

@@ -66,6 +66,14 @@ public class Registration: Hashable, @unchecked Sendable {
         canceller.cancel(handler: handler)
     }
 
+    /// The handler id this registration removes from a table, until
+    /// cancelled; `nil` when its canceller removes something else.
+    final var registeredHandler: UInt64? {
+        guard canceller.removesTableHandler else { return nil }
+        let handler = state.load(ordering: .acquiring)
+        return handler != 0 ? handler : nil
+    }
+
     /// Whether ``cancel()`` has run (releasing a target or owner does not
     /// count: the table prunes those handlers on its own).
     public final var isCancelled: Bool {
@@ -117,6 +125,9 @@ class Canceller: @unchecked Sendable {
     func cancel(handler: UInt64) {
         preconditionFailure("Canceller.cancel(handler:) is overridden by every subclass")
     }
+
+    /// Whether the id it is given is a table's handler id.
+    var removesTableHandler: Bool { false }
 }
 
 /// The closure a ``Registration`` runs when cancelled, dropped once it has run

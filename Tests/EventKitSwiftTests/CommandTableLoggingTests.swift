@@ -1,3 +1,4 @@
+import CDispatchCore
 import EventKitSwift
 import Logging
 import Synchronization
@@ -27,7 +28,10 @@ struct RecordingLogHandler: LogHandler {
 
 @Suite("CommandTable logging")
 struct CommandTableLoggingTests {
-    @Test("Each execute logs at trace level the table's name, the event and how many handlers ran")
+    // The log comes from an emission hook, which runs before the handlers:
+    // it says how many handlers the execute considers ("handlers"), since
+    // how many ran is not known yet.
+    @Test("Each execute logs at trace level the table's name, the event and how many handlers it considers")
     func executeLogsAtTrace() throws {
         let records = RecordingLogHandler.Records()
         let logger = Logger(label: "test") { _ in RecordingLogHandler(records: records) }
@@ -41,9 +45,9 @@ struct CommandTableLoggingTests {
         #expect(entries.allSatisfy { $0.level == .trace })
         #expect(entries.first?.metadata["table"] == "player")
         #expect(entries.first?.metadata["event"] == "reset")
-        #expect(entries.first?.metadata["handled"] == "2")
+        #expect(entries.first?.metadata["handlers"] == "2")
         #expect(entries.last?.metadata["event"] == "unknown")
-        #expect(entries.last?.metadata["handled"] == "0")
+        #expect(entries.last?.metadata["handlers"] == "0")
         withExtendedLifetime(subscriptions) {}
     }
 
@@ -55,6 +59,35 @@ struct CommandTableLoggingTests {
         let table = CommandTable(name: "quiet", logger: logger)
         let subscription = table.on("reset") {}
         try table.execute("reset")
+        #expect(records.entries.withLock { $0.isEmpty })
+        withExtendedLifetime(subscription) {}
+    }
+
+    @Test("Typed, detailed and C executes are logged once each, with the key executed")
+    func everyKindOfExecuteIsLogged() throws {
+        let records = RecordingLogHandler.Records()
+        let logger = Logger(label: "test") { _ in RecordingLogHandler(records: records) }
+        let table = CommandTable(name: "widget", logger: logger)
+        let notify = EventKey<Int>("notify")
+        let subscriptions = [table.on(notify) { _ in }, table.on(notify.detail("size")) { _ in }]
+        try table.execute(notify, 1)
+        try table.execute(notify.detail("size"), 2)
+        var argument = dc_int64(3)
+        #expect(dc_table_execute(table.unsafeCTable, "notify::title", &argument, 1, nil) == DC_OK)
+
+        let entries = records.entries.withLock { $0 }
+        #expect(entries.map { $0.metadata["event"] } == ["notify", "notify::size", "notify::title"])
+        #expect(entries.map { $0.metadata["handlers"] } == ["1", "2", "1"])
+        withExtendedLifetime(subscriptions) {}
+    }
+
+    @Test("A failing execute logs nothing: its arguments did not fit")
+    func failingExecuteLogsNothing() throws {
+        let records = RecordingLogHandler.Records()
+        let logger = Logger(label: "test") { _ in RecordingLogHandler(records: records) }
+        let table = CommandTable(name: "strict", logger: logger)
+        let subscription = table.on("toggle") { (_: Bool) in }
+        #expect(throws: DispatchError.self) { try table.execute("toggle", "yes") }
         #expect(records.entries.withLock { $0.isEmpty })
         withExtendedLifetime(subscription) {}
     }

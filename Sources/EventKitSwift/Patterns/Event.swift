@@ -99,34 +99,79 @@ extension Event {
     /// Adding the same closure twice makes two handlers: closures have no
     /// identity to compare.
     ///
+    /// `phase: .after` runs the handler after the event's others, as
+    /// `g_signal_connect_after` does (``HandlerPhase``). An event's default
+    /// handler is its owner's to define, so `add` offers the phases a
+    /// subscriber chooses: `.normal` and `.after`.
+    ///
+    /// - Parameters:
+    ///   - phase: Where among the event's handlers it runs.
+    ///   - handler: Runs each time the event is raised.
+    /// - Returns: The subscription that keeps the handler registered.
+    ///
     /// Replaces `-[Event addHandler:action:]` with an action that takes no
     /// argument.
-    public func add(_ handler: @escaping @Sendable () -> Void) -> Subscription {
-        table.on(name, handler)
+    public func add(
+        phase: HandlerPhase.Choice<Never> = .normal, _ handler: @escaping @Sendable () -> Void
+    ) -> Subscription {
+        table.on(name, phase: phase, handler)
     }
 
     /// Runs `handler` with the event's sender each time the event is raised,
     /// for as long as the returned subscription lives.
-    public func add(_ handler: @escaping @Sendable (Sender) -> Void) -> Subscription {
-        add { (sender: Sender, _: Args) in handler(sender) }
+    ///
+    /// - Parameters:
+    ///   - phase: Where among the event's handlers it runs
+    ///     (``HandlerPhase``): `.normal` or `.after`.
+    ///   - handler: Runs with the sender each time the event is raised.
+    /// - Returns: The subscription that keeps the handler registered.
+    public func add(
+        phase: HandlerPhase.Choice<Never> = .normal, _ handler: @escaping @Sendable (Sender) -> Void
+    ) -> Subscription {
+        addRaised(phase: phase) { sender, _ in handler(sender) }
     }
 
     /// Runs `handler` with the event's sender and arguments each time the
     /// event is raised, for as long as the returned subscription lives.
-    public func add(_ handler: @escaping @Sendable (Sender, Args) -> Void) -> Subscription {
-        table.on(name) { (raised: AnyObject?) in
-            guard let raised = Self.values(raised) else { return }
-            handler(raised.sender, raised.args)
-        }
+    ///
+    /// - Parameters:
+    ///   - phase: Where among the event's handlers it runs
+    ///     (``HandlerPhase``): `.normal` or `.after`.
+    ///   - handler: Runs with the sender and the arguments each time the
+    ///     event is raised.
+    /// - Returns: The subscription that keeps the handler registered.
+    public func add(
+        phase: HandlerPhase.Choice<Never> = .normal, _ handler: @escaping @Sendable (Sender, Args) -> Void
+    ) -> Subscription {
+        addRaised(phase: phase, handler)
     }
 
     /// Runs `handler` with the event's sender and the elements of its
     /// arguments, a tuple, each time the event is raised, for as long as the
     /// returned subscription lives: an `Event<Slider, (Double, Bool)>` takes
     /// `{ slider, value, isFinal in … }` as well as `{ slider, args in … }`.
-    public func add<each A>(_ handler: @escaping @Sendable (Sender, repeat each A) -> Void) -> Subscription
+    ///
+    /// - Parameters:
+    ///   - phase: Where among the event's handlers it runs
+    ///     (``HandlerPhase``): `.normal` or `.after`.
+    ///   - handler: Runs with the sender and each argument each time the
+    ///     event is raised.
+    /// - Returns: The subscription that keeps the handler registered.
+    public func add<each A>(
+        phase: HandlerPhase.Choice<Never> = .normal, _ handler: @escaping @Sendable (Sender, repeat each A) -> Void
+    ) -> Subscription
     where Args == (repeat each A) {
-        add { (sender: Sender, args: Args) in handler(sender, repeat each args) }
+        addRaised(phase: phase) { sender, args in handler(sender, repeat each args) }
+    }
+
+    /// Runs `handler` with each raise's sender and arguments.
+    private func addRaised(
+        phase: HandlerPhase.Choice<Never>, _ handler: @escaping @Sendable (Sender, Args) -> Void
+    ) -> Subscription {
+        table.on(name, phase: phase) { (raised: AnyObject?) in
+            guard let raised = Self.values(raised) else { return }
+            handler(raised.sender, raised.args)
+        }
     }
 
     /// Runs `handler` on `delivery` each time the event is raised, for as
