@@ -87,13 +87,17 @@ void dc__table_observe(dc_table *table, dc_table_change change, dc_event_id even
     dc_thread_record *reader = dc__current_record;
     if (reader != NULL && reader->depth >= DC_MAX_EXECUTE_DEPTH) return; /* no frame left for the call */
     if ((reader = dc__read_begin()) == NULL) return;
-    table_hook *observer = atomic_load_explicit(&table->observer, memory_order_acquire);
-    if (observer != NULL) {
+    /* One found replaced since it was loaded was swapped out before it was
+     * marked: the one in its place is told instead. */
+    table_hook *observer;
+    while ((observer = atomic_load_explicit(&table->observer, memory_order_acquire)) != NULL) {
         dc__read_calling(reader, observer);
-        if (!atomic_load_explicit(&observer->removed, memory_order_acquire))
+        if (!atomic_load_explicit(&observer->removed, memory_order_acquire)) {
             observer->function.observer(observer->data, table, change, event, handler);
-        dc__read_called(reader);
+            break;
+        }
     }
+    dc__read_called(reader);
     dc__read_end(reader);
 }
 

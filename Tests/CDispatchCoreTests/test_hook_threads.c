@@ -742,10 +742,6 @@ static void replaced_observer_is_never_called_after_set_observer_returns(void **
 /* An observer was set throughout: each add and remove is told to one. */
 static void every_add_and_remove_is_told_to_an_observer_while_observers_are_replaced(void **state) {
     (void)state;
-    /* core bug: dc__table_observe() (hooks.c) loads the observer, then finds
-     * it replaced and tells no one, instead of the observer that replaced it;
-     * fails in about half the runs. */
-    skip();
     observer_totals totals = race_observer_replacements();
     if (totals.added_told != totals.adds || totals.removed_told != totals.removes)
         fail_msg("%llu adds and %llu removes were made while one of %zu observers was set, but the observers were "
