@@ -161,7 +161,7 @@ extension CommandTable {
     /// with exactly that key are searched.
     ///
     /// ```swift
-    /// try table.register("draw", function: draw, signature: Signature("v^"), target: context)
+    /// try table.register("draw", function: draw, signature: Signature("v^v"), target: context)
     /// try table.findHandler(for: "draw", function: draw, target: context)?.id
     /// ```
     ///
