@@ -23,9 +23,6 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/swiftlang/swift-syntax", "600.0.1"..<"604.0.0"),
-        // For a test only: a tracing span per execute is one emission hook
-        // away (EmissionHookTracingTests). No library target depends on it.
-        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.1.0"),
     ] + documentationDependencies,
     targets: [
         // libffi, found through pkg-config; Debian's package is libffi-dev.
@@ -71,8 +68,6 @@ let package = Package(
             dependencies: [
                 "EventKitSwift", "CDispatchCore", "CDispatchCoreBinding", "CCookieSupport",
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "Tracing", package: "swift-distributed-tracing"),
-                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
             ]
         ),
         .testTarget(
