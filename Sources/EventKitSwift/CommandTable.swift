@@ -168,7 +168,10 @@ public struct HandlerOptions: OptionSet, Sendable {
 
     /// Run at most once, then remove itself.
     public static let once = HandlerOptions(rawValue: 1 << 0)
-    /// Insert before the event's other handlers.
+    /// Insert before the event's other handlers of its phase
+    /// (``HandlerPhase``): before the normal handlers, or before the
+    /// after-handlers. A default handler's place is fixed: with it, this is
+    /// ``DispatchError/invalidArgument(_:)``.
     public static let first = HandlerOptions(rawValue: 1 << 1)
     /// Fail an execute whose argument count differs from the handler's
     /// parameter count, instead of adapting.

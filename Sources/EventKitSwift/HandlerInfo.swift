@@ -54,7 +54,7 @@ public struct HandlerInfo: CustomStringConvertible {
     public let isQueued: Bool
     /// The object a target-action or an owner's closure is bound to, while
     /// it lives; `nil` for other handlers.
-    public weak var target: AnyObject?
+    public private(set) weak var target: AnyObject?
     /// The address a C function is registered with as its target (parameter
     /// 0; ``CommandTable/register(_:function:signature:target:options:phase:)``);
     /// `nil` for marshals and functions without one.
