@@ -542,7 +542,8 @@ extension CommandTable {
             returning: signature.returnType, parameters: Array(signature.parameterTypes.dropFirst()))
         return try addTargetHandler(
             target, event: eventID(named: event), signature: arguments,
-            action: .function(unsafeBitCast(cFunction, to: UnsafeRawPointer.self)), options: phase.phase.options
+            action: .function(unsafeBitCast(cFunction, to: UnsafeRawPointer.self)),
+            options: HandlerOptions().placed(in: phase.phase)
         ) { target, values, count, result in
             try withUnsafeTemporaryAllocation(of: dc_value.self, capacity: count + 1) {
                 (buffer) throws(DispatchError) in

@@ -99,12 +99,14 @@ public final class CommandTable: @unchecked Sendable {
         removeDefaultHandlers()
     }
 
-    /// Removes the default handlers, which `dc_table_remove_all` leaves.
+    /// Removes the default handlers, which `dc_table_remove_all` leaves:
+    /// after it, the events that have handlers left have only those.
     private func removeDefaultHandlers() {
         for event in events {
-            for handler in handlers(for: event) where handler.phase.isDefault {
-                _ = dc_table_remove(cTable, handler.id.rawValue)
-            }
+            var info = dc_handler_info()
+            var count = 0
+            guard dc_table_handlers(cTable, event, &info, 1, &count) == DC_OK, count == 1 else { continue }
+            _ = dc_table_remove(cTable, info.id)
         }
     }
 
@@ -189,6 +191,13 @@ public struct HandlerOptions: OptionSet, Sendable {
             | (contains(.phaseAfter) ? UInt32(DC_HANDLER_AFTER) : 0)
             | (contains(.phaseRunFirst) ? UInt32(DC_HANDLER_RUN_FIRST) : 0)
             | (contains(.phaseRunLast) ? UInt32(DC_HANDLER_RUN_LAST) : 0)
+    }
+
+    /// These options with `phase`'s, and no other: a phase comes from the
+    /// `phase:` parameter alone, whatever raw value the options were made
+    /// with.
+    func placed(in phase: HandlerPhase) -> HandlerOptions {
+        subtracting([.phaseAfter, .phaseRunFirst, .phaseRunLast]).union(phase.options)
     }
 
     /// The options a C handler's flags give, its phase left out.
@@ -489,7 +498,7 @@ extension CommandTable {
     ) throws -> Registration {
         let cFunction = try cFunctionPointer(function)
         var cOptions = dc_handler_options(
-            flags: options.union(phase.phase.options).cFlags, queue: nil, destroy: nil, destroy_data: nil)
+            flags: options.placed(in: phase.phase).cFlags, queue: nil, destroy: nil, destroy_data: nil)
         var id: dc_handler_id = 0
         try DispatchError.check(dc_table_add(cTable, event, signature.cSignature, cFunction, target, &cOptions, &id))
         return registration(for: id)

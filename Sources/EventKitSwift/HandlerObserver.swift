@@ -81,9 +81,11 @@ extension CommandTable {
             installed = created
             return created
         }
-        return observers.table.on(HandlerObservers.changed) { added, handler, event in
+        let registered = observers.table.on(HandlerObservers.changed) { added, handler, event in
             observer(HandlerChange(added ? .added : .removed, event: event, handler: HandlerID(rawValue: handler)))
         }
+        // Its own subscription, whose handler is no handler of this table.
+        return Subscription { registered.cancel() }
     }
 }
 

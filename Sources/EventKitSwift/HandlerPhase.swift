@@ -65,7 +65,8 @@ public enum HandlerPhase: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// The handler options that say this phase to the C core.
+    /// The handler options that say this phase to the C core (see
+    /// ``HandlerOptions/placed(in:)``).
     var options: HandlerOptions {
         switch self {
         case .normal: []
@@ -135,7 +136,7 @@ extension HandlerPhase.Choice {
         _ event: String, options: HandlerOptions, _ add: (HandlerOptions) throws(DispatchError) -> R
     ) throws(Failure) -> R {
         do {
-            return try add(options.union(phase.options))
+            return try add(options.placed(in: phase))
         } catch {
             if let failure = error as? Failure { throw failure }
             if case .invalidArgument = error { return R.nothing() }

@@ -127,6 +127,7 @@ struct HandlerIntrospectionTests {
         let table = CommandTable(name: "emitter")
         let changes = Changes()
         let observer = table.observeHandlers { changes.append($0) }
+        #expect(observer.handlerID == nil)
 
         let hello = table.on("hello") {}
         let helloID = try #require(hello.handlerID)

@@ -252,6 +252,41 @@ struct HandlerPhaseTests {
         withExtendedLifetime(subscriptions) {}
     }
 
+    @Test("Raw option bits make no phase: it comes from phase: alone")
+    func rawOptionBitsMakeNoPhase() throws {
+        let table = CommandTable(name: "window")
+        let log = Log()
+        let raw = HandlerOptions(rawValue: 0x700)
+        let subscriptions = [
+            table.on("close", options: raw) { log.append("first") },
+            table.on("close", options: raw) { log.append("second") },
+            table.on("close", options: raw, phase: .after) { log.append("after") },
+        ]
+        try table.execute("close")
+        #expect(log.all == ["first", "second", "after"])
+        #expect(table.handlers(for: "close").map(\.phase) == [.normal, .normal, .after])
+        withExtendedLifetime(subscriptions) {}
+    }
+
+    @Test("A table's deinit releases its default handlers' closures, though their subscriptions live on")
+    func deinitReleasesDefaults() throws {
+        let released = SharedCount()
+        final class Witness: Sendable {
+            let released: SharedCount
+            init(_ released: SharedCount) { self.released = released }
+            deinit { released.add() }
+        }
+        var subscription: Subscription?
+        do {
+            let table = CommandTable(name: "short-lived")
+            let witness = Witness(released)
+            subscription = try table.on("close", phase: .runLast) { withExtendedLifetime(witness) {} }
+        }
+        #expect(released.value == 1)
+        subscription?.cancel()
+        #expect(released.value == 1)
+    }
+
     @Test("A once default runs once and goes; a strict default keeps its strictness")
     func defaultsWithOptions() throws {
         let table = CommandTable(name: "window")
