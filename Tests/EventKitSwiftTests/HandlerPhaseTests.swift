@@ -252,6 +252,35 @@ struct HandlerPhaseTests {
         withExtendedLifetime(subscriptions) {}
     }
 
+    @Test("Typed executes without arguments, the inline path, run defaults, after-handlers and details too")
+    func inlineExecuteKeepsPhasesAndDetails() throws {
+        let table = CommandTable(name: "window")
+        let log = Log()
+        let close = EventKey<Void>("close")
+        let closeWindow = close.detail("window")
+        let subscriptions = [
+            table.on(close) { log.append("normal") },
+            table.on(close, phase: .after) { log.append("after") },
+            table.on(closeWindow) { log.append("detail") },
+        ]
+        for _ in 0..<2 { try table.execute(close) }
+        #expect(log.all == ["normal", "after", "normal", "after"])
+        let defaultHandler = try table.on(close, phase: .runFirst) { log.append("default") }
+        try table.execute(close)
+        try table.execute(closeWindow)
+        #expect(log.all.suffix(7) == ["default", "normal", "after", "default", "normal", "detail", "after"])
+
+        // With a scalar argument, the lean path of typed executes.
+        let resize = EventKey<Int>("resize")
+        let sized = [
+            table.on(resize, phase: .after) { size in log.append("after \(size)") },
+            table.on(resize) { size in log.append("normal \(size)") },
+        ]
+        for size in 1...2 { try table.execute(resize, size) }
+        #expect(log.all.suffix(4) == ["normal 1", "after 1", "normal 2", "after 2"])
+        withExtendedLifetime((subscriptions, defaultHandler, sized)) {}
+    }
+
     @Test("Raw option bits make no phase: it comes from phase: alone")
     func rawOptionBitsMakeNoPhase() throws {
         let table = CommandTable(name: "window")
