@@ -467,10 +467,9 @@ COLD static dc_status fail_lookup(const dc_table *table, dc_event_id event_id, c
  * error; a detailed key runs the handlers of its event without a detail,
  * when the event is known (*owner; NULL otherwise). */
 COLD static dc_status resolve_unknown_key(const dc_table *table, const char *name, const event_record **owner) {
-    size_t length = strlen(name);
-    long event = key_event_length(name, length);
-    if (event == NOT_A_KEY) return dc__fail_key(table, name);
-    *owner = (size_t)event < length ? record_by_name(table, name, (size_t)event, hash_name(name, (size_t)event)) : NULL;
+    event_record *event;
+    if (!event_of_unknown_key(table, name, strlen(name), &event)) return dc__fail_key(table, name);
+    *owner = event;
     return DC_OK;
 }
 

@@ -32,17 +32,21 @@ bool dc__hooks_watch(const dc_table *table, const event_record *record) {
     return false;
 }
 
-/* The records whose summaries a hook on `event` (0: every event) changes:
- * those with a shape set. Written to `records` (may be NULL to count). */
+/* Whether a hook on `event` (0: every event) changes `record`'s summary:
+ * an event's, with a shape set. */
+static bool summary_watched(const event_record *record, dc_event_id event) {
+    return (event == 0 || record->id == event) && record->base == NULL &&
+           atomic_load_explicit(&record->shapes, memory_order_relaxed) != NULL;
+}
+
+/* The records whose summaries a hook on `event` changes, written to
+ * `records` (may be NULL to count them). */
 static uint32_t watched_records(const dc_table *table, dc_event_id event, event_record **records) {
     const event_list *events = atomic_load_explicit(&table->events, memory_order_relaxed);
     uint32_t count = atomic_load_explicit(&events->count, memory_order_relaxed), found = 0;
     for (uint32_t i = 0; i < count; i++) {
-        event_record *record = events->records[i];
-        if ((event != 0 && record->id != event) || record->base != NULL ||
-            atomic_load_explicit(&record->shapes, memory_order_relaxed) == NULL)
-            continue;
-        if (records != NULL) records[found] = record;
+        if (!summary_watched(events->records[i], event)) continue;
+        if (records != NULL) records[found] = events->records[i];
         found++;
     }
     return found;
@@ -151,16 +155,13 @@ static bool unlink_hook(dc_table *table, table_hook *hook) {
         atomic_store_explicit(&table->hooks, shorter, memory_order_release);
         dc__table_retire(table, hooks, dc__table_free_object);
     }
-    /* The events it watched may run the lean way again (best effort). */
-    uint32_t count = watched_records(table, hook->event, NULL);
-    event_record **records = count > 0 ? malloc(count * sizeof *records) : NULL;
-    if (records != NULL) {
-        watched_records(table, hook->event, records);
-        for (uint32_t i = 0; i < count; i++) {
-            shape_set *copy = dc__copy_shapes(records[i]);
-            if (copy != NULL) dc__resummarize_shapes(table, records[i], copy);
-        }
-        free(records);
+    /* The events it watched may run the lean way again (best effort: without
+     * memory a summary stays stricter than needed). */
+    const event_list *events = atomic_load_explicit(&table->events, memory_order_relaxed);
+    uint32_t count = atomic_load_explicit(&events->count, memory_order_relaxed);
+    for (uint32_t i = 0; i < count; i++) {
+        shape_set *copy = summary_watched(events->records[i], hook->event) ? dc__copy_shapes(events->records[i]) : NULL;
+        if (copy != NULL) dc__resummarize_shapes(table, events->records[i], copy);
     }
     return true;
 }

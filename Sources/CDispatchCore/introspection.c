@@ -24,10 +24,7 @@ static dc_status resolve_key(const dc_table *table, const char *key, event_recor
         if (record->base != NULL) *detail = record->id;
         return DC_OK;
     }
-    long event = key_event_length(key, length);
-    if (event == NOT_A_KEY) return dc__fail_key(table, key);
-    *owner = (size_t)event < length ? record_by_name(table, key, (size_t)event, hash_name(key, (size_t)event)) : NULL;
-    return DC_OK;
+    return event_of_unknown_key(table, key, length, owner) ? DC_OK : dc__fail_key(table, key);
 }
 
 /* Whether an execute of the key (resolve_key()) would consider `handler`. */

@@ -292,6 +292,19 @@ ALWAYS_INLINE static inline const event_record *lookup_event(const dc_table *tab
     return record_by_name(table, name, length, hash_name(name, length));
 }
 
+/* For key `key` (`length` bytes) that was never interned: false when it is
+ * malformed; else *event is its event's record when the key is detailed and
+ * the event known, NULL otherwise. Inside a read-side section or under the
+ * lock. */
+static inline bool event_of_unknown_key(const dc_table *table, const char *key, size_t length, event_record **event) {
+    long event_length = key_event_length(key, length);
+    if (event_length == NOT_A_KEY) return false;
+    *event = (size_t)event_length < length
+                 ? record_by_name(table, key, (size_t)event_length, hash_name(key, (size_t)event_length))
+                 : NULL;
+    return true;
+}
+
 static inline uint32_t shape_flags(uint32_t state) {
     return state & (DC__STATE_TARGET | DC__STATE_STRICT | DC__STATE_VARIADIC | DC__STATE_MARSHAL | DC__STATE_SWIFT);
 }
