@@ -640,7 +640,7 @@ static void do_add(bool marshal) {
 
     dc_handler_options options;
     memset(&options, 0, sizeof options);
-    options.flags = r->flags | (unknown_flag ? 1u << 9 : 0);
+    options.flags = r->flags | (unknown_flag ? 1u << 12 : 0); /* no DC_HANDLER_ flag */
     options.queue = r->queue == QUEUE_OWNED ? owned_queue : r->queue == QUEUE_POSTING ? posting_queue : NULL;
     if (r->has_destroy) {
         options.destroy = count_destroy;

@@ -987,7 +987,7 @@ static void do_add(unsigned slot) {
     dc_signature *signature = r->signature >= 0 ? signatures[r->signature] : NULL;
     if (chance(5)) {
         switch (below(5)) {
-        case 0: given_flags |= 1u << 9, expected = DC_ERR_INVALID_ARGUMENT; break;
+        case 0: given_flags |= 1u << 12, expected = DC_ERR_INVALID_ARGUMENT; break; /* no DC_HANDLER_ flag */
         case 1:
             if (kind == KIND_BOUND || kind == KIND_ANONYMOUS)
                 given_flags |= DC__HANDLER_SWIFT_CALL, expected = DC_ERR_INVALID_ARGUMENT;
