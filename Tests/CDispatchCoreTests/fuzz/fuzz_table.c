@@ -4,22 +4,33 @@
  *
  * The input is a program: each operation registers a C function or a marshal
  * (ten signatures, stub and libffi paths, bound targets, once / first / strict /
- * owns-target / allow-duplicate flags, a delivery queue, a destroy notify;
- * marshals of the C or of Swift's calling convention),
- * removes handlers (by id, target, event or all), blocks and unblocks them,
- * executes an event with values, arities, accumulators and strict flags
+ * owns-target / allow-duplicate flags, a phase (after-handler, run-first or
+ * run-last default), a delivery queue, a destroy notify; marshals of the C or
+ * of Swift's calling convention) for an event key with or without a detail,
+ * removes handlers (by id, target, key or all), blocks and unblocks them,
+ * executes a key with values, arities, accumulators and strict flags
  * taken from the input (brief ones also the Swift layer's way, from the
  * event's record, and inline without arguments), drains the posting queue,
- * or interns a name. Every handler, when it runs, reads what to do next from
- * the input too: execute again (re-entrantly), remove or block a handler
- * (itself included), add one, stop the emission, drain, or destroy the
- * table.
+ * interns a key, or adds and removes emission hooks (on a key, an event or
+ * every event). Every handler and hook, when it runs, reads what to do next
+ * from the input too: execute again (re-entrantly), remove or block a handler
+ * (itself included), add one, add or remove a hook, stop the emission, drain,
+ * or destroy the table; a hook also says whether it stays installed.
  *
  * The model checks what the library promises, not how it does it:
  *  - a handler runs only while registered and unblocked, never once `remove`
  *    or `block` has returned (not even later in the dispatch running), never
- *    in an execute that started before it was added, in registration order
- *    (DC_HANDLER_FIRST in front), a once-handler at most once;
+ *    in an execute that started before it was added, in its phase's place
+ *    (run-first default, the others, run-last default, after-handlers) and
+ *    in registration order within it (DC_HANDLER_FIRST in front), a
+ *    once-handler at most once; an execute of "event::detail" runs the
+ *    event's handlers without a detail and those added with that key, one of
+ *    "event" only those without one;
+ *  - the hooks watching the key run once per execute that is not refused,
+ *    in the order added, before any handler, each with the execute's key,
+ *    detail, ids and arguments; not once removed (by the call or by
+ *    returning false); not one added during the execute; a stop in a hook
+ *    stops the handlers;
  *  - it receives the event's arguments converted to its parameter types, the
  *    bound target first, zero for the ones the event does not carry;
  *  - an execute fails (type or arity) exactly when some registered handler
@@ -27,8 +38,13 @@
  *    the accumulated return values and `stopped` are what the handlers did;
  *  - statuses of every call are the documented ones, and every failure leaves
  *    a message of its own;
- *  - contains, handler counts and the events list match the model after each
- *    operation; destroy notifies run exactly once per registration, when it
+ *  - contains, handler counts, the handlers listed for each key in call
+ *    order, each handler's info, the handler found by function and target,
+ *    and the events list match the model after each operation; the observer
+ *    is told of each add and each removal but the table's destroy, once,
+ *    with the key; a second default handler, a default for a detailed key
+ *    and a malformed key are refused; destroy notifies of handlers and hooks
+ *    run exactly once per registration, when it
  *    goes; owned targets and queued object arguments are retained and released
  *    in balance; the posting queue's fd is readable exactly while deliveries
  *    are pending, and nothing is pending once the table is destroyed.
@@ -44,8 +60,12 @@
 #include "dispatch_core_binding.h"
 
 enum {
-    EVENT_COUNT = 4,        /* names handlers are registered for */
+    EVENT_COUNT = 4,        /* events handlers are registered for */
     NAME_COUNT = 5,         /* ... and one that never has a handler */
+    KEY_COUNT = 10,         /* the events' names, then keys with a detail */
+    REGISTRABLE_COUNT = 8,  /* the keys handlers are added with */
+    MALFORMED_COUNT = 4,
+    MAX_HOOKS = 12,
     FUNCTION_COUNT = 2 * SIGNATURE_COUNT,
     MARSHAL_FIRST = FUNCTION_COUNT, /* marshals are functions 20 and 21 */
     SWIFT_NONE = MARSHAL_FIRST + 2,   /* 22 and 23: DC__HANDLER_SWIFT_CALL marshals, */
@@ -57,7 +77,15 @@ enum {
     MAX_NESTING = 4 /* handlers execute or drain only while fewer frames are open */
 };
 
-static const char *const event_names[NAME_COUNT] = {"tap", "toggle", "select", "compute", "never-registered"};
+/* An event key: an event's name (its index is the event's), or one with a
+ * detail, whose event is key_events[key]. */
+static const char *const key_names[KEY_COUNT] = {"tap",    "toggle", "select",    "compute",       "never-registered",
+                                                 "tap::a", "tap::b", "toggle::a", "compute::size", "never-registered::x"};
+static const unsigned key_events[KEY_COUNT] = {0, 1, 2, 3, 4, 0, 0, 1, 3, 4};
+static const unsigned registrable_keys[REGISTRABLE_COUNT] = {0, 1, 2, 3, 5, 6, 7, 8};
+static const char *const malformed_keys[MALFORMED_COUNT] = {"::a", "tap::", "tap::a::b", "tap:::a"};
+
+static bool key_detailed(unsigned key) { return key >= NAME_COUNT; }
 
 /* ---- the model --------------------------------------------------------------------- */
 
@@ -65,7 +93,10 @@ typedef enum queue_choice { QUEUE_NONE, QUEUE_OWNED, QUEUE_POSTING } queue_choic
 
 typedef struct registration {
     dc_handler_id id;
-    unsigned event;
+    unsigned key;   /* key_names */
+    unsigned event; /* the key's event */
+    dc_event_id key_id;
+    dc_function callable; /* the function or marshal added */
     int signature; /* -1: a variadic marshal */
     unsigned function;
     void *target; /* a bound target, or a marshal's data */
@@ -80,7 +111,17 @@ typedef struct registration {
     int deliveries;
     int destroy_calls;
     int target_releases; /* data that is the registration itself, released by the table */
+    int removed_notes;   /* the observer told of its removal */
 } registration;
+
+/* An emission hook, and what the model knows of it. */
+typedef struct hook_record {
+    dc_hook_id id;
+    int key; /* -1: every event */
+    bool live;
+    bool has_destroy;
+    int destroy_calls;
+} hook_record;
 
 typedef struct pool_object {
     long references; /* held by the table: owned targets and queued arguments */
@@ -92,14 +133,19 @@ typedef enum frame_kind { FRAME_EXECUTE, FRAME_DRAIN } frame_kind;
  * are cleared when it opens, and `seen` starts counting its calls. */
 typedef struct frame {
     frame_kind kind;
-    int event; /* -1: no such event */
+    int key; /* -1: no such key */
     const dc_value *arguments;
     size_t count;
     bool strict;
+    bool hooks_may_run; /* an execute not refused: its hooks run */
+    bool hooks_over;    /* a handler ran, or the execute returned */
     void *context;
     unsigned snapshot_count;
     int last_position;
+    unsigned hook_count;
+    int last_hook;
     registration *snapshot[MAX_REGISTRATIONS];
+    hook_record *hooks[MAX_HOOKS];
     model_calls seen;
 } frame;
 
@@ -111,6 +157,16 @@ static registration registrations[MAX_REGISTRATIONS];
 static unsigned registration_count;
 static long front_order, back_order;
 static pool_object pool[POOL_SIZE];
+static hook_record hook_records[MAX_HOOKS];
+static unsigned hook_count;
+static bool interned[KEY_COUNT]; /* keys the model knows the table interned */
+static int observer_destroys;
+/* The observer's note of the add in progress. */
+static struct {
+    int notes;
+    dc_event_id event;
+    dc_handler_id id;
+} added;
 static frame frames[MAX_FRAMES];
 static unsigned frame_count;
 static fuzz_input *input;
@@ -316,6 +372,48 @@ static size_t parameter_count(const registration *r) { return dc_signature_param
 
 /* ---- model helpers ------------------------------------------------------------------ */
 
+/* The flags dc_handler_info reports of a registration. */
+static const uint32_t PHASE_FLAGS = DC_HANDLER_AFTER | DC_HANDLER_RUN_FIRST | DC_HANDLER_RUN_LAST;
+
+static bool is_default(const registration *r) { return (r->flags & (DC_HANDLER_RUN_FIRST | DC_HANDLER_RUN_LAST)) != 0; }
+
+/* Its place among its event's handlers: run-first default, the others,
+ * run-last default, after-handlers; within a phase, by `order`. */
+static int phase_rank(const registration *r) {
+    return (r->flags & DC_HANDLER_RUN_FIRST) ? 0 : (r->flags & DC_HANDLER_RUN_LAST) ? 2 : (r->flags & DC_HANDLER_AFTER) ? 3 : 1;
+}
+
+static bool runs_before(const registration *a, const registration *b) {
+    int rank_a = phase_rank(a), rank_b = phase_rank(b);
+    return rank_a != rank_b ? rank_a < rank_b : a->order < b->order;
+}
+
+/* Whether an execute of `key` considers the live registration `r`: its
+ * event's handlers without a detail, and with a detailed key those added
+ * with it. */
+static bool considered(const registration *r, unsigned key) {
+    return r->live && r->event == key_events[key] && (!key_detailed(r->key) || r->key == key);
+}
+
+/* The registrations an execute of `key` considers, in call order; how many. */
+static unsigned ordered_for_key(unsigned key, registration **ordered) {
+    unsigned count = 0;
+    for (unsigned i = 0; i < registration_count; i++) {
+        registration *r = &registrations[i];
+        if (!considered(r, key)) continue;
+        unsigned at = count++;
+        while (at > 0 && runs_before(r, ordered[at - 1])) {
+            ordered[at] = ordered[at - 1];
+            at--;
+        }
+        ordered[at] = r;
+    }
+    return count;
+}
+
+/* Gone from the table: the destroy notify has run, owned data is released,
+ * and the observer was told, once; not of a table's destroy (but of a spent
+ * once-handler's removal that the model learns only then). */
 static void mark_removed(registration *r, const char *how) {
     FUZZ_CHECK(r->destroy_calls == (r->has_destroy ? 1 : 0),
                "handler %llu removed (%s): its destroy notify ran %d times", (unsigned long long)r->id, how,
@@ -323,6 +421,13 @@ static void mark_removed(registration *r, const char *how) {
     if ((r->flags & DC__HANDLER_OWNS_TARGET) && r->target == (void *)r)
         FUZZ_CHECK(r->target_releases == 1, "handler %llu removed (%s): its owned data was released %d times",
                    (unsigned long long)r->id, how, r->target_releases);
+    if (table_gone)
+        FUZZ_CHECK(r->removed_notes == 0 || (r->removed_notes == 1 && r->spent),
+                   "handler %llu removed by the table's destroy: the observer was told %d times",
+                   (unsigned long long)r->id, r->removed_notes);
+    else
+        FUZZ_CHECK(r->removed_notes == 1, "handler %llu removed (%s): the observer was told %d times",
+                   (unsigned long long)r->id, how, r->removed_notes);
     r->live = false;
 }
 
@@ -355,8 +460,18 @@ static size_t live_count_where(bool (*matches)(const registration *, const void 
     return count;
 }
 
-static bool on_event(const registration *r, const void *event) { return r->event == *(const unsigned *)event; }
-static bool with_target(const registration *r, const void *target) { return r->target == target; }
+/* What dc_table_remove_event of a key removes: for an event, its handlers
+ * with or without a detail; for a detailed key, those added with it; never
+ * a default handler. */
+static bool of_key(const registration *r, const void *key) {
+    unsigned k = *(const unsigned *)key;
+    return !is_default(r) && (key_detailed(k) ? r->key == k : r->event == k);
+}
+static bool with_target(const registration *r, const void *target) { return !is_default(r) && r->target == target; }
+static bool not_default(const registration *r, const void *unused) {
+    (void)unused;
+    return !is_default(r);
+}
 static bool any(const registration *r, const void *unused) {
     (void)r, (void)unused;
     return true;
@@ -368,44 +483,138 @@ static void remove_where_in_model(bool (*matches)(const registration *, const vo
         if (registrations[i].live && matches(&registrations[i], context)) mark_removed(&registrations[i], how);
 }
 
-static int event_of_name(const char *name) {
-    for (int i = 0; i < NAME_COUNT; i++)
-        if (strcmp(name, event_names[i]) == 0) return i;
+static int key_of_name(const char *name) {
+    for (int i = 0; i < KEY_COUNT; i++)
+        if (strcmp(name, key_names[i]) == 0) return i;
     return -1;
+}
+
+/* The table interned `key` (and so its event). */
+static void note_interned(unsigned key) { interned[key] = interned[key_events[key]] = true; }
+
+/* ---- the observer ------------------------------------------------------------------------ */
+
+/* Told of an add before dc_table_add returns, when the model does not know
+ * the id yet (do_add checks the note), and of a removal before the model
+ * marks it, so while the registration is still live in the model. */
+static void observe(void *data, dc_table *observed, dc_table_change change, dc_event_id event,
+                    dc_handler_id handler) {
+    FUZZ_CHECK(data == &observer_destroys && observed == table, "the observer was called with another table or data");
+    FUZZ_CHECK(!table_gone, "the observer was told of handler %llu after the table's destroy",
+               (unsigned long long)handler);
+    if (change == DC_HANDLER_ADDED) {
+        added.notes++;
+        added.event = event;
+        added.id = handler;
+        return;
+    }
+    FUZZ_CHECK(change == DC_HANDLER_REMOVED, "the observer was told of change %d", (int)change);
+    registration *r = find_live_by_id(handler);
+    FUZZ_CHECK(r != NULL, "the observer was told of the removal of %llu, not registered", (unsigned long long)handler);
+    FUZZ_CHECK(event == r->key_id, "the observer was told handler %llu of key %u went, it was added with %u",
+               (unsigned long long)handler, event, r->key_id);
+    r->removed_notes++;
 }
 
 /* ---- checks between operations -------------------------------------------------------- */
 
+/* What dc_handler_info must say of `r`. */
+static void check_info(const registration *r, const dc_handler_info *info, const char *what) {
+    uint32_t flags = r->flags & (DC_HANDLER_ONCE | PHASE_FLAGS);
+    if ((r->flags & DC_HANDLER_STRICT) && !is_variadic(r)) flags |= DC_HANDLER_STRICT;
+    dc_queue *queue = r->queue == QUEUE_OWNED ? owned_queue : r->queue == QUEUE_POSTING ? posting_queue : NULL;
+    FUZZ_CHECK(info->id == r->id && info->event == r->key_id && info->function == r->callable &&
+                   info->target == r->target && info->flags == flags && info->blocked == r->blocks &&
+                   info->marshal == is_marshal(r) && info->queue == queue,
+               "%s of handler %llu: id %llu, event %u, flags 0x%x, blocked %u, marshal %d; the model says event %u, "
+               "flags 0x%x, blocked %u, marshal %d, and its function, target and queue",
+               what, (unsigned long long)r->id, (unsigned long long)info->id, info->event, info->flags, info->blocked,
+               info->marshal, r->key_id, flags, r->blocks, is_marshal(r));
+}
+
+/* The handlers of each key, listed and counted in call order, and found by
+ * function and target. */
+static void check_listings(void) {
+    registration *ordered[MAX_REGISTRATIONS];
+    dc_handler_info infos[MAX_REGISTRATIONS];
+    for (unsigned key = 0; key < KEY_COUNT; key++) {
+        unsigned expected = ordered_for_key(key, ordered);
+        size_t count = 12345, listed = 12345;
+        FUZZ_CHECK(dc_table_handler_count(table, key_names[key], &count) == DC_OK, "handler_count failed");
+        FUZZ_CHECK(count == expected, "key \"%s\" has %zu handlers, the model says %u", key_names[key], count,
+                   expected);
+        FUZZ_CHECK(dc_table_handlers(table, key_names[key], infos, MAX_REGISTRATIONS, &listed) == DC_OK,
+                   "dc_table_handlers failed");
+        FUZZ_CHECK(listed == expected, "key \"%s\": %zu handlers listed, the model says %u", key_names[key], listed,
+                   expected);
+        for (unsigned i = 0; i < expected; i++) {
+            char what[64];
+            snprintf(what, sizeof what, "\"%s\" listed %u-th", key_names[key], i);
+            check_info(ordered[i], &infos[i], what);
+        }
+    }
+    for (unsigned i = 0; i < registration_count; i++) {
+        registration *r = &registrations[i];
+        if (!r->live) continue;
+        dc_handler_info info;
+        FUZZ_CHECK(dc_table_handler_info(table, r->id, &info) == DC_OK, "no info for handler %llu",
+                   (unsigned long long)r->id);
+        check_info(r, &info, "dc_table_handler_info");
+        /* The first in call order added with its key, function and target. */
+        unsigned count = ordered_for_key(r->key, ordered);
+        const registration *first = NULL;
+        for (unsigned j = 0; j < count && first == NULL; j++)
+            if (ordered[j]->key == r->key && ordered[j]->callable == r->callable && ordered[j]->target == r->target)
+                first = ordered[j];
+        dc_handler_id found = 0;
+        FUZZ_CHECK(dc_table_find_handler(table, key_names[r->key], r->callable, r->target, &found) == DC_OK &&
+                       found == first->id,
+                   "find_handler on \"%s\" gave %llu, the first of that function and target is %llu",
+                   key_names[r->key], (unsigned long long)found, (unsigned long long)first->id);
+        FUZZ_CHECK(dc_table_find_handler(table, NULL, r->callable, r->target, &found) == DC_OK, "find_handler failed");
+        const registration *any_found = find_live_by_id(found);
+        FUZZ_CHECK(any_found != NULL && any_found->callable == r->callable && any_found->target == r->target,
+                   "find_handler on every event gave %llu, not one of that function and target",
+                   (unsigned long long)found);
+    }
+}
+
+static void check_hooks_settled(void) {
+    for (unsigned i = 0; i < hook_count; i++) {
+        const hook_record *h = &hook_records[i];
+        int expected = h->live || !h->has_destroy ? 0 : 1;
+        FUZZ_CHECK(h->destroy_calls == expected, "hook %llu (%s): its destroy notify ran %d times",
+                   (unsigned long long)h->id, h->live ? "installed" : "removed", h->destroy_calls);
+    }
+}
+
 static void check_table_matches_model(void) {
     if (table_gone) return;
     refresh_all();
-    size_t live_per_event[NAME_COUNT] = {0};
+    bool keyed[KEY_COUNT] = {false};
     for (unsigned i = 0; i < registration_count; i++) {
         registration *r = &registrations[i];
         FUZZ_CHECK(dc_table_contains(table, r->id) == r->live, "contains(%llu) is %d, the model says %d",
                    (unsigned long long)r->id, !r->live, r->live);
         if (r->live) {
-            FUZZ_CHECK(r->destroy_calls == 0, "handler %llu is registered but its destroy notify ran",
+            FUZZ_CHECK(r->destroy_calls == 0 && r->removed_notes == 0,
+                       "handler %llu is registered but its destroy notify ran or the observer was told it went",
                        (unsigned long long)r->id);
-            live_per_event[r->event]++;
+            keyed[r->key] = true;
         }
     }
+    check_listings();
+    check_hooks_settled();
     size_t with_handlers = 0;
-    for (unsigned e = 0; e < NAME_COUNT; e++) {
-        size_t count = 12345;
-        FUZZ_CHECK(dc_table_handler_count(table, event_names[e], &count) == DC_OK, "handler_count failed");
-        FUZZ_CHECK(count == live_per_event[e], "event \"%s\" has %zu handlers, the model says %zu", event_names[e],
-                   count, live_per_event[e]);
-        if (count > 0) with_handlers++;
-    }
-    const char *names[NAME_COUNT + 1];
+    for (unsigned key = 0; key < KEY_COUNT; key++) with_handlers += keyed[key];
+    const char *names[KEY_COUNT + 1];
     size_t listed = 0;
-    FUZZ_CHECK(dc_table_events(table, names, NAME_COUNT + 1, &listed) == DC_OK, "events failed");
-    FUZZ_CHECK(listed == with_handlers, "%zu events listed, %zu have handlers", listed, with_handlers);
+    FUZZ_CHECK(dc_table_events(table, names, KEY_COUNT + 1, &listed) == DC_OK, "events failed");
+    FUZZ_CHECK(listed == with_handlers, "%zu keys listed, %zu have handlers added with them", listed, with_handlers);
     for (size_t i = 0; i < listed; i++) {
-        int event = event_of_name(names[i]);
-        FUZZ_CHECK(event >= 0 && live_per_event[event] > 0, "event \"%s\" listed without handlers", names[i]);
-        for (size_t j = 0; j < i; j++) FUZZ_CHECK(names[j] != names[i], "event \"%s\" listed twice", names[i]);
+        int key = key_of_name(names[i]);
+        FUZZ_CHECK(key >= 0 && keyed[key], "key \"%s\" listed without handlers", names[i]);
+        for (size_t j = 0; j < i; j++) FUZZ_CHECK(names[j] != names[i], "key \"%s\" listed twice", names[i]);
     }
     size_t pending = dc_queue_pending(posting_queue);
     FUZZ_CHECK(fuzz_fd_readable(dc_queue_fd(posting_queue)) == (pending > 0),
@@ -490,6 +699,17 @@ static registration *identify(frame *f, unsigned function, void *data, const dc_
 
 static void act(registration *self);
 
+/* The hooks of an execute are over (a handler runs, or it returned): every
+ * hook of its snapshot still installed was called. */
+static void end_hooks(frame *f) {
+    if (f->hooks_over) return;
+    f->hooks_over = true;
+    if (!f->hooks_may_run) return;
+    for (unsigned position = (unsigned)(f->last_hook + 1); position < f->hook_count; position++)
+        FUZZ_CHECK(!f->hooks[position]->live, "hook %llu, installed, was not called in an execute of \"%s\"",
+                   (unsigned long long)f->hooks[position]->id, key_names[f->key]);
+}
+
 /* The start of every call, whatever its signature: find its registration and
  * check that it may run and what it received. */
 static registration *begin_call(unsigned function, void *data, const dc_value *values, size_t count,
@@ -504,12 +724,13 @@ static registration *begin_call(unsigned function, void *data, const dc_value *v
                "function %u ran in %s of \"%s\" but no registration may run: removed, blocked, added during the "
                "dispatch, already run once, or out of order",
                function, f->kind == FRAME_EXECUTE ? "an execute" : "a drain",
-               f->event >= 0 ? event_names[f->event] : "?");
+               f->key >= 0 ? key_names[f->key] : "?");
     if (count == SWIFT_COUNT) count = parameter_count(r);
     if (!table_gone)
         FUZZ_CHECK(dc__table_execute_context(table) == f->context, "execute context %p, expected %p",
                    dc__table_execute_context(table), f->context);
     if (f->kind == FRAME_EXECUTE) {
+        end_hooks(f);
         model_handler h = {r->signature, is_bound(r) ? r->target : NULL, "", (unsigned long long)r->id};
         model_check_parameters(&h, f->arguments, f->count, values, count);
     } else if (!is_variadic(r))
@@ -603,12 +824,20 @@ static bool signature_takes_target(int signature) {
            (first == DC_TYPE_OBJECT || first == DC_TYPE_POINTER || first == DC_TYPE_STRING);
 }
 
+/* A phase, from a byte: mostly none; the last, two phases at once (refused). */
+static uint32_t phase_of(uint8_t byte) {
+    static const uint32_t phases[8] = {0, 0, 0, DC_HANDLER_AFTER, DC_HANDLER_AFTER, DC_HANDLER_RUN_FIRST,
+                                       DC_HANDLER_RUN_LAST, DC_HANDLER_AFTER | DC_HANDLER_RUN_LAST};
+    return phases[byte % 8];
+}
+
 static void do_add(bool marshal) {
     if (registration_count == MAX_REGISTRATIONS || table_gone) return;
     refresh_all();
     registration *r = &registrations[registration_count];
     memset(r, 0, sizeof *r);
-    r->event = fuzz_below(input, EVENT_COUNT);
+    r->key = registrable_keys[fuzz_below(input, REGISTRABLE_COUNT)];
+    r->event = key_events[r->key];
     uint8_t shape = fuzz_byte(input);
     r->signature = (int)(shape % SIGNATURE_COUNT);
     if (marshal && (shape & 0x80)) r->signature = -1;
@@ -618,6 +847,10 @@ static void do_add(bool marshal) {
     uint8_t flag_byte = fuzz_byte(input);
     r->flags = flag_byte & 0x1F; /* DC_HANDLER_ONCE ... DC__HANDLER_ALLOW_DUPLICATE */
     bool unknown_flag = (flag_byte & 0xC0) == 0xC0;
+    uint8_t phase_byte = fuzz_byte(input);
+    r->flags |= phase_of(phase_byte);
+    uint32_t phase = r->flags & PHASE_FLAGS;
+    bool bad_phase = (phase & (phase - 1)) != 0 || (is_default(r) && (r->flags & DC_HANDLER_FIRST));
     /* A Swift marshal: its signature must be given and return void. */
     bool swift = marshal && (flag_byte & 0x20);
     bool swift_refused = swift && (is_variadic(r) || return_type_of(r) != DC_TYPE_VOID);
@@ -630,6 +863,8 @@ static void do_add(bool marshal) {
     r->has_destroy = (how & 0x04) != 0;
     bool by_id = (how & 0x08) != 0;
     bool bad_id = by_id && (how & 0x30) == 0x30;
+    bool malformed = !by_id && (phase_byte & 0xF0) == 0xF0;
+    const char *key = malformed ? malformed_keys[phase_byte % MALFORMED_COUNT] : key_names[r->key];
     /* A drain does not say which event a delivery came from, and a C function
      * cannot tell a bound target from an argument: one posting registration per
      * C function, and per marshal and data, keeps every delivery's owner known. */
@@ -647,71 +882,85 @@ static void do_add(bool marshal) {
         options.destroy_data = &r->destroy_calls;
     }
     dc_event_id event_id = 0;
-    if (by_id && !bad_id)
-        FUZZ_CHECK(dc_table_intern(table, event_names[r->event], &event_id) == DC_OK, "intern failed");
+    if (by_id && !bad_id) {
+        FUZZ_CHECK(dc_table_intern(table, key, &event_id) == DC_OK, "intern failed");
+        note_interned(r->key);
+    }
     if (bad_id) event_id = (how & 0x40) ? 0 : 100000 + how;
 
     /* What the table must answer, in the order it checks. A registration
-     * allowing duplicates neither finds one nor is found. */
-    registration *duplicate = NULL, *maybe_duplicate = NULL;
-    for (unsigned i = 0; i < registration_count && !(r->flags & DC__HANDLER_ALLOW_DUPLICATE); i++) {
+     * allowing duplicates neither finds one nor is found. An event has one
+     * default handler: a registered one (even a once-handler that ran, until
+     * it is removed) refuses a second. */
+    registration *duplicate = NULL, *maybe_duplicate = NULL, *default_holder = NULL;
+    for (unsigned i = 0; i < registration_count; i++) {
         registration *other = &registrations[i];
-        if (!other->live || other->event != r->event || other->function != r->function || other->target != r->target ||
-            (other->flags & DC__HANDLER_ALLOW_DUPLICATE))
+        if (other->live && other->event == r->event && is_default(other)) default_holder = other;
+        if (!other->live || other->key != r->key || other->function != r->function || other->target != r->target ||
+            ((other->flags | r->flags) & DC__HANDLER_ALLOW_DUPLICATE))
             continue;
         if (!other->spent && !((other->flags & DC_HANDLER_ONCE) && other->queue == QUEUE_POSTING)) duplicate = other;
         else if (!other->spent) maybe_duplicate = other; /* a once-handler posted or not: the table knows */
     }
     dc_status expected = DC_OK;
     if (bad_id && event_id == 0) expected = DC_ERR_NOT_FOUND;
-    else if (unknown_flag || swift_refused) expected = DC_ERR_INVALID_ARGUMENT;
+    else if (unknown_flag || swift_refused || bad_phase) expected = DC_ERR_INVALID_ARGUMENT;
     else if (bad_id) expected = DC_ERR_NOT_FOUND;
     else if (!marshal && r->target != NULL && !signature_takes_target(r->signature)) expected = DC_ERR_TYPE;
+    else if (malformed || (is_default(r) && key_detailed(r->key))) expected = DC_ERR_INVALID_ARGUMENT;
     else if (duplicate != NULL) expected = DC_EXISTS;
+    else if (is_default(r) && default_holder != NULL) expected = DC_ERR_STATE;
 
     pool_object *owned = (r->flags & DC__HANDLER_OWNS_TARGET) ? pool_object_at(r->target) : NULL;
     if (owned != NULL) owned->references++; /* the reference the table takes over */
 
     dc_signature *signature = r->signature >= 0 ? signatures[r->signature] : NULL;
     dc_handler_id id = 0;
+    added.notes = 0;
     const char *primed = fuzz_prime_message();
     dc_status status;
     if (marshal) {
         dc_marshal function = r->function == MARSHAL_FIRST ? marshal_a : marshal_b;
         if (swift)
             function = r->function == SWIFT_VALUES ? (dc_marshal)(void *)swift_values : (dc_marshal)(void *)swift_none;
+        r->callable = (dc_function)(void *)function;
         status = by_id ? dc_table_add_marshal_id(table, event_id, signature, function, r->target, &options, &id)
-                       : dc_table_add_marshal(table, event_names[r->event], signature, function, r->target, &options,
-                                              &id);
+                       : dc_table_add_marshal(table, key, signature, function, r->target, &options, &id);
     } else {
-        dc_function function = functions[r->function];
-        status = by_id ? dc_table_add_id(table, event_id, signature, function, r->target, &options, &id)
-                       : dc_table_add(table, event_names[r->event], signature, function, r->target, &options, &id);
+        r->callable = functions[r->function];
+        status = by_id ? dc_table_add_id(table, event_id, signature, r->callable, r->target, &options, &id)
+                       : dc_table_add(table, key, signature, r->callable, r->target, &options, &id);
     }
 
-    if (expected == DC_OK && maybe_duplicate != NULL && status == DC_EXISTS) {
+    if ((expected == DC_OK || expected == DC_ERR_STATE) && maybe_duplicate != NULL && status == DC_EXISTS) {
         duplicate = maybe_duplicate;
         expected = DC_EXISTS;
     }
     if (expected == DC_OK && maybe_duplicate != NULL && status == DC_OK) maybe_duplicate->spent = true;
-    TRACE("add%s registration %u: event %s, signature %d, function %u, target %p, flags 0x%x, queue %d, %s -> %s",
-          marshal ? " marshal" : "", registration_count, event_names[r->event], r->signature, r->function, r->target,
-          options.flags, (int)r->queue, by_id ? "by id" : "by name", dc_status_name(status));
+    TRACE("add%s registration %u: key %s, signature %d, function %u, target %p, flags 0x%x, queue %d, %s -> %s",
+          marshal ? " marshal" : "", registration_count, key, r->signature, r->function, r->target, options.flags,
+          (int)r->queue, by_id ? "by id" : "by name", dc_status_name(status));
     model_expect_status(status, expected, primed, marshal ? "dc_table_add_marshal" : "dc_table_add");
     FUZZ_CHECK(r->destroy_calls == 0, "a destroy notify ran during its own add");
     if (status == DC_EXISTS)
         FUZZ_CHECK(id == duplicate->id, "DC_EXISTS gave id %llu, the existing handler is %llu",
                    (unsigned long long)id, (unsigned long long)duplicate->id);
+    if (status == DC_OK || status == DC_EXISTS) note_interned(r->key);
     if (status != DC_OK) {
+        FUZZ_CHECK(added.notes == 0, "the observer was told of an add that gave %s", dc_status_name(status));
         if (owned != NULL) owned->references--; /* not taken */
         return;
     }
     FUZZ_CHECK(id != 0, "add gave id 0");
     for (unsigned i = 0; i < registration_count; i++)
         FUZZ_CHECK(registrations[i].id != id, "add gave id %llu again", (unsigned long long)id);
+    FUZZ_CHECK(dc_table_intern(table, key_names[r->key], &r->key_id) == DC_OK, "intern failed");
+    FUZZ_CHECK(added.notes == 1 && added.id == id && added.event == r->key_id,
+               "the observer was told %d times of the add of %llu to key %u (last: %llu, key %u)", added.notes,
+               (unsigned long long)id, r->key_id, (unsigned long long)added.id, added.event);
     r->id = id;
     r->live = true;
-    r->order = (r->flags & DC_HANDLER_FIRST) ? --front_order : ++back_order;
+    r->order = (r->flags & DC_HANDLER_FIRST) || is_default(r) ? --front_order : ++back_order;
     registration_count++;
 }
 
@@ -771,53 +1020,63 @@ static void do_remove_many(void) {
         remove_where_in_model(with_target, target, "dc_table_remove_target");
         break;
     }
-    case 1: { /* an event by name */
-        unsigned event = fuzz_below(input, NAME_COUNT);
+    case 1: { /* a key by name, or a malformed one */
+        unsigned key = fuzz_below(input, KEY_COUNT + 1);
         refresh_all();
-        expected_count = live_count_where(on_event, &event);
-        status = dc_table_remove_event(table, event_names[event], &removed);
+        if (key == KEY_COUNT) {
+            const char *malformed = malformed_keys[fuzz_below(input, MALFORMED_COUNT)];
+            status = dc_table_remove_event(table, malformed, &removed);
+            model_expect_status(status, DC_ERR_INVALID_ARGUMENT, primed, "dc_table_remove_event(malformed)");
+            FUZZ_CHECK(removed == 999999, "a refused dc_table_remove_event wrote its count");
+            return;
+        }
+        expected_count = live_count_where(of_key, &key);
+        status = dc_table_remove_event(table, key_names[key], &removed);
         model_expect_status(status, DC_OK, primed, "dc_table_remove_event");
-        remove_where_in_model(on_event, &event, "dc_table_remove_event");
+        remove_where_in_model(of_key, &key, "dc_table_remove_event");
         break;
     }
-    case 2: { /* an event by id, or an id never issued */
-        unsigned event = fuzz_below(input, NAME_COUNT);
+    case 2: { /* a key by id, or an id never issued */
+        unsigned key = fuzz_below(input, KEY_COUNT);
         dc_event_id id = 0;
         bool bogus = fuzz_byte(input) < 32;
-        if (bogus)
+        if (bogus) {
             id = 70000;
-        else
-            FUZZ_CHECK(dc_table_intern(table, event_names[event], &id) == DC_OK, "intern failed");
+        } else {
+            FUZZ_CHECK(dc_table_intern(table, key_names[key], &id) == DC_OK, "intern failed");
+            note_interned(key);
+        }
         refresh_all();
-        expected_count = bogus ? 0 : live_count_where(on_event, &event);
+        expected_count = bogus ? 0 : live_count_where(of_key, &key);
         status = dc_table_remove_event_id(table, id, &removed);
         if (bogus) {
             model_expect_status(status, DC_ERR_NOT_FOUND, primed, "dc_table_remove_event_id(bogus)");
             return;
         }
         model_expect_status(status, DC_OK, primed, "dc_table_remove_event_id");
-        remove_where_in_model(on_event, &event, "dc_table_remove_event_id");
+        remove_where_in_model(of_key, &key, "dc_table_remove_event_id");
         break;
     }
     default: /* everything, rarely */
         if (choice < 200) return;
         refresh_all();
-        expected_count = live_count_where(any, NULL);
+        expected_count = live_count_where(not_default, NULL);
         status = dc_table_remove_all(table, &removed);
         model_expect_status(status, DC_OK, primed, "dc_table_remove_all");
-        remove_where_in_model(any, NULL, "dc_table_remove_all");
+        remove_where_in_model(not_default, NULL, "dc_table_remove_all");
         break;
     }
     TRACE("remove many (choice %u) -> %zu removed", choice % 5, removed);
     FUZZ_CHECK(removed == expected_count, "removed %zu handlers, the model says %zu", removed, expected_count);
 }
 
-/* Whether every registered handler takes `arguments`; what is wrong if not. */
+/* Whether every handler the execute considers takes `arguments`; what is
+ * wrong if not. */
 static void predict_fit(const frame *f, bool *type_error, bool *arity_error) {
     *type_error = *arity_error = false;
-    for (unsigned i = 0; i < registration_count; i++) {
-        const registration *r = &registrations[i];
-        if (!r->live || (int)r->event != f->event || is_variadic(r)) continue;
+    for (unsigned i = 0; i < f->snapshot_count; i++) {
+        const registration *r = f->snapshot[i];
+        if (is_variadic(r)) continue;
         const dc_signature *signature = signatures[r->signature];
         size_t first = is_bound(r) ? 1 : 0;
         size_t takes = dc_signature_parameter_count(signature) - first;
@@ -832,24 +1091,27 @@ static void predict_fit(const frame *f, bool *type_error, bool *arity_error) {
     }
 }
 
+/* Whether a hook on `hook_key` (-1: every event) sees executes of `key`: one
+ * on an event sees its executes with any detail. */
+static bool watches(int hook_key, unsigned key) {
+    return hook_key < 0 || (unsigned)hook_key == key || (unsigned)hook_key == key_events[key];
+}
+
+/* What an execute of the frame's key will look at: its handlers in call
+ * order and the hooks watching it, in the order added. */
 static void take_snapshot(frame *f) {
-    f->snapshot_count = 0;
-    for (unsigned i = 0; i < registration_count; i++) {
-        registration *r = &registrations[i];
-        if (!r->live || (int)r->event != f->event) continue;
-        unsigned at = f->snapshot_count++;
-        while (at > 0 && f->snapshot[at - 1]->order > r->order) {
-            f->snapshot[at] = f->snapshot[at - 1];
-            at--;
-        }
-        f->snapshot[at] = r;
-    }
+    f->snapshot_count = f->key >= 0 ? ordered_for_key((unsigned)f->key, f->snapshot) : 0;
     f->last_position = -1;
+    f->hook_count = 0;
+    for (unsigned i = 0; f->key >= 0 && i < hook_count; i++)
+        if (hook_records[i].live && watches(hook_records[i].key, (unsigned)f->key))
+            f->hooks[f->hook_count++] = &hook_records[i];
+    f->last_hook = -1;
 }
 
 static void do_execute(void) {
     if (table_gone || frame_count == MAX_FRAMES) return;
-    unsigned event = fuzz_below(input, NAME_COUNT);
+    unsigned choice = fuzz_below(input, KEY_COUNT + 1);
     uint8_t how = fuzz_byte(input);
     size_t count = fuzz_below(input, MAX_ARGUMENTS + 1);
     dc_value arguments[MAX_ARGUMENTS];
@@ -860,26 +1122,34 @@ static void do_execute(void) {
         uint8_t accumulator = fuzz_byte(input), flags = fuzz_byte(input);
         model_execute_options(&e, accumulator, flags);
     }
+    /* The last choice: a malformed key, by name (by id, the first key). */
+    bool malformed = choice == KEY_COUNT && !e.by_id;
+    unsigned key = choice == KEY_COUNT ? 0 : choice;
+    const char *name = malformed ? malformed_keys[how % MALFORMED_COUNT] : key_names[key];
 
     dc_event_id id = 0;
-    int resolved = (int)event;
+    int resolved = malformed ? -1 : (int)key;
     if (e.by_id) {
         if ((how & 0x30) == 0x20) {
             id = (dc_event_id)fuzz_bytes(input, 1); /* maybe issued, maybe not */
-            const char *name = NULL;
-            resolved = id != 0 && dc_table_event_name(table, id, &name) == DC_OK ? event_of_name(name) : -1;
-            if (id != 0 && resolved < 0 && name != NULL) FUZZ_CHECK(false, "event id %u names \"%s\"", id, name);
+            const char *interned_name = NULL;
+            resolved = id != 0 && dc_table_event_name(table, id, &interned_name) == DC_OK ? key_of_name(interned_name)
+                                                                                           : -1;
+            if (id != 0 && resolved < 0 && interned_name != NULL)
+                FUZZ_CHECK(false, "event id %u names \"%s\"", id, interned_name);
         } else {
-            FUZZ_CHECK(dc_table_intern(table, event_names[event], &id) == DC_OK, "intern failed");
+            FUZZ_CHECK(dc_table_intern(table, name, &id) == DC_OK, "intern failed");
+            note_interned(key);
         }
     }
     dc_status expected = model_execute_refusal(&e, id, resolved < 0);
+    if (expected == DC_OK && malformed) expected = DC_ERR_INVALID_ARGUMENT;
 
     refresh_all();
     frame *f = &frames[frame_count];
     memset(f, 0, offsetof(frame, snapshot));
     f->kind = FRAME_EXECUTE;
-    f->event = resolved;
+    f->key = resolved;
     f->arguments = arguments;
     f->count = count;
     f->strict = (e.options.flags & DC_EXECUTE_STRICT) != 0;
@@ -888,15 +1158,16 @@ static void do_execute(void) {
     take_snapshot(f);
     bool type_error = false, arity_error = false;
     if (expected == DC_OK) predict_fit(f, &type_error, &arity_error);
+    f->hooks_may_run = expected == DC_OK && !type_error && !arity_error;
 
-    TRACE("execute%s %s%s with %zu arguments, accumulator %d, flags 0x%x%s", e.brief ? " briefly" : "",
-          e.by_id ? "id of " : "",
-          resolved >= 0 ? event_names[resolved] : "?", count, (int)e.options.accumulator, e.options.flags,
+    TRACE("execute%s %s%s with %zu arguments, accumulator %d, flags 0x%x, %u hooks%s", e.brief ? " briefly" : "",
+          e.by_id ? "id of " : "", resolved >= 0 ? key_names[resolved] : name, count, (int)e.options.accumulator,
+          e.options.flags, f->hook_count,
           expected != DC_OK ? " (expected to be refused)" : type_error || arity_error ? " (expected not to fit)" : "");
     frame_count++;
-    model_execute_run(&e, table, event_names[event], id);
+    model_execute_run(&e, table, name, id);
     frame_count--;
-    TRACE("execute -> %s, %zu calls", dc_status_name(e.status), f->seen.calls);
+    TRACE("execute -> %s, %zu calls, %d hooks", dc_status_name(e.status), f->seen.calls, f->last_hook + 1);
 
     if (type_error || arity_error) {
         FUZZ_CHECK((e.status == DC_ERR_TYPE && type_error) || (e.status == DC_ERR_ARITY && arity_error),
@@ -906,6 +1177,7 @@ static void do_execute(void) {
     } else {
         model_check_execute_status(&e, expected);
     }
+    if (e.status == DC_OK || e.status == DC_ERR_NO_HANDLER) end_hooks(f);
     model_check_execute(&e, &f->seen, true);
 }
 
@@ -914,7 +1186,7 @@ static void do_drain(void) {
     frame *f = &frames[frame_count];
     memset(f, 0, offsetof(frame, snapshot));
     f->kind = FRAME_DRAIN;
-    f->event = -1;
+    f->key = -1;
     f->context = NULL;
     model_calls_open(&f->seen, DC_ACCUMULATE_FIRST);
     size_t delivered = 424242;
@@ -931,24 +1203,147 @@ static void do_drain(void) {
 
 static void do_intern(void) {
     if (table_gone) return;
-    unsigned event = fuzz_below(input, NAME_COUNT);
+    unsigned key = fuzz_below(input, KEY_COUNT + 1);
     dc_event_id id = 0, again = 0;
     const char *name = NULL;
-    FUZZ_CHECK(dc_table_intern(table, event_names[event], &id) == DC_OK && id != 0, "intern failed");
-    FUZZ_CHECK(dc_table_intern(table, event_names[event], &again) == DC_OK && again == id, "intern is not stable");
-    FUZZ_CHECK(dc_table_event_name(table, id, &name) == DC_OK && strcmp(name, event_names[event]) == 0,
-               "event %u is not named \"%s\"", id, event_names[event]);
+    if (key == KEY_COUNT) {
+        const char *primed = fuzz_prime_message();
+        model_expect_status(dc_table_intern(table, malformed_keys[fuzz_below(input, MALFORMED_COUNT)], &id),
+                            DC_ERR_INVALID_ARGUMENT, primed, "dc_table_intern(malformed)");
+        return;
+    }
+    FUZZ_CHECK(dc_table_intern(table, key_names[key], &id) == DC_OK && id != 0, "intern failed");
+    note_interned(key);
+    FUZZ_CHECK(dc_table_intern(table, key_names[key], &again) == DC_OK && again == id, "intern is not stable");
+    FUZZ_CHECK(dc_table_event_name(table, id, &name) == DC_OK && strcmp(name, key_names[key]) == 0,
+               "event %u is not named \"%s\"", id, key_names[key]);
     size_t by_id = 999, by_name = 998;
     FUZZ_CHECK(dc_table_handler_count_id(table, id, &by_id) == DC_OK, "handler_count_id failed");
-    FUZZ_CHECK(dc_table_handler_count(table, event_names[event], &by_name) == DC_OK && by_id == by_name,
+    FUZZ_CHECK(dc_table_handler_count(table, key_names[key], &by_name) == DC_OK && by_id == by_name,
                "counts by id (%zu) and by name (%zu) differ", by_id, by_name);
+}
+
+/* ---- emission hooks ------------------------------------------------------------------- */
+
+static void hook_destroyed(void *data) { ((hook_record *)data)->destroy_calls++; }
+
+/* What a hook is shown of the frame's execute. */
+static void check_emission(const dc_emission *emission, const frame *f, const hook_record *h) {
+    unsigned key = (unsigned)f->key, event = key_events[key];
+    size_t event_length = strlen(key_names[event]);
+    const char *name = NULL;
+    FUZZ_CHECK(emission->table == table && emission->key != NULL && strcmp(emission->key, key_names[key]) == 0 &&
+                   emission->event_length == event_length,
+               "hook %llu: shown key \"%s\" (event length %zu), executed \"%s\"", (unsigned long long)h->id,
+               emission->key != NULL ? emission->key : "(null)", emission->event_length, key_names[key]);
+    FUZZ_CHECK(key_detailed(key) ? emission->detail == emission->key + event_length + 2 : emission->detail == NULL,
+               "hook %llu: the detail of \"%s\" is not shown as \"%s\"", (unsigned long long)h->id, key_names[key],
+               key_detailed(key) ? key_names[key] + event_length + 2 : "(null)");
+    if (emission->key_id == 0)
+        FUZZ_CHECK(!interned[key], "hook %llu: no id shown for \"%s\", which is interned", (unsigned long long)h->id,
+                   key_names[key]);
+    else
+        FUZZ_CHECK(dc_table_event_name(table, emission->key_id, &name) == DC_OK && strcmp(name, key_names[key]) == 0,
+                   "hook %llu: key id %u is not \"%s\"", (unsigned long long)h->id, emission->key_id, key_names[key]);
+    if (emission->event == 0)
+        FUZZ_CHECK(!interned[event] && emission->key_id == 0, "hook %llu: no event id shown for \"%s\"",
+                   (unsigned long long)h->id, key_names[event]);
+    else
+        FUZZ_CHECK(dc_table_event_name(table, emission->event, &name) == DC_OK &&
+                       strcmp(name, key_names[event]) == 0 && (key_detailed(key) || emission->event == emission->key_id),
+                   "hook %llu: event id %u is not \"%s\"", (unsigned long long)h->id, emission->event, key_names[event]);
+    FUZZ_CHECK(emission->count == f->count, "hook %llu: shown %zu arguments of %zu", (unsigned long long)h->id,
+               emission->count, f->count);
+    for (size_t i = 0; i < f->count; i++)
+        FUZZ_CHECK(dc_test_values_equal(emission->arguments[i], f->arguments[i]),
+                   "hook %llu: argument %zu is not as given", (unsigned long long)h->id, i);
+}
+
+/* A hook's call: the next in its execute's snapshot still installed, before
+ * any handler. It does what the input says, then says whether it stays. */
+static bool hook_called(const dc_emission *emission, void *data) {
+    hook_record *h = data;
+    FUZZ_CHECK(frame_count > 0, "hook %llu ran outside any execute", (unsigned long long)h->id);
+    frame *f = &frames[frame_count - 1];
+    FUZZ_CHECK(f->kind == FRAME_EXECUTE && f->hooks_may_run && !f->hooks_over, "hook %llu ran %s",
+               (unsigned long long)h->id,
+               f->kind != FRAME_EXECUTE ? "in a drain"
+               : !f->hooks_may_run      ? "in an execute that is refused"
+                                        : "after a handler of its execute");
+    unsigned position = (unsigned)(f->last_hook + 1);
+    for (; position < f->hook_count && f->hooks[position] != h; position++)
+        FUZZ_CHECK(!f->hooks[position]->live, "hook %llu ran before hook %llu, added before it",
+                   (unsigned long long)h->id, (unsigned long long)f->hooks[position]->id);
+    FUZZ_CHECK(position < f->hook_count,
+               "hook %llu ran in an execute of \"%s\": it does not watch it, was added during it, or ran already",
+               (unsigned long long)h->id, key_names[f->key]);
+    FUZZ_CHECK(h->live, "hook %llu ran after its removal", (unsigned long long)h->id);
+    f->last_hook = (int)position;
+    check_emission(emission, f, h);
+    bool stays = (fuzz_byte(input) & 3) != 0;
+    TRACE("hook %llu on \"%s\" (%s)", (unsigned long long)h->id, key_names[f->key], stays ? "stays" : "goes");
+    act(NULL);
+    if (!stays) h->live = false; /* the table removes it once this returns */
+    return stays;
+}
+
+static void do_add_hook(void) {
+    if (table_gone || hook_count == MAX_HOOKS) return;
+    hook_record *h = &hook_records[hook_count];
+    memset(h, 0, sizeof *h);
+    unsigned choice = fuzz_below(input, KEY_COUNT + 2);
+    h->key = choice < KEY_COUNT ? (int)choice : -1;
+    h->has_destroy = fuzz_byte(input) & 1;
+    const char *key = choice == KEY_COUNT + 1 ? malformed_keys[fuzz_below(input, MALFORMED_COUNT)]
+                      : h->key >= 0           ? key_names[h->key]
+                                              : NULL;
+    dc_hook_id id = 0;
+    const char *primed = fuzz_prime_message();
+    dc_status status =
+        dc_table_add_emission_hook(table, key, hook_called, h, h->has_destroy ? hook_destroyed : NULL, &id);
+    TRACE("add hook %u on %s -> %s, id %llu", hook_count, key != NULL ? key : "every event", dc_status_name(status),
+          (unsigned long long)id);
+    model_expect_status(status, choice == KEY_COUNT + 1 ? DC_ERR_INVALID_ARGUMENT : DC_OK, primed,
+                        "dc_table_add_emission_hook");
+    FUZZ_CHECK(h->destroy_calls == 0, "a hook's destroy notify ran during its add");
+    if (status != DC_OK) return;
+    FUZZ_CHECK(id != 0, "a hook with id 0");
+    for (unsigned i = 0; i < hook_count; i++)
+        FUZZ_CHECK(hook_records[i].id != id, "hook id %llu given twice", (unsigned long long)id);
+    h->id = id;
+    h->live = true;
+    hook_count++;
+    if (h->key >= 0) note_interned((unsigned)h->key);
+}
+
+static void do_remove_hook(void) {
+    if (table_gone) return;
+    uint8_t choice = fuzz_byte(input);
+    hook_record *h = choice < 0xF0 && hook_count > 0 ? &hook_records[choice % hook_count] : NULL;
+    dc_hook_id id = h != NULL ? h->id : (choice & 1) ? 0 : 1000u + choice;
+    dc_status expected = h != NULL && h->live ? DC_OK : DC_ERR_NOT_FOUND;
+    const char *primed = fuzz_prime_message();
+    dc_status status = dc_table_remove_emission_hook(table, id);
+    TRACE("remove hook %llu -> %s", (unsigned long long)id, dc_status_name(status));
+    model_expect_status(status, expected, primed, "dc_table_remove_emission_hook");
+    if (status != DC_OK) return;
+    h->live = false;
+    FUZZ_CHECK(h->destroy_calls == (h->has_destroy ? 1 : 0), "hook %llu removed: its destroy notify ran %d times",
+               (unsigned long long)h->id, h->destroy_calls);
+}
+
+/* The table's destroy removes every handler and hook; their destroy notifies
+ * are counted at the end of the run. */
+static void forget_everything(const char *how) {
+    table_gone = true;
+    remove_where_in_model(any, NULL, how);
+    for (unsigned i = 0; i < hook_count; i++) hook_records[i].live = false;
 }
 
 static void destroy_table_from_a_handler(void) {
     TRACE("destroy the table from a handler");
     dc_table_destroy(table);
-    table_gone = true;
-    remove_where_in_model(any, NULL, "dc_table_destroy from a handler");
+    forget_everything("dc_table_destroy from a handler");
 }
 
 /* What a running handler does next, as the input says. */
@@ -958,6 +1353,8 @@ static void act(registration *self) {
     uint8_t action = fuzz_byte(input);
     bool may_nest = frame_count < MAX_NESTING;
     switch (action % 16) {
+    case 4: do_add_hook(); break;
+    case 5: do_remove_hook(); break;
     case 6:
         if (may_nest) do_execute();
         break;
@@ -1003,6 +1400,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     input = &in;
     memset(registrations, 0, sizeof registrations);
     memset(pool, 0, sizeof pool);
+    memset(hook_records, 0, sizeof hook_records);
+    memset(interned, 0, sizeof interned);
+    hook_count = 0;
+    observer_destroys = 0;
     registration_count = 0;
     front_order = back_order = 0;
     frame_count = 0;
@@ -1011,10 +1412,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     const dc_object_callbacks callbacks = {retain_object, release_object};
     FUZZ_CHECK(dc_table_create("fuzz", &callbacks, &table) == DC_OK, "dc_table_create failed");
     FUZZ_CHECK(dc_queue_create(&owned_queue) == DC_OK, "dc_queue_create failed");
+    FUZZ_CHECK(dc_table_set_observer(table, observe, &observer_destroys, count_destroy) == DC_OK,
+               "dc_table_set_observer failed");
 
     while (fuzz_has_more(&in) && !table_gone) {
         uint8_t operation = fuzz_byte(&in);
-        switch (operation % 12) {
+        switch (operation % 14) {
         case 0:
         case 1: do_add(false); break;
         case 2: do_add(true); break;
@@ -1026,6 +1429,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         case 8: do_execute(); break;
         case 9: do_drain(); break;
         case 10: do_intern(); break;
+        case 11: do_add_hook(); break;
+        case 12: do_remove_hook(); break;
         default: {
             const char *primed = fuzz_prime_message();
             model_expect_status(dc_table_stop_emission(table), DC_ERR_STATE, primed,
@@ -1039,7 +1444,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (!table_gone) {
         refresh_all();
         dc_table_destroy(table);
-        remove_where_in_model(any, NULL, "dc_table_destroy");
+        forget_everything("dc_table_destroy");
     }
     table = NULL;
     size_t pending = dc_queue_pending(posting_queue);
@@ -1049,6 +1454,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         FUZZ_CHECK(registrations[i].destroy_calls == (registrations[i].has_destroy ? 1 : 0),
                    "handler %llu: destroy notify ran %d times in all", (unsigned long long)registrations[i].id,
                    registrations[i].destroy_calls);
+    check_hooks_settled();
+    FUZZ_CHECK(observer_destroys == 1, "the observer's destroy notify ran %d times", observer_destroys);
     for (unsigned i = 0; i < POOL_SIZE; i++)
         FUZZ_CHECK(pool[i].references == 0, "object %u: %ld retains not released", i, pool[i].references);
     dc_queue_destroy(owned_queue);
