@@ -30,6 +30,14 @@
 #   make deps                 install the Debian packages the build and tests need (as root)
 #   make check-exports        fail if the .so exports a symbol not starting with dc_
 #   make test-c               only the C tests (cmocka), built into build/tests/
+#   make test-aarch64         the library and the C tests cross-compiled for AArch64 (Debian's
+#                             gcc-aarch64-linux-gnu, libffi and cmocka from dpkg multiarch) into
+#                             build/aarch64 and run under qemu-user, then test-fence-fallback there;
+#                             installs what it needs (as root), adding the arm64 architecture
+#   make test-32              the same for 32-bit i386 (gcc-i686-linux-gnu) in build/i386, run
+#                             natively; every call takes the libffi path there
+#   make test-fence-fallback  test_table_threads with membarrier(2) refused, so the core falls back
+#                             to full fences at run time (it prints which fences it used)
 #   make sanitize             the C tests under ASan+UBSan, then under TSan (clang, build/sanitize-*);
 #                             then swift test --sanitize=address and --sanitize=thread in
 #                             .build-sanitize-*; any report fails (sanitize-c, sanitize-swift: each half)
@@ -206,7 +214,14 @@ $(PC_FILE): $(LIBRARY).pc.in $(BUILD)/.prefix
 # ---- dependencies -------------------------------------------------------------
 
 # Quiet when everything is there. As root it installs what is missing; otherwise
-# it stops and prints the command to run.
+# it stops and prints the commands to run. DEB_ARCHITECTURES names dpkg
+# architectures whose packages (name:arch in DEB_PACKAGES) are wanted; each one
+# not yet configured is added (dpkg multiarch) before the package lists are
+# read. A package list that fails to download (a foreign architecture's adds
+# more of them, and a mirror may be mid-sync) does not stop the install:
+# apt-get install then says which package it cannot find.
+DEB_ARCHITECTURES ?=
+
 deps:
 	@missing=""; \
 	if command -v dpkg-query >/dev/null 2>&1; then \
@@ -218,15 +233,29 @@ deps:
 	    command -v "$(CXX)" >/dev/null 2>&1 || missing="$$missing g++"; \
 	    command -v "$(NM)" >/dev/null 2>&1 || missing="$$missing binutils"; \
 	    missing="$${missing# }"; \
+	    architectures=""; \
+	    for architecture in $(DEB_ARCHITECTURES); do \
+	        { dpkg --print-architecture; dpkg --print-foreign-architectures; } | grep -qxF "$$architecture" \
+	            || architectures="$$architectures $$architecture"; \
+	    done; \
 	    if [ -n "$$missing" ]; then \
 	        if [ "$$(id -u)" = 0 ]; then \
 	            echo "make deps: installing $$missing"; \
 	            export DEBIAN_FRONTEND=noninteractive; \
-	            apt-get update -qq && \
+	            for architecture in $$architectures; do \
+	                echo "make deps: adding the $$architecture architecture"; \
+	                dpkg --add-architecture "$$architecture" || exit 1; \
+	            done; \
+	            apt-get update -qq || echo "make deps: some package lists failed to download;" \
+	                "installing from those apt-get has" >&2; \
 	            apt-get install -y -qq --no-install-recommends $$missing >/dev/null || exit 1; \
 	        else \
 	            echo "error: missing Debian packages: $$missing" >&2; \
 	            echo "install them with:" >&2; \
+	            for architecture in $$architectures; do \
+	                echo "    sudo dpkg --add-architecture $$architecture" >&2; \
+	            done; \
+	            if [ -n "$$architectures" ]; then echo "    sudo apt-get update" >&2; fi; \
 	            echo "    sudo apt-get install $$missing" >&2; \
 	            exit 1; \
 	        fi; \
@@ -275,14 +304,38 @@ $(BUILD)/tests/%: Tests/CDispatchCoreTests/%.c $(wildcard Tests/CDispatchCoreTes
 	    -L$(BUILD) -l$(LIBRARY) -Wl,-rpath,'$$ORIGIN/..' $(CMOCKA_LIBS) \
 	    $(SANITIZE_FLAGS) $(LDFLAGS) -pthread
 
+# TEST_RUNNER runs each test program (qemu-user for another architecture's).
+TEST_RUNNER   ?=
+
 test-c: $(TESTS)
 	@test -n "$(TESTS)" || { echo "error: no C tests in Tests/CDispatchCoreTests" >&2; exit 1; }
 	@failed=""; \
 	for test in $(TESTS); do \
 	    echo "== $$test"; \
-	    "$$test" || failed="$$failed $$(basename $$test)"; \
+	    $(TEST_RUNNER) "$$test" || failed="$$failed $$(basename $$test)"; \
 	done; \
 	if [ -n "$$failed" ]; then echo "C tests failed:$$failed" >&2; exit 1; fi
+
+# test_table_threads again, linked with a syscall() that refuses membarrier(2)
+# (refuse_membarrier.c), so the core's run-time fallback to full fences runs too;
+# the test prints which fences it used, and a run that did not fall back fails.
+FENCE_FALLBACK_TEST := $(BUILD)/tests/fallback/test_table_threads
+
+$(FENCE_FALLBACK_TEST): Tests/CDispatchCoreTests/test_table_threads.c \
+                        Tests/CDispatchCoreTests/refuse_membarrier.c $(wildcard Tests/CDispatchCoreTests/*.h) \
+                        $(HEADERS) $(BINDING_HEADER) $(SHARED_LIB)
+	@mkdir -p $(dir $@)
+	$(TEST_CC) $(CLIENT_CFLAGS) $(CMOCKA_CFLAGS) $(filter %.c,$^) -o $@ \
+	    -L$(BUILD) -l$(LIBRARY) -Wl,-rpath,'$$ORIGIN/../..' $(CMOCKA_LIBS) \
+	    $(SANITIZE_FLAGS) $(LDFLAGS) -pthread
+
+.PHONY: test-fence-fallback
+test-fence-fallback: $(FENCE_FALLBACK_TEST)
+	@echo "== $< (membarrier(2) refused)"
+	@$(TEST_RUNNER) $< > $<.log 2>&1; status=$$?; cat $<.log; \
+	if [ $$status != 0 ]; then exit $$status; fi; \
+	grep -q '^table threads: full fences' $<.log || { \
+	    echo "error: $< did not fall back to full fences" >&2; exit 1; }
 
 # Each header must stand alone, as C11 and as C++11 (the binding header's
 # layouts and inline execute are C only; C++ sees its declarations).
@@ -332,6 +385,52 @@ check-stubs:
 	else \
 	    echo "check-stubs: skipped ($(PYTHON) not found)"; \
 	fi
+
+# ---- other ABIs: AArch64 under qemu-user, and 32-bit i386 -------------------------
+
+# The library and the C tests built for another ABI by Debian's cross gcc,
+# against that architecture's libffi and cmocka from dpkg multiarch, into a
+# build folder of the ABI's own (build/aarch64, build/i386), and run by
+# make test-c. pkg-config reads the architecture's .pc files.
+#
+# AArch64 programs run under qemu-aarch64 with the arm64 loader and libc that
+# libffi8:arm64 brings (libc6:arm64, in the usual multiarch places), not with
+# the cross sysroot's (-L /usr/aarch64-linux-gnu): that loader is another glibc
+# build, and would load the multiarch libc beside it through /etc/ld.so.cache.
+# i386 programs run natively on an x86-64 kernel. i386 is built by
+# gcc-i686-linux-gnu, not gcc -m32: gcc-multilib, which -m32 needs, conflicts
+# with Debian's cross compilers, gcc-aarch64-linux-gnu among them.
+AARCH64_BUILD    := build/aarch64
+AARCH64_PACKAGES := gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user \
+                    libffi-dev:arm64 libcmocka-dev:arm64
+I386_BUILD       := build/i386
+I386_PACKAGES    := gcc-i686-linux-gnu libc6-dev-i386-cross libffi-dev:i386 libcmocka-dev:i386
+
+# gcc notes, on i386, that GCC 11 changed the alignment of _Atomic 64-bit
+# fields in structs (a layout shared with objects built by an older GCC);
+# here one compiler builds the library and its tests.
+I386_CFLAGS      := -Wno-psabi
+
+# cross_test_c TRIPLET MULTIARCH-DIRECTORY BUILD RUNNER EXTRA-CFLAGS
+cross_test_c = PKG_CONFIG_LIBDIR=/usr/lib/$(2)/pkgconfig:/usr/share/pkgconfig \
+    $(MAKE) --no-print-directory BUILD=$(3) CC=$(1)-gcc TEST_CC=$(1)-gcc AR=$(1)-ar NM=$(1)-nm \
+        TEST_RUNNER="$(4)" CFLAGS="$(strip $(CFLAGS) $(5))" all test-c test-fence-fallback
+
+.PHONY: test-aarch64 deps-aarch64 test-32 deps-32
+
+deps-aarch64:
+	@$(MAKE) --no-print-directory deps DEB_ARCHITECTURES=arm64 DEB_PACKAGES="$(DEB_PACKAGES) $(AARCH64_PACKAGES)"
+
+test-aarch64:
+	@$(MAKE) --no-print-directory deps-aarch64
+	@$(call cross_test_c,aarch64-linux-gnu,aarch64-linux-gnu,$(AARCH64_BUILD),qemu-aarch64)
+
+deps-32:
+	@$(MAKE) --no-print-directory deps DEB_ARCHITECTURES=i386 DEB_PACKAGES="$(DEB_PACKAGES) $(I386_PACKAGES)"
+
+test-32:
+	@$(MAKE) --no-print-directory deps-32
+	@$(call cross_test_c,i686-linux-gnu,i386-linux-gnu,$(I386_BUILD),,$(I386_CFLAGS))
 
 # ---- benchmark ----------------------------------------------------------------
 

@@ -22,6 +22,8 @@
 #include "test_support.h"
 #include "thread_support.h"
 
+#include "dispatch_core_binding.h" /* dc__asymmetric_fences */
+
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -782,8 +784,22 @@ static void executes_on_two_threads_run_their_handlers_at_the_same_time(void **s
     dc_signature_release(signature);
 }
 
+/* Says which fences these runs tested: readers pair a compiler-only fence with
+ * the writers' membarrier(2), or, where the kernel or an emulator (valgrind,
+ * some qemu-user builds) lacks it, both sides take full fences. The core
+ * decides once, when the first table is created. */
+static void print_the_fences_in_use(void) {
+    dc_table *table = NULL;
+    if (dc_table_create("fence probe", NULL, &table) != DC_OK) return;
+    printf("table threads: %s\n", dc__asymmetric_fences
+                                      ? "asymmetric fences (membarrier(2) in writers, compiler fences in readers)"
+                                      : "full fences on both sides (membarrier(2) is missing)");
+    dc_table_destroy(table);
+}
+
 int main(void) {
     alarm(WATCHDOG_SECONDS); /* a hang ends the process (and fails make test-c) */
+    print_the_fences_in_use();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(executes_race_adds_removes_and_blocks_with_exact_counts_and_no_late_calls),
         cmocka_unit_test(removals_racing_a_thread_that_begins_to_execute_are_never_late),
