@@ -754,10 +754,20 @@ static void every_add_and_remove_is_told_to_an_observer_while_observers_are_repl
 
 /*
  * The observer gives each handler added to "primary" a companion on
- * "companion", bound to the primary's id as its target, and removes the
- * companion when the primary goes: two threads add and remove primaries
- * while a third executes both events.
+ * "companion", and removes the companion when the primary goes: two threads
+ * add and remove primaries while a third executes both events. A primary's
+ * target is a place of its own: told of the add, the observer notes the
+ * primary's id there and binds the companion to the place's `companion`
+ * byte; told of the removal, it finds the place by the id. (The id itself,
+ * 64 bits, cannot be the companion's target where pointers have 32.)
  */
+enum { PLACES_PER_WORKER = 4 };
+
+typedef struct primary_place {
+    _Atomic(dc_handler_id) id; /* 0 while no primary is there */
+    char companion;            /* its address is the companion's target */
+} primary_place;
+
 static struct {
     dc_table *table;
     dc_signature *signature;
@@ -766,7 +776,16 @@ static struct {
     atomic_ulong companion_added, companion_removed;
     atomic_ulong companion_destroys;
     atomic_ulong observer_destroys;
+    primary_place places[COMPANION_WORKERS][PLACES_PER_WORKER];
 } companions;
+
+/* The place of the primary with id `id`, or NULL. */
+static primary_place *place_of_primary(dc_handler_id id) {
+    for (int worker = 0; worker < COMPANION_WORKERS; worker++)
+        for (int i = 0; i < PLACES_PER_WORKER; i++)
+            if (atomic_load(&companions.places[worker][i].id) == id) return &companions.places[worker][i];
+    return NULL;
+}
 
 CALLEE static void primary_handler(void *target, executor *who) {
     (void)target;
@@ -791,7 +810,6 @@ static void companion_observer(void *data, dc_table *table, dc_table_change chan
         return;
     }
     CHECK(event == companions.primary, "the observer was told of event %u", event);
-    void *companion_target = (void *)(uintptr_t)handler;
     if (change == DC_HANDLER_ADDED) {
         atomic_fetch_add(&companions.primary_added, 1);
         dc_handler_info info;
@@ -799,14 +817,21 @@ static void companion_observer(void *data, dc_table *table, dc_table_change chan
         CHECK(status == DC_OK && info.event == companions.primary && info.function == DC_FUNCTION(primary_handler) &&
                   info.flags == 0 && info.target != NULL,
               "dc_table_handler_info of a primary just added gave %s", dc_status_name(status));
+        if (status != DC_OK || info.target == NULL) return;
+        primary_place *place = info.target;
+        atomic_store(&place->id, handler);
         dc_handler_options options = {.destroy = count_companion_destroy};
         status = dc_table_add_id(table, companions.companion, companions.signature, DC_FUNCTION(companion_handler),
-                                 companion_target, &options, NULL);
+                                 &place->companion, &options, NULL);
         CHECK(status == DC_OK, "adding a companion from inside the observer gave %s", dc_status_name(status));
     } else {
         atomic_fetch_add(&companions.primary_removed, 1);
+        primary_place *place = place_of_primary(handler);
+        CHECK(place != NULL, "no place holds the id of a primary removed");
+        if (place == NULL) return;
+        atomic_store(&place->id, 0);
         size_t removed = 0;
-        dc_status status = dc_table_remove_target(table, companion_target, &removed);
+        dc_status status = dc_table_remove_target(table, &place->companion, &removed);
         CHECK(status == DC_OK && removed == 1, "removing a companion from inside the observer gave %s, %zu removed",
               dc_status_name(status), removed);
     }
@@ -820,7 +845,7 @@ static void count_observer_destroy(void *data) {
 typedef struct companion_worker {
     pthread_t thread;
     atomic_bool *stop;
-    char targets[4];
+    primary_place *places; /* PLACES_PER_WORKER of companions.places, used in turn */
     uint64_t rounds;
 } companion_worker;
 
@@ -828,17 +853,17 @@ static void *run_companion_worker(void *context) {
     companion_worker *w = context;
     dc_table *table = companions.table;
     while (!atomic_load_explicit(w->stop, memory_order_relaxed) || w->rounds < STRESS_MINIMUM_ROUNDS) {
-        void *target = &w->targets[w->rounds % 4];
+        primary_place *place = &w->places[w->rounds % PLACES_PER_WORKER];
         dc_handler_id id = 0, companion = 0;
-        dc_status status = dc_table_add(table, "primary", companions.signature, DC_FUNCTION(primary_handler), target,
+        dc_status status = dc_table_add(table, "primary", companions.signature, DC_FUNCTION(primary_handler), place,
                                         NULL, &id);
         CHECK(status == DC_OK, "adding a primary gave %s", dc_status_name(status));
-        status = dc_table_find_handler(table, "companion", DC_FUNCTION(companion_handler), (void *)(uintptr_t)id,
+        status = dc_table_find_handler(table, "companion", DC_FUNCTION(companion_handler), &place->companion,
                                        &companion);
         CHECK(status == DC_OK, "no companion once the primary's add returned (%s)", dc_status_name(status));
         status = dc_table_remove(table, id);
         CHECK(status == DC_OK, "removing a primary gave %s", dc_status_name(status));
-        status = dc_table_find_handler(table, "companion", DC_FUNCTION(companion_handler), (void *)(uintptr_t)id,
+        status = dc_table_find_handler(table, "companion", DC_FUNCTION(companion_handler), &place->companion,
                                        &companion);
         CHECK(status == DC_ERR_NOT_FOUND, "the companion is still there once the primary's remove returned (%s)",
               dc_status_name(status));
@@ -863,7 +888,7 @@ static void observers_adding_and_removing_handlers_from_inside_their_calls_on_tw
     start_executor(&runner, table, "primary", "companion", &stop);
     companion_worker workers[COMPANION_WORKERS];
     for (int i = 0; i < COMPANION_WORKERS; i++) {
-        workers[i] = (companion_worker){.stop = &stop};
+        workers[i] = (companion_worker){.stop = &stop, .places = companions.places[i]};
         assert_int_equal(pthread_create(&workers[i].thread, NULL, run_companion_worker, &workers[i]), 0);
     }
     usleep(STRESS_MILLISECONDS * 1000);

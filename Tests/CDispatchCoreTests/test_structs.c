@@ -1155,8 +1155,14 @@ static void scalar_and_void_layouts_describe_the_type_alone(void **state) {
     dc_signature_release(signature);
 }
 
+/* `size` bytes rounded up to whole pointer-sized slots; `offset` rounded up to `alignment`. */
+#define SLOTS(size) (((size) + sizeof(void *) - 1) / sizeof(void *) * sizeof(void *))
+#define ALIGN_UP(offset, alignment) (((offset) + (alignment) - 1) / (alignment) * (alignment))
+
 static void frame_size_counts_each_parameter_in_pointer_sized_slots(void **state) {
     (void)state;
+    /* A 12-byte struct takes 16 bytes where pointers are 8 bytes, 12 where
+     * they are 4; int64_t and doubles are 4-aligned on i386. */
     const struct {
         const char *encoding;
         size_t frame;
@@ -1167,9 +1173,9 @@ static void frame_size_counts_each_parameter_in_pointer_sized_slots(void **state
         {"v{point=dd}i", 16 + sizeof(void *)},
         {"vc{?=c}", 2 * sizeof(void *)},
         {"v{cdc=cdc}", sizeof(small_cdc)},
-        {"vq{?=[3i]}", 8 + 16},
-        {"v{?=[3i]}q", 16 + 8},
-        {"vc" RECT, 8 + sizeof(rect)},
+        {"vq{?=[3i]}", SLOTS(8) + SLOTS(12)},
+        {"v{?=[3i]}q", ALIGN_UP(SLOTS(12), _Alignof(int64_t)) + SLOTS(8)},
+        {"vc" RECT, ALIGN_UP(SLOTS(1), _Alignof(rect)) + SLOTS(sizeof(rect))},
     };
     for (size_t i = 0; i < ARRAY_COUNT(cases); i++) {
         dc_signature *signature = create_signature(cases[i].encoding);

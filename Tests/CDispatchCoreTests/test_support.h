@@ -215,5 +215,7 @@ static inline dc_function library_function(const char *name) {
 /* The encoding of a C integer type of `size` bytes ("l" is 32-bit, as in
  * Objective-C, so long is q on LP64). */
 static inline const char *integer_code(size_t size) { return size == 8 ? "q" : "i"; }
+/* The same, unsigned: size_t's is Q on a 64-bit ABI and I on a 32-bit one. */
+static inline const char *unsigned_integer_code(size_t size) { return size == 8 ? "Q" : "I"; }
 
 #endif /* DC_TEST_SUPPORT_H */

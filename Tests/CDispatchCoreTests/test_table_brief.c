@@ -79,7 +79,9 @@ static void plain_handlers_report_only_their_count(void **state) {
     (void)state;
     add_recorder("tick", record_1);
     add_recorder("tick", record_2);
-    assert_brief_both_ways("tick", 2, false, true);
+    /* The lean way calls plain handlers as the stubs do, so on an ABI without
+     * stubs (every call on libffi) they go the general way. */
+    assert_brief_both_ways("tick", 2, false, DC_TEST_STUB_PATH == DC_CALL_PATH_STUB);
     assert_call_log(1, 2, 1, 2);
 }
 

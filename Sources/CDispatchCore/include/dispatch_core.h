@@ -322,8 +322,9 @@ DC_API dc_status dc_signature_create(const char *encoding, dc_signature **out);
  * A signature for calls of a variadic function in one shape: `encoding` gives
  * the return type, the `fixed_count` fixed parameters, then the types of the
  * variadic arguments of these calls. snprintf(buffer, size, "%d %s", n, s) is
- * dc_signature_create_variadic("i*Q*i*", 3, &sig). Its calls take libffi's
- * variadic path (ffi_prep_cif_var).
+ * dc_signature_create_variadic("i*Q*i*", 3, &sig) where size_t is 64-bit
+ * ("i*I*i*" where it is 32-bit). Its calls take libffi's variadic path
+ * (ffi_prep_cif_var).
  *
  * C passes a variadic argument after its default promotions, so the variadic
  * part must name promoted types: `d` for a float (f is refused), `i` for
