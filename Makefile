@@ -32,8 +32,9 @@
 #   make test-c               only the C tests (cmocka), built into build/tests/
 #   make test-aarch64         the library and the C tests cross-compiled for AArch64 (Debian's
 #                             gcc-aarch64-linux-gnu, libffi and cmocka from dpkg multiarch) into
-#                             build/aarch64 and run under qemu-user, then test-fence-fallback there;
-#                             installs what it needs (as root), adding the arm64 architecture
+#                             build/aarch64 and run under qemu-user, then test-fence-fallback and
+#                             check-exports there; installs what it needs (as root), adding the
+#                             arm64 architecture
 #   make test-32              the same for 32-bit i386 (gcc-i686-linux-gnu) in build/i386, run
 #                             natively; every call takes the libffi path there
 #   make test-fence-fallback  test_table_threads with membarrier(2) refused, so the core falls back
@@ -391,7 +392,8 @@ check-stubs:
 # The library and the C tests built for another ABI by Debian's cross gcc,
 # against that architecture's libffi and cmocka from dpkg multiarch, into a
 # build folder of the ABI's own (build/aarch64, build/i386), and run by
-# make test-c. pkg-config reads the architecture's .pc files.
+# make test-c and test-fence-fallback; check-exports reads the library with
+# the target's nm. pkg-config reads the architecture's .pc files.
 #
 # AArch64 programs run under qemu-aarch64 with the arm64 loader and libc that
 # libffi8:arm64 brings (libc6:arm64, in the usual multiarch places), not with
@@ -411,10 +413,14 @@ I386_PACKAGES    := gcc-i686-linux-gnu libc6-dev-i386-cross libffi-dev:i386 libc
 # here one compiler builds the library and its tests.
 I386_CFLAGS      := -Wno-psabi
 
-# cross_test_c TRIPLET MULTIARCH-DIRECTORY BUILD RUNNER EXTRA-CFLAGS
-cross_test_c = PKG_CONFIG_LIBDIR=/usr/lib/$(2)/pkgconfig:/usr/share/pkgconfig \
+# $(call cross_make,TRIPLET,MULTIARCH-DIRECTORY,BUILD,RUNNER,EXTRA-CFLAGS) GOALS: make GOALS
+# for the target. The thread tests run one program at a time, as in test-c,
+# even under -j: the fallback run is a second sub-make.
+cross_make = PKG_CONFIG_LIBDIR=/usr/lib/$(2)/pkgconfig:/usr/share/pkgconfig \
     $(MAKE) --no-print-directory BUILD=$(3) CC=$(1)-gcc TEST_CC=$(1)-gcc AR=$(1)-ar NM=$(1)-nm \
-        TEST_RUNNER="$(4)" CFLAGS="$(strip $(CFLAGS) $(5))" all test-c test-fence-fallback
+        TEST_RUNNER="$(4)" CFLAGS="$(strip $(CFLAGS) $(5))"
+AARCH64_MAKE = $(call cross_make,aarch64-linux-gnu,aarch64-linux-gnu,$(AARCH64_BUILD),qemu-aarch64)
+I386_MAKE    = $(call cross_make,i686-linux-gnu,i386-linux-gnu,$(I386_BUILD),,$(I386_CFLAGS))
 
 .PHONY: test-aarch64 deps-aarch64 test-32 deps-32
 
@@ -423,14 +429,16 @@ deps-aarch64:
 
 test-aarch64:
 	@$(MAKE) --no-print-directory deps-aarch64
-	@$(call cross_test_c,aarch64-linux-gnu,aarch64-linux-gnu,$(AARCH64_BUILD),qemu-aarch64)
+	@$(AARCH64_MAKE) all test-c
+	@$(AARCH64_MAKE) test-fence-fallback check-exports
 
 deps-32:
 	@$(MAKE) --no-print-directory deps DEB_ARCHITECTURES=i386 DEB_PACKAGES="$(DEB_PACKAGES) $(I386_PACKAGES)"
 
 test-32:
 	@$(MAKE) --no-print-directory deps-32
-	@$(call cross_test_c,i686-linux-gnu,i386-linux-gnu,$(I386_BUILD),,$(I386_CFLAGS))
+	@$(I386_MAKE) all test-c
+	@$(I386_MAKE) test-fence-fallback check-exports
 
 # ---- benchmark ----------------------------------------------------------------
 
