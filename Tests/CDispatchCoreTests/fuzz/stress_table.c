@@ -14,11 +14,12 @@
  *
  * Rounds. Thread 0 creates two tables; every thread then runs --ops
  * operations (fuzz_table's: add a C function, a marshal or a Swift-convention
- * marshal with once / first / strict / owns-target / allow-duplicate flags, a
+ * marshal with once / first / strict / owns-target / allow-duplicate flags, as
+ * an after-handler or not, for an event or the event with a detail, a
  * queue of any thread and a destroy notify; add a duplicate; add a crowd of
  * marshals that grows the handler chunks; remove by id, target, event or all;
- * block and unblock; execute with arguments, options, accumulators, briefly or
- * by the event's record; drain its own queue; intern and query; destroy a
+ * block and unblock; execute an event, or it with a detail, with arguments,
+ * options, accumulators, briefly or by the event's record; drain its own queue; intern and query; destroy a
  * table). Every handler, when it runs, does what its thread's program says
  * next: nothing, linger, execute again, remove or block itself or another
  * handler, unblock, add, stop the emission, remove many, drain, or destroy its
@@ -63,7 +64,8 @@
  *  - nor after its destroy notify ran; a once-handler runs at most once; a
  *    handler added by this thread after an execute began does not run in it;
  *    a handler runs on its queue's owner thread or, without a queue, in an
- *    execute of its own table and event, not after a stop, with the
+ *    execute of its own table and event (one added with a detail only in
+ *    executes with that detail), not after a stop, with the
  *    arguments converted to its parameters (its target first) and the
  *    execute's context;
  *  - a destroy notify runs at most once, and by the end of the round (after
@@ -121,6 +123,13 @@ enum {
 };
 
 static const char *const event_names[NAME_COUNT] = {"tap", "toggle", "select", "compute", "never-registered", "crowd"};
+/* Each event with the one detail handlers are added with and executes use. */
+static const char *const detailed_names[NAME_COUNT] = {"tap::s",     "toggle::s",           "select::s",
+                                                       "compute::s", "never-registered::s", "crowd::s"};
+
+static const char *key_name(unsigned event, bool detailed) {
+    return detailed ? detailed_names[event] : event_names[event];
+}
 
 /* The signature most handlers of an event have, so some events have one shape
  * (the lean execute) and executes often fit; "compute" takes any. */
@@ -154,6 +163,7 @@ typedef struct record {
     unsigned index;
     unsigned slot;
     unsigned event;
+    bool detailed; /* added with the event's detail (detailed_names) */
     record_kind kind;
     int signature; /* -1: a variadic marshal */
     unsigned anonymous_family, anonymous_copy;
@@ -246,6 +256,7 @@ typedef struct frame {
     frame_kind kind;
     unsigned slot;
     int event;
+    bool detailed; /* the event with its detail */
     const dc_value *arguments;
     size_t count;
     bool strict;
@@ -625,9 +636,10 @@ static frame *begin_call(record *r, const dc_value *values, size_t count) {
                  kind_names[r->kind], dc_status_name((dc_status)added));
     dc_table *table = slots[r->slot].table;
     if (f->kind == FRAME_EXECUTE) {
-        STRESS_CHECK(f->slot == r->slot && f->event == (int)r->event,
+        STRESS_CHECK(f->slot == r->slot && f->event == (int)r->event && (f->detailed || !r->detailed),
                      "handler r%u (table %u, \"%s\") ran in an execute of \"%s\" on table %u", r->index, r->slot,
-                     event_names[r->event], f->event >= 0 ? event_names[f->event] : "?", f->slot);
+                     key_name(r->event, r->detailed), f->event >= 0 ? key_name((unsigned)f->event, f->detailed) : "?",
+                     f->slot);
         STRESS_CHECK(!f->seen.stop_called && !f->seen.stop_by_true,
                      "handler r%u ran after its execute was stopped (%s)", r->index,
                      f->seen.stop_called ? "dc_table_stop_emission" : "a handler returned true");
@@ -890,6 +902,18 @@ static bool duplicable(const record *r) {
     return r->adder == me->index && r->kind != KIND_CROWD && r->kind != KIND_DUPLICATE;
 }
 
+static dc_event_id intern_checked(unsigned slot, unsigned event);
+
+/* The id of an event or of it with its detail, interned. */
+static dc_event_id intern_key(unsigned slot, unsigned event, bool detailed) {
+    if (!detailed) return intern_checked(slot, event);
+    dc_event_id id = 0;
+    dc_status status = dc_table_intern(slots[slot].table, detailed_names[event], &id);
+    STRESS_CHECK(status == DC_OK && id != 0, "dc_table_intern(\"%s\") gave %s, id %u", detailed_names[event],
+                 dc_status_name(status), id);
+    return id;
+}
+
 static dc_event_id intern_checked(unsigned slot, unsigned event) {
     table_slot *s = &slots[slot];
     dc_event_id id = 0, known = 0;
@@ -967,9 +991,11 @@ static void do_add(unsigned slot) {
         break;
     }
 
+    r->detailed = chance(15);
     uint32_t flags = 0;
     if (chance(15)) flags |= DC_HANDLER_ONCE;
     if (chance(20)) flags |= DC_HANDLER_FIRST;
+    if (chance(15)) flags |= DC_HANDLER_AFTER;
     if (chance(8)) flags |= DC_HANDLER_STRICT;
     if (chance(10)) flags |= DC__HANDLER_ALLOW_DUPLICATE;
     if (target != NULL && chance(20)) flags |= DC__HANDLER_OWNS_TARGET;
@@ -1011,7 +1037,7 @@ static void do_add(unsigned slot) {
 
     stress_push(note(OP_ADD, slot, event, r->index, kind));
     table_slot *s = &slots[slot];
-    if (by_id && expected != DC_ERR_NOT_FOUND) event_id = intern_checked(slot, event);
+    if (by_id && expected != DC_ERR_NOT_FOUND) event_id = intern_key(slot, event, r->detailed);
     dc_handler_options options = {given_flags, NULL, r->has_destroy ? destroy_notify : NULL, r};
     if (r->queue_owner >= 0) options.queue = workers[r->queue_owner].queue;
     dc_handler_id id = 0;
@@ -1019,7 +1045,8 @@ static void do_add(unsigned slot) {
     dc_status status;
     if (kind == KIND_BOUND || kind == KIND_ANONYMOUS) {
         status = by_id ? dc_table_add_id(s->table, event_id, signature, function, target, &options, &id)
-                       : dc_table_add(s->table, event_names[event], signature, function, target, &options, &id);
+                       : dc_table_add(s->table, key_name(event, r->detailed), signature, function, target, &options,
+                                      &id);
     } else {
         dc_marshal marshal = marshal_handler;
 #if DC__SWIFT_CALLS
@@ -1029,7 +1056,8 @@ static void do_add(unsigned slot) {
 #endif
         if (expected == DC_ERR_NULL_ARGUMENT) marshal = NULL;
         status = by_id ? dc_table_add_marshal_id(s->table, event_id, signature, marshal, target, &options, &id)
-                       : dc_table_add_marshal(s->table, event_names[event], signature, marshal, target, &options, &id);
+                       : dc_table_add_marshal(s->table, key_name(event, r->detailed), signature, marshal, target,
+                                              &options, &id);
     }
     atomic_store(&r->state_when_returned, atomic_load(&s->state));
     atomic_store(&r->add_status, status);
@@ -1068,9 +1096,10 @@ static void do_add_duplicate(unsigned slot) {
     record *d = new_record(slot, KIND_DUPLICATE, original->event);
     if (d == NULL) return;
     d->alias = original;
+    d->detailed = original->detailed;
     d->signature = original->signature;
     d->has_destroy = true;
-    d->flags = original->flags & (DC_HANDLER_FIRST | DC_HANDLER_STRICT | DC__HANDLER_SWIFT_CALL);
+    d->flags = original->flags & (DC_HANDLER_FIRST | DC_HANDLER_STRICT | DC_HANDLER_AFTER | DC__HANDLER_SWIFT_CALL);
     atomic_store(&original->ambiguous, true);
     stress_push(note(OP_ADD_DUPLICATE, slot, original->event, d->index, original->index));
     table_slot *s = &slots[slot];
@@ -1081,16 +1110,16 @@ static void do_add_duplicate(unsigned slot) {
     dc_status status;
     switch (original->kind) {
     case KIND_BOUND:
-        status = dc_table_add(s->table, event_names[d->event], signature, bound_functions[d->signature], original,
+        status = dc_table_add(s->table, key_name(d->event, d->detailed), signature, bound_functions[d->signature], original,
                               &options, &id);
         break;
     case KIND_ANONYMOUS:
-        status = dc_table_add(s->table, event_names[d->event], signature,
+        status = dc_table_add(s->table, key_name(d->event, d->detailed), signature,
                               anonymous_functions[original->anonymous_family][original->anonymous_copy], NULL,
                               &options, &id);
         break;
     case KIND_MARSHAL:
-        status = dc_table_add_marshal(s->table, event_names[d->event], signature, marshal_handler, original, &options,
+        status = dc_table_add_marshal(s->table, key_name(d->event, d->detailed), signature, marshal_handler, original, &options,
                                       &id);
         break;
     default: {
@@ -1098,7 +1127,7 @@ static void do_add_duplicate(unsigned slot) {
 #if DC__SWIFT_CALLS
         marshal = parameter_count(original) > 0 ? (dc_marshal)(void *)swift_values : (dc_marshal)(void *)swift_none;
 #endif
-        status = dc_table_add_marshal(s->table, event_names[d->event], signature, marshal, original, &options, &id);
+        status = dc_table_add_marshal(s->table, key_name(d->event, d->detailed), signature, marshal, original, &options, &id);
         break;
     }
     }
@@ -1338,6 +1367,7 @@ static void do_execute(unsigned slot) {
     if (me->frame_count == MAX_FRAMES) return;
     table_slot *s = &slots[slot];
     unsigned event = chance(3) ? CROWD_EVENT : below(NEVER_EVENT + 1);
+    bool detailed = chance(25);
     uint8_t how = (uint8_t)stress_next(random_source());
     dc_value arguments[MAX_ARGUMENTS];
     size_t count;
@@ -1362,7 +1392,7 @@ static void do_execute(unsigned slot) {
         if ((how & 0x30) == 0x20 && chance(30))
             id = chance(50) ? 0 : BOGUS_EVENT_ID + below(50), bogus_id = true;
         else
-            id = intern_checked(slot, event);
+            id = intern_key(slot, event, detailed);
     }
     dc_status expected = model_execute_refusal(&e, id, bogus_id);
 
@@ -1370,6 +1400,7 @@ static void do_execute(unsigned slot) {
     f->kind = FRAME_EXECUTE;
     f->slot = slot;
     f->event = (int)event;
+    f->detailed = detailed;
     f->arguments = arguments;
     f->count = count;
     f->strict = (e.options.flags & DC_EXECUTE_STRICT) != 0;
@@ -1378,7 +1409,7 @@ static void do_execute(unsigned slot) {
     model_calls_open(&f->seen, e.options.accumulator);
 
     me->frame_count++;
-    model_execute_run(&e, s->table, event_names[event], id);
+    model_execute_run(&e, s->table, key_name(event, detailed), id);
     me->frame_count--;
     me->stats.executes++;
 
@@ -1441,13 +1472,17 @@ static void do_query(unsigned slot) {
     primed = fuzz_prime_message();
     model_expect_status(dc_table_handler_count_id(s->table, BOGUS_EVENT_ID, &count), DC_ERR_NOT_FOUND, primed,
                         "dc_table_handler_count_id of an id never issued");
-    const char *listed[NAME_COUNT + 1];
+    const char *listed[2 * NAME_COUNT];
     size_t total = 0;
-    STRESS_CHECK(dc_table_events(s->table, listed, NAME_COUNT + 1, &total) == DC_OK, "dc_table_events failed");
-    STRESS_CHECK(total < NAME_COUNT, "%zu events listed, but only %d ever have handlers", total, NAME_COUNT - 1);
+    STRESS_CHECK(dc_table_events(s->table, listed, 2 * NAME_COUNT, &total) == DC_OK, "dc_table_events failed");
+    /* Handlers are added to every event but one, with its detail too but for crowds. */
+    STRESS_CHECK(total <= 2 * NAME_COUNT - 3, "%zu keys listed, but only %d ever have handlers", total,
+                 2 * NAME_COUNT - 3);
     for (size_t i = 0; i < total; i++) {
         bool known = false;
-        for (unsigned e = 0; e < NAME_COUNT; e++) known |= e != NEVER_EVENT && strcmp(listed[i], event_names[e]) == 0;
+        for (unsigned e = 0; e < NAME_COUNT; e++)
+            known |= e != NEVER_EVENT && (strcmp(listed[i], event_names[e]) == 0 ||
+                                          (e != CROWD_EVENT && strcmp(listed[i], detailed_names[e]) == 0));
         STRESS_CHECK(known, "dc_table_events listed \"%s\"", listed[i]);
         for (size_t j = 0; j < i; j++) STRESS_CHECK(listed[i] != listed[j], "\"%s\" listed twice", listed[i]);
     }
