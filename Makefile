@@ -407,6 +407,8 @@ AARCH64_PACKAGES := gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user \
                     libffi-dev:arm64 libcmocka-dev:arm64
 I386_BUILD       := build/i386
 I386_PACKAGES    := gcc-i686-linux-gnu libc6-dev-i386-cross libffi-dev:i386 libcmocka-dev:i386
+# qemu-i386 (from qemu-user) where the kernel runs no 32-bit programs (no IA32 emulation).
+I386_RUNNER      ?=
 
 # gcc notes, on i386, that GCC 11 changed the alignment of _Atomic 64-bit
 # fields in structs (a layout shared with objects built by an older GCC);
@@ -420,7 +422,7 @@ cross_make = PKG_CONFIG_LIBDIR=/usr/lib/$(2)/pkgconfig:/usr/share/pkgconfig \
     $(MAKE) --no-print-directory BUILD=$(3) CC=$(1)-gcc TEST_CC=$(1)-gcc AR=$(1)-ar NM=$(1)-nm \
         TEST_RUNNER="$(4)" CFLAGS="$(strip $(CFLAGS) $(5))"
 AARCH64_MAKE = $(call cross_make,aarch64-linux-gnu,aarch64-linux-gnu,$(AARCH64_BUILD),qemu-aarch64)
-I386_MAKE    = $(call cross_make,i686-linux-gnu,i386-linux-gnu,$(I386_BUILD),,$(I386_CFLAGS))
+I386_MAKE    = $(call cross_make,i686-linux-gnu,i386-linux-gnu,$(I386_BUILD),$(I386_RUNNER),$(I386_CFLAGS))
 
 .PHONY: test-aarch64 deps-aarch64 test-32 deps-32
 
