@@ -9,6 +9,7 @@ table: each case's time, its instructions per operation, and its ratio to a
 direct call and to the peers. Then the targets, met or missed.
 
     bench-report.py [--quick] [--runs N] [--remove-count N] [--strict] [--no-count] [--swift FILE]
+                    [--save FILE]
     bench-report.py --check FILE     compare instruction counts with FILE's
                                      ceilings; exit 1 when one is exceeded
     bench-report.py --record FILE    write FILE from the counts of this run
@@ -399,6 +400,8 @@ def report(args):
     if args.swift:
         swift_sections(table, read_tsv(args.swift))
     table.print()
+    if args.save:
+        save_figures(args.save, times, counts, read_tsv(args.swift) if args.swift else {})
 
     targets = [
         ("stub path <= 2x a direct call (void(ptr))",
@@ -448,6 +451,17 @@ def report(args):
         print(f"  {label:<56} {value:8.2f}{unit:<3} {'met' if ok else 'MISSED'}")
     print(f"targets: {len(targets) - missed} met, {missed} missed")
     return 1 if args.strict and missed else 0
+
+
+def save_figures(path, times, counts, swift):
+    """This run's figures, for bench-chart.py: times as their cases, counts as instr.<case>."""
+    with open(path, "w") as f:
+        for name, value in sorted(times.items()):
+            f.write(f"{name}\t{value}\n")
+        for name, value in sorted(counts.items()):
+            f.write(f"instr.{name}\t{value}\n")
+        for name, value in sorted(swift.items()):
+            f.write(f"{name}\t{value}\n")
 
 
 def read_tsv(path):
@@ -608,6 +622,7 @@ def main():
     parser.add_argument("--strict", action="store_true", help="exit 1 when a target is missed")
     parser.add_argument("--no-count", action="store_true", help="skip the callgrind counts")
     parser.add_argument("--swift", metavar="FILE", help="BenchSummary --tsv output to add")
+    parser.add_argument("--save", metavar="FILE", help="write this run's figures there (bench-chart.py reads them)")
     parser.add_argument("--swift-count", metavar="PROGRAM",
                         help="Benchmarks/Count's EventKitCount, for the swift.* cases")
     parser.add_argument("--check", metavar="FILE")
