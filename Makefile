@@ -1,6 +1,8 @@
 # Makefile — the C core for native C callers, its tests, the demo and install.
 #
 #   make                      build/libdispatchcore.a, build/libdispatchcore.so, build/dispatchcore.pc
+#                             (the .so's exports: a version script made from the headers, see
+#                             "exports" below; the SONAME policy is in the README)
 #   make test                 deps, C tests, header and export checks, stub check, swift test,
 #                             misuse checks (Tests/Misuse must not compile)
 #   make demo                 deps, then swift run EventKitDemo
@@ -28,7 +30,8 @@
 #                             BENCH_SWIFT_SUMMARY_ARGS=--strict fails on a missed target)
 #   make install PREFIX=/opt/dc DESTDIR=/tmp/stage
 #   make deps                 install the Debian packages the build and tests need (as root)
-#   make check-exports        fail if the .so exports a symbol not starting with dc_
+#   make check-exports        the .so exports exactly what the headers declare, in the version
+#                             nodes the version script (made from the headers) gives them
 #   make test-c               only the C tests (cmocka), built into build/tests/
 #   make test-aarch64         the library and the C tests cross-compiled for AArch64 (Debian's
 #                             gcc-aarch64-linux-gnu, libffi and cmocka from dpkg multiarch) into
@@ -98,6 +101,12 @@ SHARED_REAL   := $(BUILD)/lib$(LIBRARY).so.$(VERSION)
 SHARED_SONAME := $(BUILD)/$(SONAME)
 SHARED_LIB    := $(BUILD)/lib$(LIBRARY).so
 PC_FILE       := $(BUILD)/$(LIBRARY).pc
+# The exported names and their version nodes (see "exports" below).
+PUBLIC_NODE   := DISPATCHCORE_$(SOVERSION)
+BINDING_NODE  := DISPATCHCORE_BINDING_$(VERSION)
+PUBLIC_NAMES  := $(BUILD)/exports/public.txt
+BINDING_NAMES := $(BUILD)/exports/binding.txt
+VERSION_SCRIPT := $(BUILD)/exports/$(LIBRARY).map
 
 # A fresh Debian with only the Swift toolchain may have clang but no cc or gcc.
 first_command = $(firstword $(foreach c,$(1),$(shell command -v $(c) 2>/dev/null)))
@@ -120,6 +129,7 @@ endif
 endif
 AR            ?= ar
 NM            ?= nm
+READELF       ?= readelf
 PKG_CONFIG    ?= pkg-config
 PYTHON        ?= python3
 SWIFT         ?= swift
@@ -186,10 +196,51 @@ $(STATIC_LIB): $(OBJECTS)
 	@rm -f $@
 	$(AR) rcs $@ $^
 
-$(SHARED_REAL): $(OBJECTS)
+$(SHARED_REAL): $(OBJECTS) $(VERSION_SCRIPT)
 	@test -n "$(OBJECTS)" || { echo "error: no sources in $(SOURCE_DIR)" >&2; exit 1; }
-	$(CC) -shared -Wl,-soname,$(SONAME) $(NO_UNDEFINED) $(SANITIZE_FLAGS) $(LDFLAGS) \
-	    -o $@ $^ $(FFI_LIBS) -pthread
+	$(CC) -shared -Wl,-soname,$(SONAME) -Wl,--version-script,$(VERSION_SCRIPT) $(NO_UNDEFINED) \
+	    $(SANITIZE_FLAGS) $(LDFLAGS) -o $@ $(OBJECTS) $(FFI_LIBS) -pthread
+
+# ---- exports: one list, read from the headers ----------------------------------
+
+# What the shared library exports is what the headers declare: the functions
+# the public headers declare with DC_API (dc_), and the functions and variables
+# dispatch_core_binding.h declares with DC__BINDING_API (dc__). These lists are
+# read from the headers on every build, and both the version script and
+# check-exports take them from here, so there is no second list to keep.
+#
+# The version script gives each name a version node. The public names are in
+# DISPATCHCORE_$(SOVERSION), named for the SONAME: a program records the node
+# with each symbol it uses, and a library of another SONAME, loaded in the same
+# process by some other dependency, keeps its own. The binding's names are in a
+# node of this VERSION's own, as the binding header is no stable interface: a
+# binding linked against one release refuses to load against another, with the
+# loader naming the missing node, rather than read layouts that moved.
+# Everything else is local, whatever its visibility. (The names and nodes are
+# set at the top of this file.)
+
+$(BUILD)/exports:
+	@mkdir -p $@
+
+# A declaration marked DC_API begins its line; its name is the first dc_ name
+# followed by `(`. A binding declaration may span lines, but its name ends the
+# line, or comes before `(` or `;`.
+$(PUBLIC_NAMES): $(HEADERS) | $(BUILD)/exports
+	@grep -hE '^DC_API' $(HEADERS) | grep -oE '\bdc_[a-z0-9_]+\(' | tr -d '(' | sort -u > $@.new
+	@mv $@.new $@
+
+$(BINDING_NAMES): $(BINDING_HEADER) | $(BUILD)/exports
+	@grep -E '\bDC__BINDING_API\b' $< | grep -v '^#' \
+	    | grep -oE '\bdc__[a-z0-9_]+\b *(\(|;|$$)' | grep -oE 'dc__[a-z0-9_]+' | sort -u > $@.new
+	@mv $@.new $@
+
+$(VERSION_SCRIPT): $(PUBLIC_NAMES) $(BINDING_NAMES) Makefile
+	@{ echo "/* The exports of lib$(LIBRARY).so, made by the Makefile from the headers. */"; \
+	   echo "$(PUBLIC_NODE) {"; echo "  global:"; sed 's/.*/    &;/' $(PUBLIC_NAMES); \
+	   echo "  local:"; echo "    *;"; echo "};"; \
+	   echo "$(BINDING_NODE) {"; echo "  global:"; sed 's/.*/    &;/' $(BINDING_NAMES); \
+	   echo "} $(PUBLIC_NODE);"; } > $@.new
+	@mv $@.new $@
 
 $(SHARED_SONAME): $(SHARED_REAL)
 	@ln -sf $(notdir $<) $@
@@ -354,31 +405,36 @@ check-header: | $(BUILD)/tests
 	        -c $(BUILD)/tests/$${name}_alone.cpp -o $(BUILD)/tests/$${name}_alone_cpp.o || exit 1; \
 	done
 
-# The shared library exports exactly the functions the public headers declare
-# with DC_API and the functions and variables dispatch_core_binding.h declares
-# with DC__BINDING_API (the one list of binding symbols, all dc__): nothing
-# missing, nothing else. Symbols the linker itself defines (gold exports the
-# section markers _edata, _end and __bss_start) are not ours and are skipped.
+# The shared library exports exactly the names the headers declare (the lists
+# under "exports" above), each in its version node: nothing missing, nothing
+# else. The objects are read too: the names compiled with default visibility
+# (what DC_API and DC__BINDING_API mark) must be the same list, so a
+# declaration the lists' reading missed, which the version script would then
+# hide, fails here rather than at a user's link. Absolute symbols are the
+# version nodes themselves, and the linker's own section markers (gold's
+# _edata, _end, __bss_start) are not ours; both are skipped.
 LINKER_SYMBOLS := _edata _end __bss_start _init _fini
 
-check-exports: $(SHARED_REAL)
-	@exported=$$($(NM) -D --defined-only $< | awk 'NF >= 3 { print $$3 }' \
-	    | grep -vxF $(foreach s,$(LINKER_SYMBOLS),-e $(s)) | sort); \
-	declared=$$( { grep -hE '^DC_API' $(HEADERS) | grep -oE '\bdc_[a-z0-9_]+\(' | tr -d '('; \
-	    grep -E '\bDC__BINDING_API\b' $(BINDING_HEADER) | grep -v '^#' \
-	        | grep -oE '\bdc__[a-z0-9_]+\b *(\(|;|$$)' | grep -oE 'dc__[a-z0-9_]+'; } | sort -u); \
-	echo "$$exported" > $(BUILD)/exported.txt; echo "$$declared" > $(BUILD)/declared.txt; \
-	missing=$$(comm -13 $(BUILD)/exported.txt $(BUILD)/declared.txt); \
-	extra=$$(comm -23 $(BUILD)/exported.txt $(BUILD)/declared.txt); \
-	if [ -n "$$missing" ]; then \
-	    echo "error: declared but not exported by $<:" >&2; echo "$$missing" | sed 's/^/    /' >&2; \
-	fi; \
-	if [ -n "$$extra" ]; then \
-	    echo "error: exported by $< but declared in neither header:" >&2; echo "$$extra" | sed 's/^/    /' >&2; \
-	fi; \
-	if [ -n "$$missing$$extra" ]; then exit 1; fi; \
-	echo "check-exports: $$(echo "$$exported" | grep -c '^dc_[^_]') public and $$(echo "$$exported" \
-	    | grep -c '^dc__') binding symbols, as the headers declare"
+check-exports: $(SHARED_REAL) $(PUBLIC_NAMES) $(BINDING_NAMES)
+	@dir=$(BUILD)/exports; \
+	$(NM) -D --defined-only $< | awk '$$2 != "A" && NF >= 3 { print $$3 }' \
+	    | grep -vE '^($(subst $() ,|,$(strip $(LINKER_SYMBOLS))))(@|$$)' | sort > $$dir/exported.txt; \
+	{ sed 's/$$/@@$(PUBLIC_NODE)/' $(PUBLIC_NAMES); sed 's/$$/@@$(BINDING_NODE)/' $(BINDING_NAMES); } \
+	    | sort > $$dir/declared.txt; \
+	$(READELF) -sW $(OBJECTS) | awk '($$5 == "GLOBAL" || $$5 == "WEAK") && $$6 == "DEFAULT" && $$7 != "UND" \
+	    { print $$8 }' | sort -u > $$dir/visible.txt; \
+	sort -u $(PUBLIC_NAMES) $(BINDING_NAMES) > $$dir/names.txt; \
+	status=0; \
+	report() { if [ -n "$$2" ]; then echo "error: $$1:" >&2; echo "$$2" | sed 's/^/    /' >&2; status=1; fi; }; \
+	report "declared but not exported by $< (name@@version node)" "$$(comm -13 $$dir/exported.txt $$dir/declared.txt)"; \
+	report "exported by $< but declared in neither header, or in another version node" \
+	    "$$(comm -23 $$dir/exported.txt $$dir/declared.txt)"; \
+	report "declared with DC_API or DC__BINDING_API but not found in the headers by the Makefile's reading" \
+	    "$$(comm -23 $$dir/visible.txt $$dir/names.txt)"; \
+	report "in the export lists but not compiled with default visibility" "$$(comm -13 $$dir/visible.txt $$dir/names.txt)"; \
+	[ $$status = 0 ] || exit 1; \
+	echo "check-exports: $$(wc -l < $(PUBLIC_NAMES)) public symbols in $(PUBLIC_NODE) and" \
+	    "$$(wc -l < $(BINDING_NAMES)) binding symbols in $(BINDING_NODE), as the headers declare"
 
 check-stubs:
 	@if command -v $(PYTHON) >/dev/null 2>&1; then \
@@ -419,7 +475,7 @@ I386_CFLAGS      := -Wno-psabi
 # for the target. The thread tests run one program at a time, as in test-c,
 # even under -j: the fallback run is a second sub-make.
 cross_make = PKG_CONFIG_LIBDIR=/usr/lib/$(2)/pkgconfig:/usr/share/pkgconfig \
-    $(MAKE) --no-print-directory BUILD=$(3) CC=$(1)-gcc TEST_CC=$(1)-gcc AR=$(1)-ar NM=$(1)-nm \
+    $(MAKE) --no-print-directory BUILD=$(3) CC=$(1)-gcc TEST_CC=$(1)-gcc AR=$(1)-ar NM=$(1)-nm READELF=$(1)-readelf \
         TEST_RUNNER="$(4)" CFLAGS="$(strip $(CFLAGS) $(5))"
 AARCH64_MAKE = $(call cross_make,aarch64-linux-gnu,aarch64-linux-gnu,$(AARCH64_BUILD),qemu-aarch64)
 I386_MAKE    = $(call cross_make,i686-linux-gnu,i386-linux-gnu,$(I386_BUILD),$(I386_RUNNER),$(I386_CFLAGS))
