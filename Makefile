@@ -3,8 +3,9 @@
 #   make                      build/libdispatchcore.a, build/libdispatchcore.so, build/dispatchcore.pc
 #                             (the .so's exports: a version script made from the headers, see
 #                             "exports" below; the SONAME policy is in the README)
-#   make test                 deps, C tests, header and export checks, stub check, swift test,
-#                             misuse checks (Tests/Misuse must not compile)
+#   make test                 deps, C tests, header and export checks, stub check, the CMake and
+#                             Meson consumers, swift test, misuse checks (Tests/Misuse must not
+#                             compile)
 #   make demo                 deps, then swift run EventKitDemo
 #   make bench                the C benchmarks (Benchmarks/c) in one table: dynamic calls (stub and
 #                             libffi paths vs direct calls and raw ffi_call), events with 1 and 10
@@ -33,6 +34,13 @@
 #   make check-exports        the .so exports exactly what the headers declare, in the version
 #                             nodes the version script (made from the headers) gives them
 #   make test-c               only the C tests (cmocka), built into build/tests/
+#   make test-consumers       the README's C quick start (Tests/Consumers/add.c) built by cc with
+#                             pkg-config, by CMake (pkg_check_modules, IMPORTED_TARGET) and by Meson
+#                             (dependency()) against a make install into build/consumers/prefix,
+#                             run and its output checked; the README's copies of add.c,
+#                             CMakeLists.txt and meson.build must be those files
+#                             (check-readme-consumers). Installs cmake, meson and ninja-build when
+#                             missing (as root)
 #   make test-aarch64         the library and the C tests cross-compiled for AArch64 (Debian's
 #                             gcc-aarch64-linux-gnu, libffi and cmocka from dpkg multiarch) into
 #                             build/aarch64 and run under qemu-user, then test-fence-fallback and
@@ -217,7 +225,9 @@ $(SHARED_REAL): $(OBJECTS) $(VERSION_SCRIPT)
 # binding linked against one release refuses to load against another, with the
 # loader naming the missing node, rather than read layouts that moved.
 # Everything else is local, whatever its visibility. (The names and nodes are
-# set at the top of this file.)
+# set at the top of this file.) The script is made on every run, as the
+# nodes' names may come from the command line, and replaced only when its text
+# changes, so that the library and the tests are relinked only then.
 
 $(BUILD)/exports:
 	@mkdir -p $@
@@ -234,13 +244,13 @@ $(BINDING_NAMES): $(BINDING_HEADER) | $(BUILD)/exports
 	    | grep -oE '\bdc__[a-z0-9_]+\b *(\(|;|$$)' | grep -oE 'dc__[a-z0-9_]+' | sort -u > $@.new
 	@mv $@.new $@
 
-$(VERSION_SCRIPT): $(PUBLIC_NAMES) $(BINDING_NAMES) Makefile
+$(VERSION_SCRIPT): $(PUBLIC_NAMES) $(BINDING_NAMES) FORCE
 	@{ echo "/* The exports of lib$(LIBRARY).so, made by the Makefile from the headers. */"; \
 	   echo "$(PUBLIC_NODE) {"; echo "  global:"; sed 's/.*/    &;/' $(PUBLIC_NAMES); \
 	   echo "  local:"; echo "    *;"; echo "};"; \
 	   echo "$(BINDING_NODE) {"; echo "  global:"; sed 's/.*/    &;/' $(BINDING_NAMES); \
 	   echo "} $(PUBLIC_NODE);"; } > $@.new
-	@mv $@.new $@
+	@if cmp -s $@.new $@; then rm $@.new; else mv $@.new $@; fi
 
 $(SHARED_SONAME): $(SHARED_REAL)
 	@ln -sf $(notdir $<) $@
@@ -326,6 +336,7 @@ test:
 	@$(MAKE) --no-print-directory deps
 	@$(MAKE) --no-print-directory all
 	@$(MAKE) --no-print-directory test-c check-header check-exports check-stubs
+	@$(MAKE) --no-print-directory test-consumers
 	$(SWIFT) test
 	@$(MAKE) --no-print-directory check-misuse
 
@@ -442,6 +453,78 @@ check-stubs:
 	else \
 	    echo "check-stubs: skipped ($(PYTHON) not found)"; \
 	fi
+
+# ---- C consumers: CMake and Meson ------------------------------------------------
+
+# The README's C quick start built the way its users build it: the library
+# installed by `make install` into a prefix of its own, then
+# Tests/Consumers/add.c built by the quick start's own command line (cc with
+# pkg-config), by CMake (pkg_check_modules with IMPORTED_TARGET, linked to
+# PkgConfig::DC) and by Meson (dependency('dispatchcore')), each finding the
+# library through PKG_CONFIG_PATH alone and compiled by TEST_CC
+# with the library's warnings as errors. Each program must be linked by the
+# SONAME, with every dc_ symbol it uses in the public version node, and must
+# print the quick start's answer when run against the installed library. The
+# README shows add.c, CMakeLists.txt and meson.build: each fenced block there
+# that begins with one of these files' first line must be that file whole.
+CONSUMERS_DIR      := Tests/Consumers
+CONSUMERS_FILES    := add.c CMakeLists.txt meson.build
+CONSUMERS_BUILD    := $(BUILD)/consumers
+CONSUMERS_PREFIX    = $(abspath $(CONSUMERS_BUILD))/prefix
+CONSUMERS_PACKAGES := cmake meson ninja-build
+CONSUMERS_ANSWER   := 42
+CMAKE              ?= cmake
+MESON              ?= meson
+
+.PHONY: test-consumers deps-consumers check-readme-consumers
+
+deps-consumers:
+	@$(MAKE) --no-print-directory deps DEB_PACKAGES="$(DEB_PACKAGES) $(CONSUMERS_PACKAGES)"
+
+check-readme-consumers:
+	@mkdir -p $(CONSUMERS_BUILD); for file in $(CONSUMERS_FILES); do \
+	    first=$$(head -n 1 $(CONSUMERS_DIR)/$$file); \
+	    awk -v first="$$first" 'inside && /^```/ { exit } inside { print } \
+	        /^```/ && !inside { fence = NR } NR == fence + 1 && $$0 == first { inside = 1; print }' \
+	        README.md > $(CONSUMERS_BUILD)/readme-$$file; \
+	    if [ ! -s $(CONSUMERS_BUILD)/readme-$$file ]; then \
+	        echo "error: README.md has no block beginning with '$$first' ($(CONSUMERS_DIR)/$$file)" >&2; exit 1; \
+	    fi; \
+	    diff -u --label README.md --label $(CONSUMERS_DIR)/$$file $(CONSUMERS_BUILD)/readme-$$file \
+	        $(CONSUMERS_DIR)/$$file >&2 || { \
+	        echo "error: README.md's $$file and $(CONSUMERS_DIR)/$$file differ" >&2; exit 1; }; \
+	done
+
+test-consumers:
+	@$(MAKE) --no-print-directory deps-consumers
+	@$(MAKE) --no-print-directory all
+	@rm -rf $(CONSUMERS_BUILD) && mkdir -p $(CONSUMERS_BUILD)
+	@$(MAKE) --no-print-directory check-readme-consumers
+	@$(MAKE) --no-print-directory install PREFIX=$(CONSUMERS_PREFIX) PC_FILE=$(CONSUMERS_BUILD)/$(LIBRARY).pc \
+	    > $(CONSUMERS_BUILD)/install.log
+	@export PKG_CONFIG_PATH=$(CONSUMERS_PREFIX)/lib/pkgconfig$${PKG_CONFIG_PATH:+:$$PKG_CONFIG_PATH} \
+	    CC="$(TEST_CC)" CFLAGS="$(WARNINGS)"; log=$(CONSUMERS_BUILD)/build.log; \
+	{ mkdir -p $(CONSUMERS_BUILD)/pkg-config && $(TEST_CC) -std=c11 $(WARNINGS) $(CONSUMERS_DIR)/add.c \
+	    -o $(CONSUMERS_BUILD)/pkg-config/add $$($(PKG_CONFIG) --cflags --libs $(LIBRARY)) \
+	  && $(CMAKE) -S $(CONSUMERS_DIR) -B $(CONSUMERS_BUILD)/cmake -G Ninja && $(CMAKE) --build $(CONSUMERS_BUILD)/cmake \
+	  && $(MESON) setup $(CONSUMERS_BUILD)/meson $(CONSUMERS_DIR) && $(MESON) compile -C $(CONSUMERS_BUILD)/meson; \
+	} > $$log 2>&1 || { cat $$log >&2; echo "error: test-consumers: a build failed (output in $$log)" >&2; exit 1; }
+	@status=0; \
+	for tool in pkg-config cmake meson; do \
+	    program=$(CONSUMERS_BUILD)/$$tool/add; \
+	    fail() { echo "error: test-consumers: $$program ($$tool) $$1" >&2; status=1; }; \
+	    $(READELF) -d $$program | grep -q 'NEEDED.*\[$(SONAME)\]' || fail "does not need $(SONAME)"; \
+	    unversioned=$$($(NM) -D --undefined-only $$program | awk '{ print $$2 }' | grep '^dc_' \
+	        | grep -v '@$(PUBLIC_NODE)$$'); \
+	    [ -z "$$unversioned" ] || fail "uses dc_ symbols outside $(PUBLIC_NODE): $$(echo $$unversioned)"; \
+	    answer=$$(LD_LIBRARY_PATH=$(CONSUMERS_PREFIX)/lib $$program) || fail "failed"; \
+	    if [ "$$answer" = "$(CONSUMERS_ANSWER)" ]; then \
+	        echo "test-consumers: built by $$tool against $(CONSUMERS_PREFIX), $(CONSUMERS_DIR)/add.c printed $$answer"; \
+	    else \
+	        fail "printed '$$answer', not $(CONSUMERS_ANSWER)"; \
+	    fi; \
+	done; \
+	exit $$status
 
 # ---- other ABIs: AArch64 under qemu-user, and 32-bit i386 -------------------------
 
