@@ -41,6 +41,10 @@
 #                             CMakeLists.txt and meson.build must be those files
 #                             (check-readme-consumers). Installs cmake, meson and ninja-build when
 #                             missing (as root)
+#   make test-compilers       the library (CC) and the C tests (TEST_CC) by gcc and by clang in every
+#                             pairing but make test's, each in build/compilers/CC-TESTCC: test-c,
+#                             test-fence-fallback, check-exports, check-header. Installs gcc when
+#                             missing (as root); clang is the Swift toolchain's
 #   make test-aarch64         the library and the C tests cross-compiled for AArch64 (Debian's
 #                             gcc-aarch64-linux-gnu, libffi and cmocka from dpkg multiarch) into
 #                             build/aarch64 and run under qemu-user, then test-fence-fallback and
@@ -525,6 +529,44 @@ test-consumers:
 	    fi; \
 	done; \
 	exit $$status
+
+# ---- compilers: gcc and clang, for the library and for the tests ----------------
+
+# The library (CC) and the C tests (TEST_CC) each built by gcc and by clang, in
+# every pairing but the one `make test` runs on this machine (CC and TEST_CC as
+# they default here, read before gcc is installed), each pairing in a build
+# folder of its own, build/compilers/CC-TESTCC: all C tests, the fence
+# fallback run, the exports (the version script through each compiler's
+# default linker: bfd for gcc, gold for the Swift toolchain's clang) and each
+# header alone under CC. gcc is installed when missing (as root); clang is the
+# one on PATH, which the Swift toolchain brings. The thread tests run one
+# program at a time, as in test-c, even under -j.
+COMPILERS_GCC     ?= gcc
+COMPILERS_CLANG   ?= clang
+COMPILERS_BUILD   := build/compilers
+COMPILER_gcc       = $(COMPILERS_GCC)
+COMPILER_clang     = $(COMPILERS_CLANG)
+compiler_family    = $(if $(shell $(1) --version 2>/dev/null | grep -i clang),clang,gcc)
+COMPILERS_COVERED  = $(call compiler_family,$(CC))-$(call compiler_family,$(TEST_CC))
+COMPILERS_PAIRS    = $(filter-out $(COMPILERS_COVERED),gcc-gcc gcc-clang clang-gcc clang-clang)
+# $(call compilers_make,LIBRARY-TESTS) GOALS: make GOALS for one pairing.
+compilers_make     = $(MAKE) --no-print-directory BUILD=$(COMPILERS_BUILD)/$(1) \
+    CC=$(COMPILER_$(word 1,$(subst -, ,$(1)))) TEST_CC=$(COMPILER_$(word 2,$(subst -, ,$(1))))
+
+.PHONY: test-compilers deps-compilers
+
+deps-compilers:
+	@$(MAKE) --no-print-directory deps DEB_PACKAGES="$(DEB_PACKAGES) $(if $(call first_command,$(COMPILERS_GCC)),,gcc)"
+
+test-compilers:
+	@$(MAKE) --no-print-directory deps-compilers
+	@command -v $(COMPILERS_CLANG) >/dev/null 2>&1 || { \
+	    echo "error: $(COMPILERS_CLANG) not found; put the Swift toolchain's usr/bin on PATH" \
+	         "or name a clang with COMPILERS_CLANG=" >&2; exit 1; }
+	@echo "test-compilers: $(COMPILERS_COVERED) is make test's; here $(COMPILERS_PAIRS) (library-tests)"
+	@$(foreach pair,$(COMPILERS_PAIRS),echo "== library by $(word 1,$(subst -, ,$(pair))), tests by $(word 2,$(subst -, ,$(pair)))" && \
+	    $(call compilers_make,$(pair)) all test-c && \
+	    $(call compilers_make,$(pair)) test-fence-fallback check-exports check-header &&) true
 
 # ---- other ABIs: AArch64 under qemu-user, and 32-bit i386 -------------------------
 
