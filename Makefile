@@ -122,6 +122,8 @@ VERSION_SCRIPT := $(BUILD)/exports/$(LIBRARY).map
 
 # A fresh Debian with only the Swift toolchain may have clang but no cc or gcc.
 first_command = $(firstword $(foreach c,$(1),$(shell command -v $(c) 2>/dev/null)))
+# $(call compiler_family,COMPILER): clang or gcc.
+compiler_family = $(if $(shell $(1) --version 2>/dev/null | grep -i clang),clang,gcc)
 ifeq ($(origin CC),default)
 CC := $(or $(call first_command,cc clang gcc),cc)
 endif
@@ -465,12 +467,14 @@ check-stubs:
 # Tests/Consumers/add.c built by the quick start's own command line (cc with
 # pkg-config), by CMake (pkg_check_modules with IMPORTED_TARGET, linked to
 # PkgConfig::DC) and by Meson (dependency('dispatchcore')), each finding the
-# library through PKG_CONFIG_PATH alone and compiled by TEST_CC
-# with the library's warnings as errors. Each program must be linked by the
-# SONAME, with every dc_ symbol it uses in the public version node, and must
-# print the quick start's answer when run against the installed library. The
-# README shows add.c, CMakeLists.txt and meson.build: each fenced block there
-# that begins with one of these files' first line must be that file whole.
+# library through PKG_CONFIG_PATH alone and compiled by TEST_CC with the
+# library's warnings as errors. Each program must be linked by the SONAME,
+# with every dc_ symbol it uses in the public version node, and must print the
+# quick start's answer when run against the installed library. The install
+# writes its .pc file into build/consumers, leaving build/dispatchcore.pc as
+# it was. The README shows add.c, CMakeLists.txt and meson.build: each fenced
+# block there that begins with one of these files' first line must be that
+# file whole.
 CONSUMERS_DIR      := Tests/Consumers
 CONSUMERS_FILES    := add.c CMakeLists.txt meson.build
 CONSUMERS_BUILD    := $(BUILD)/consumers
@@ -546,7 +550,6 @@ COMPILERS_CLANG   ?= clang
 COMPILERS_BUILD   := build/compilers
 COMPILER_gcc       = $(COMPILERS_GCC)
 COMPILER_clang     = $(COMPILERS_CLANG)
-compiler_family    = $(if $(shell $(1) --version 2>/dev/null | grep -i clang),clang,gcc)
 COMPILERS_COVERED  = $(call compiler_family,$(CC))-$(call compiler_family,$(TEST_CC))
 COMPILERS_PAIRS    = $(filter-out $(COMPILERS_COVERED),gcc-gcc gcc-clang clang-gcc clang-clang)
 # $(call compilers_make,LIBRARY-TESTS) GOALS: make GOALS for one pairing.
@@ -636,7 +639,7 @@ BENCH_PACKAGES := libglib2.0-dev libsigc++-3.0-dev valgrind libc6-dbg python3
 BENCH_REPORT    = CC="$(CC)" $(PYTHON) Scripts/bench-report.py --bench-dir $(BUILD)/bench
 # Instruction counts depend on the compiler that built the library: one
 # ceilings file per compiler family.
-BENCH_COMPILER  = $(if $(shell $(CC) --version 2>/dev/null | grep -i clang),clang,gcc)
+BENCH_COMPILER  = $(call compiler_family,$(CC))
 BENCH_CEILINGS  = Benchmarks/instructions-$(BENCH_COMPILER).txt
 PEERS_CFLAGS    = $(shell $(PKG_CONFIG) --cflags gobject-2.0)
 PEERS_CXXFLAGS  = $(shell $(PKG_CONFIG) --cflags sigc++-3.0)
