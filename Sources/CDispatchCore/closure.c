@@ -228,7 +228,7 @@ static void table_closure_entry(ffi_cif *cif, void *ret, void **arguments, void 
 
 dc_status dc__table_closure_create(dc_table *table, dc_event_id event, dc_signature *signature, size_t skipped,
                                    dc_closure **out) {
-    dc_closure *closure;
+    dc_closure *closure = NULL; /* gcc -O3 cannot see create() set it on DC_OK */
     dc_status status = create(signature, table_closure_entry, NULL, NULL, NULL, &closure, "dc_table_closure_create");
     if (status != DC_OK) return status;
     closure->table = table;

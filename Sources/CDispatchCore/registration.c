@@ -871,7 +871,7 @@ static dc_status change_block_count(dc_table *table, dc_handler_id id, int delta
 }
 
 DC_API dc_status dc_table_block(dc_table *table, dc_handler_id id) {
-    dc_handler *handler;
+    dc_handler *handler = NULL; /* gcc -O3 cannot see change_block_count() set it on DC_OK */
     dc_status status = change_block_count(table, id, +1, &handler);
     if (status != DC_OK) return status;
     /* Calls that passed their state check before the block wait to return
