@@ -18,6 +18,8 @@
 #                             --strict to fail on a missed target, --remove-count N for the removal
 #                             tables' size)
 #   make bench-all            make bench and make bench-swift in one run and one table
+#   make bench-chart          Benchmarks/bench-chart.svg from the last make bench(-all) run's figures
+#                             (build/bench/figures.tsv): the library beside each peer, as ratios
 #   make bench-check          instruction counts of the hot paths against the committed ceilings in
 #                             Benchmarks/instructions-{gcc,clang}.txt (by CC): catches a regression
 #                             without timing; the Swift executes' counts come from Benchmarks/Count.
@@ -666,7 +668,7 @@ bench-build: bench-deps
 	@$(MAKE) --no-print-directory $(BENCH_BINARIES)
 
 bench: bench-build
-	@$(BENCH_REPORT) $(BENCH_ARGS)
+	@$(BENCH_REPORT) --save $(BENCH_FIGURES) $(BENCH_ARGS)
 
 # The Swift layer's counted executes: Benchmarks/Count, a release build
 # without debug information, which valgrind cannot read in Swift binaries.
@@ -707,7 +709,15 @@ bench-swift: bench-swift-run
 bench-all: bench-swift-run bench-build
 	@cd Benchmarks && $(SWIFT) run -c release --skip-build BenchSummary $(BENCH_SWIFT_RESULTS) \
 	    --tsv > ../$(BUILD)/bench/swift.tsv
-	@$(BENCH_REPORT) --swift $(BUILD)/bench/swift.tsv $(BENCH_ARGS)
+	@$(BENCH_REPORT) --swift $(BUILD)/bench/swift.tsv --save $(BENCH_FIGURES) $(BENCH_ARGS)
+
+# The last make bench or make bench-all run's figures, drawn beside RESULTS.md.
+BENCH_FIGURES := $(BUILD)/bench/figures.tsv
+BENCH_CHART   := Benchmarks/bench-chart.svg
+.PHONY: bench-chart
+bench-chart:
+	@test -f $(BENCH_FIGURES) || { echo "error: no $(BENCH_FIGURES); run make bench-all (or make bench) first" >&2; exit 1; }
+	@$(PYTHON) Scripts/bench-chart.py $(BENCH_FIGURES) $(BENCH_CHART)
 
 # ---- hardening: sanitizers, valgrind, libFuzzer ---------------------------------
 
