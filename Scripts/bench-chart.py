@@ -19,7 +19,9 @@ which peers are missing.
 
 import argparse
 import html
+import importlib.util
 import math
+import os
 import sys
 
 # (peer, [(label, the peer's case, the library's case)]): time, bytes or
@@ -77,18 +79,12 @@ FONT = "font-family='DejaVu Sans, Helvetica, Arial, sans-serif'"
 
 
 def read_figures(path):
-    figures = {}
-    with open(path) as f:
-        for number, line in enumerate(f, 1):
-            line = line.rstrip("\n")
-            if not line or line.startswith("#"):
-                continue
-            name, _, value = line.partition("\t")
-            try:
-                figures[name] = float(value)
-            except ValueError:
-                sys.exit(f"bench-chart.py: {path}:{number}: not \"case<TAB>number\": {line!r}")
-    return figures
+    """The figures as bench-report.py saved them, read by its own reader."""
+    spec = importlib.util.spec_from_file_location(
+        "bench_report", os.path.join(os.path.dirname(os.path.abspath(__file__)), "bench-report.py"))
+    bench_report = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench_report)
+    return bench_report.read_tsv(path)
 
 
 def comparisons(figures):
