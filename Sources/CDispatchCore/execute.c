@@ -310,8 +310,9 @@ COLD static void run_handler_slowly(execution *run, dc_thread_record *reader, dc
         handler_arguments(handler, state, run->arguments, run->count, converted);
     }
 
-    if ((state & DC__STATE_QUEUED) && !dc_queue_is_owner(handler->extras->queue)) {
-        dc_status posted = dc__queue_post(handler->extras->queue, run->table, handler, values, count,
+    dc_queue *queue = (state & DC__STATE_QUEUED) ? extras_of(run->table, handler)->queue : NULL;
+    if (queue != NULL && !dc_queue_is_owner(queue)) {
+        dc_status posted = dc__queue_post(queue, run->table, handler, values, count,
                                           first_argument_parameter(state),
                                           (state & DC__STATE_VARIADIC) ? NULL : handler->signature,
                                           &run->table->callbacks);

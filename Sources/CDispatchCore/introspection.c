@@ -49,7 +49,7 @@ static bool each_in_order(const event_record *owner, bool (*visit)(const dc_hand
     return true;
 }
 
-static dc_handler_info info_of(const dc_handler *handler, uint32_t state) {
+static dc_handler_info info_of(const dc_table *table, const dc_handler *handler, uint32_t state) {
     uint32_t flags = ((state & DC__STATE_ONCE) ? DC_HANDLER_ONCE : 0) |
                      ((state & DC__STATE_STRICT) ? DC_HANDLER_STRICT : 0);
     if (state & DC__STATE_DEFAULT)
@@ -63,12 +63,13 @@ static dc_handler_info info_of(const dc_handler *handler, uint32_t state) {
                              .flags = flags,
                              .blocked = state & DC__STATE_BLOCK_MASK,
                              .marshal = (state & DC__STATE_MARSHAL) != 0,
-                             .queue = handler->extras != NULL ? handler->extras->queue : NULL};
+                             .queue = handler->extras != 0 ? extras_of(table, handler)->queue : NULL};
 }
 
 /* ---- counting and listing ----------------------------------------------------------------- */
 
 typedef struct listing {
+    const dc_table *table;
     dc_event_id detail;
     dc_handler_info *handlers;
     size_t capacity;
@@ -78,7 +79,7 @@ typedef struct listing {
 static bool list_one(const dc_handler *handler, uint32_t state, void *context) {
     listing *list = context;
     if (!considered(handler, state, list->detail)) return true;
-    if (list->count < list->capacity) list->handlers[list->count] = info_of(handler, state);
+    if (list->count < list->capacity) list->handlers[list->count] = info_of(list->table, handler, state);
     list->count++;
     return true;
 }
@@ -88,7 +89,7 @@ static dc_status list_key(const dc_table *table, const char *key, dc_handler_inf
                           size_t *count) {
     lock(table);
     event_record *owner = NULL;
-    listing list = {0, handlers, capacity, 0};
+    listing list = {table, 0, handlers, capacity, 0};
     dc_status status = resolve_key(table, key, &owner, &list.detail);
     if (status == DC_OK && owner != NULL) each_in_order(owner, list_one, &list);
     unlock(table);
@@ -115,7 +116,7 @@ DC_API dc_status dc_table_handler_count_id(const dc_table *table, dc_event_id ev
         return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_handler_count_id: table and out must not be NULL");
     lock(table);
     event_record *record = record_by_id(table, event);
-    listing list = {record != NULL && record->base != NULL ? record->id : 0, NULL, 0, 0};
+    listing list = {table, record != NULL && record->base != NULL ? record->id : 0, NULL, 0, 0};
     if (record != NULL) each_in_order(array_record(record), list_one, &list);
     unlock(table);
     if (record == NULL)
@@ -139,7 +140,7 @@ DC_API dc_status dc_table_handler_info(const dc_table *table, dc_handler_id id, 
         return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_handler_info: table and out must not be NULL");
     lock(table);
     const dc_handler *handler = id != 0 ? find_handler(table, id) : NULL;
-    if (handler != NULL) *out = info_of(handler, atomic_load_explicit(&handler->state, memory_order_relaxed));
+    if (handler != NULL) *out = info_of(table, handler, atomic_load_explicit(&handler->state, memory_order_relaxed));
     unlock(table);
     if (handler == NULL)
         return dc__fail(DC_ERR_NOT_FOUND, "table %s has no handler with id %llu", display_name(table),

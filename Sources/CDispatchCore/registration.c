@@ -34,18 +34,20 @@ void dc__table_free_object(void *object, void *context) {
     free(object);
 }
 
-/* A removed handler's slot goes back to the free list once no reader holds it. */
+/* A removed handler's slot goes back to the free list once no reader holds
+ * it, and its extras index to theirs. Caller holds the lock, or destroys the
+ * table. */
 void dc__table_release_slot(void *object, void *context) {
     dc_table *table = context;
     dc_handler *handler = object;
     dc_signature_release(handler->signature);
-    if (handler->extras != NULL) free(handler->extras);
+    if (handler->extras != 0) dc__release_extras(table, handler->extras);
     handler->signature = NULL;
-    handler->extras = NULL;
+    handler->extras = 0;
     handler->function = NULL;
     handler->target = NULL;
     if (handler->generation == UINT32_MAX) return; /* its ids are used up: never reused */
-    handler->next = table->free_slots;
+    handler->position = table->free_slots;
     table->free_slots = handler->slot + 1;
 }
 
@@ -74,17 +76,17 @@ static void release_slot_batch(void *object, void *context) {
     free(batch);
 }
 
-/* Collects a slot to retire with the others of this lock hold
- * (retire_collected_slots()). Caller holds the lock. */
+/* Collects the slot of a removed handler whose removal has finished, to
+ * retire with others (dc__table_reclaim()). Caller holds the lock. */
 static void retire_slot(dc_table *table, dc_handler *handler) {
-    put_owed_tombstones(table);
     slot_batch *batch = table->retiring;
     if (batch == NULL || batch->count == batch->capacity) {
-        uint32_t capacity = batch != NULL ? batch->capacity * 2 : 16;
+        uint32_t capacity = batch != NULL ? batch->capacity * 2 : OWED_TOMBSTONES;
         slot_batch *grown = batch != NULL && capacity > batch->capacity
                                 ? realloc(batch, sizeof *batch + capacity * sizeof batch->handlers[0])
                                 : batch == NULL ? malloc(sizeof *batch + capacity * sizeof batch->handlers[0]) : NULL;
         if (grown == NULL) {
+            put_owed_tombstones(table);
             dc__table_retire(table, handler, dc__table_release_slot);
             return;
         }
@@ -95,11 +97,13 @@ static void retire_slot(dc_table *table, dc_handler *handler) {
     batch->handlers[batch->count++] = handler;
 }
 
-/* Retires the collected slots, then frees what no reader can hold. Caller
- * holds the lock. */
+/* Retires the collected slots once there are OWED_TOMBSTONES of them (the
+ * tombstones they are owed first: no snapshot taken afterwards reaches
+ * them), then frees what no reader can hold. Caller holds the lock. */
 void dc__table_reclaim(dc_table *table) {
     slot_batch *batch = table->retiring;
-    if (batch != NULL) {
+    if (batch != NULL && batch->count >= OWED_TOMBSTONES) {
+        put_owed_tombstones(table);
         dc_retired *retired = malloc(sizeof *retired);
         if (retired != NULL) { /* otherwise collected until the next time */
             dc__retire(&table->retired, retired, batch, table, release_slot_batch);
@@ -132,14 +136,9 @@ static handler_array *rebuilt_array(const handler_array *old, dc_handler *first,
     return array;
 }
 
-/* Adds one of the bits that say how far a removed handler's removal has
- * come; true for the call that completes them: the handler is out of its
- * event's array and the duplicate index, and its removal finished, so its
- * slot can be retired. Only the finishing runs without the lock. */
-static bool mark_removed_handler(dc_handler *handler, uint32_t bit) {
-    const uint32_t done = DC__STATE_REMOVED | DC__STATE_UNINDEXED | DC__STATE_FINISHED;
-    uint32_t before = atomic_fetch_or_explicit(&handler->state, bit, memory_order_acq_rel);
-    return !(before & bit) && ((before | bit) & done) == done;
+/* Marks a removed handler's removal finished; true the first time. */
+static bool mark_finished(dc_handler *handler) {
+    return !(atomic_fetch_or_explicit(&handler->state, DC__STATE_FINISHED, memory_order_acq_rel) & DC__STATE_FINISHED);
 }
 
 /* Publishes `array`, which holds live handlers only, as the event's after
@@ -169,111 +168,19 @@ static dc_handler *default_of(event_record *record) {
 }
 
 
-/* ---- dedupe index ------------------------------------------------------------------------------ */
-
-/* Starts the probe of (event, function, target) at its home entry. */
-static uint32_t dedupe_home(const dedupe_index *index, dc_event_id event, dc_function function, const void *target,
-                            uint8_t *tag) {
-    uint32_t hash = dedupe_hash(event, function, target);
-    *tag = (uint8_t)(hash >> 24);
-    return hash & index->mask;
-}
-
-static dc_handler *find_duplicate(dc_table *table, dc_event_id event, dc_function function, const void *target) {
-    const dedupe_index *index = &table->dedupe;
-    uint8_t tag;
-    for (uint32_t i = dedupe_home(index, event, function, target, &tag); index->slots[i] != 0;
-         i = (i + 1) & index->mask) {
-        if (index->tags[i] != tag) continue;
-        dc_handler *handler = handler_at(table, index->slots[i] - 1);
-        uint32_t state = atomic_load_explicit(&handler->state, memory_order_relaxed);
-        if (handler->event == event && handler->function == function && handler->target == target &&
-            !(state & (DC__STATE_REMOVED | DC__STATE_FIRED)))
-            return handler;
-    }
-    return NULL;
-}
-
-static void dedupe_insert(dedupe_index *index, const dc_handler *handler) {
-    uint8_t tag;
-    uint32_t i = dedupe_home(index, handler->event, handler->function, handler->target, &tag);
-    while (index->slots[i] != 0) i = (i + 1) & index->mask;
-    index->slots[i] = handler->slot + 1;
-    index->tags[i] = tag;
-    index->indexed++;
-}
-
-static bool dedupe_spare_new(const dedupe_index *index, uint32_t adding, dedupe_index *spare) {
-    uint64_t wanted = DEDUPE_INITIAL_ENTRIES;
-    while (wanted < ((uint64_t)index->indexed + adding) * 4) wanted *= 2;
-    return wanted <= ((uint64_t)1 << 31) && new_dedupe_index(spare, (uint32_t)wanted);
-}
-
-/* Removed handlers the index holds per live one before a rebuild drops
- * them: a rebuild costs a pass over the index and puts the live ones back,
- * an eighth of an insertion per removal; meanwhile the removed handlers'
- * slots wait to be reused. Fewer rebuilds against more slots waiting: see
- * Benchmarks/RESULTS.md. */
-enum { STALE_PER_LIVE = 7 };
-
-/* The index the table needs with `adding` more handlers (0 or 1): NULL
- * `slots` when the current one does; else a new one, sized so that its live
- * handlers fill a quarter, when the current one would be over half full or
- * holds over STALE_PER_LIVE removed handlers per live one. False when there
- * is no memory for it. */
-static inline bool dedupe_spare(const dedupe_index *index, uint32_t adding, dedupe_index *spare) {
-    spare->slots = NULL;
-    uint64_t used = (uint64_t)index->indexed + index->stale + adding;
-    if (used <= ((uint64_t)index->mask + 1) / 2 &&
-        (index->stale <= 64 || index->stale <= STALE_PER_LIVE * (uint64_t)index->indexed))
-        return true;
-    return dedupe_spare_new(index, adding, spare);
-}
-
-
-/* One handler of the index during a rebuild: into `spare` when live, out
- * when removed. */
-static void rebuild_entry(dc_table *table, dc_handler *handler, dedupe_index *spare) {
-    if (atomic_load_explicit(&handler->state, memory_order_relaxed) & DC__STATE_REMOVED) {
-        if (mark_removed_handler(handler, DC__STATE_UNINDEXED)) retire_slot(table, handler);
-    } else {
-        dedupe_insert(spare, handler);
-    }
-}
-
-/* Moves the live handlers to `spare`, which becomes the index; the removed
- * ones are out. When the index holds most of the table's handlers, it visits
- * them in the order of their slots, which follows memory; otherwise in the
- * order of its entries, which costs what the index holds. */
-static void dedupe_rebuild(dc_table *table, dedupe_index *spare) {
-    dedupe_index *index = &table->dedupe;
-    if (((uint64_t)index->indexed + index->stale) * 2 >= table->slot_count) {
-        for (uint32_t slot = 0; slot < table->slot_count; slot++) {
-            dc_handler *handler = handler_at(table, slot);
-            if (handler->signature != NULL &&
-                !(atomic_load_explicit(&handler->state, memory_order_relaxed) & DC__STATE_UNINDEXED))
-                rebuild_entry(table, handler, spare);
-        }
-    } else {
-        for (uint32_t i = 0; i <= index->mask; i++) {
-            if (i + 16 <= index->mask && index->slots[i + 16] != 0)
-                PREFETCH(handler_at(table, index->slots[i + 16] - 1));
-            if (index->slots[i] != 0) rebuild_entry(table, handler_at(table, index->slots[i] - 1), spare);
-        }
-    }
-    free(index->slots);
-    *index = *spare;
-}
 /* ---- registering -------------------------------------------------------------------------------- */
 
-/* A free slot, fresh or reused; UINT32_MAX when memory is short. */
+/* A free slot, fresh or reused; UINT32_MAX when memory is short. A freed
+ * slot's handler may still be owed its tombstone (finish_alone()): a
+ * snapshot reaching the slot must not find the new handler. */
 static uint32_t take_slot(dc_table *table) {
     if (table->free_slots != 0) {
+        put_owed_tombstones(table);
         uint32_t slot = table->free_slots - 1;
-        table->free_slots = handler_at(table, slot)->next;
+        table->free_slots = handler_at(table, slot)->position;
         return slot;
     }
-    if (table->slot_count == UINT32_MAX) return UINT32_MAX;
+    if (table->slot_count == MAX_SLOTS) return UINT32_MAX;
     if ((table->slot_count & (CHUNK_SIZE - 1)) == 0) {
         uint32_t chunk = table->slot_count >> CHUNK_SHIFT;
         dc_handler **chunks = realloc(table->chunks, (chunk + 1) * sizeof *chunks);
@@ -287,7 +194,7 @@ static uint32_t take_slot(dc_table *table) {
 }
 
 static void give_back_slot(dc_table *table, uint32_t slot) {
-    handler_at(table, slot)->next = table->free_slots;
+    handler_at(table, slot)->position = table->free_slots;
     table->free_slots = slot + 1;
 }
 
@@ -358,7 +265,7 @@ static dc_status add_locked(dc_table *table, event_record *record, dc_signature 
                             dc_handler_id *out) {
     uint32_t flags = options != NULL ? options->flags : 0;
     bool indexed = !(flags & DC__HANDLER_ALLOW_DUPLICATE);
-    dc_handler *duplicate = indexed ? find_duplicate(table, record->id, function, target) : NULL;
+    dc_handler *duplicate = indexed ? dc__find_duplicate(table, record->id, function, target) : NULL;
     if (duplicate != NULL) {
         if (out != NULL) *out = id_of(duplicate);
         return DC_EXISTS;
@@ -405,19 +312,25 @@ static dc_status add_locked(dc_table *table, event_record *record, dc_signature 
                      (owner_resummarized || atomic_load_explicit(&owner->shapes, memory_order_relaxed) == NULL);
     shape_set *owner_shapes = owner_set ? dc__copy_shapes(owner) : NULL;
     handler_extras *extras = wants_extras ? malloc(sizeof *extras) : NULL;
+    extras_list *grown_extras = NULL;
+    bool extras_ready = !wants_extras || dc__extras_room(table, &grown_extras);
     dedupe_index spare_index = {0};
-    bool index_ready = !indexed || dedupe_spare(&table->dedupe, 1, &spare_index);
+    bool index_ready = !indexed || dedupe_has_room(&table->dedupe) || dc__dedupe_spare(&table->dedupe, &spare_index);
     uint32_t slot = take_slot(table);
     if ((needs_new_array && new_array == NULL) || spare_shapes == NULL || (owner_set && owner_shapes == NULL) ||
-        (wants_extras && extras == NULL) || !index_ready || slot == UINT32_MAX) {
-        free(new_array), free(spare_shapes), free(owner_shapes), free(extras), free(spare_index.slots);
+        (wants_extras && extras == NULL) || !extras_ready || !index_ready || slot == UINT32_MAX) {
+        free(new_array), free(spare_shapes), free(owner_shapes), free(extras), free(grown_extras);
+        free(spare_index.entries);
         if (slot != UINT32_MAX) give_back_slot(table, slot);
+        if (slot == UINT32_MAX && table->slot_count == MAX_SLOTS)
+            return dc__fail(DC_ERR_NO_MEMORY, "table %s: cannot add a handler for \"%s\": it holds %u, the most a table can",
+                            display_name(table), record->name, MAX_SLOTS);
         return dc__fail(DC_ERR_NO_MEMORY, "table %s: no memory to add a handler for \"%s\"", display_name(table),
                         record->name);
     }
 
     /* Before the new handler is in its slot: a rebuild visits slots. */
-    if (spare_index.slots != NULL) dedupe_rebuild(table, &spare_index);
+    if (spare_index.entries != NULL) dc__dedupe_rebuild(table, &spare_index);
     dc_handler *handler = handler_at(table, slot);
     handler->function = function;
     handler->signature = dc_signature_retain(signature);
@@ -425,12 +338,13 @@ static dc_status add_locked(dc_table *table, event_record *record, dc_signature 
     handler->event = record->id;
     handler->generation++;
     handler->slot = slot;
-    handler->extras = extras;
+    handler->extras = 0;
     if (extras != NULL) {
         extras->queue = options->queue;
         extras->destroy = options->destroy;
         extras->destroy_data = options->destroy_data;
         if (extras->queue != NULL) dc__queue_retain(extras->queue);
+        handler->extras = dc__take_extras(table, grown_extras, extras);
     }
     atomic_store_explicit(&handler->state, state, memory_order_relaxed);
 
@@ -464,7 +378,10 @@ static dc_status add_locked(dc_table *table, event_record *record, dc_signature 
         atomic_store_explicit(&array->count, count + 1, memory_order_release);
     }
 
-    if (indexed) dedupe_insert(&table->dedupe, handler);
+    if (indexed) {
+        dc__dedupe_insert(&table->dedupe, handler);
+        table->dedupe.indexed++;
+    }
     if (out != NULL) *out = ((uint64_t)handler->generation << 32) | slot;
     return DC_OK;
 }
@@ -550,15 +467,17 @@ DC_API dc_status dc_table_add_marshal_id(dc_table *table, dc_event_id event, dc_
  *   2. without it (finish_removal): drop queued deliveries, wait for calls
  *      already running elsewhere, or hand the handler's finishing over to
  *      the threads running them (dc__wait_for_calls());
- *   3. once no call runs (finish_handlers): mark it finished, then call the
- *      destroy notify and release an owned target.
- * A removed handler stays in the duplicate index until a rebuild drops the
- * removed ones together, once they are STALE_PER_LIVE times the live ones:
- * a removal then touches no entry of the index (with a million handlers,
- * each would be a cache miss). Its slot is retired once it is out of the
- * index and finished (mark_removed_handler()). Every step is O(1) amortized.
- * Handlers go in batches, so that removing many needs no memory: a batch is
- * one lock hold of step 1.
+ *   3. once no call runs (finish_handlers): mark it finished and collect
+ *      its slot to retire, then call the destroy notify and release an
+ *      owned target.
+ * When no other thread may read, no call of the handler runs elsewhere and
+ * none can start, so steps 2 and 3 are taken in step 1's lock hold
+ * (finish_alone()), but for the callouts. A removed handler's entry stays
+ * in the duplicate index until the next rebuild, which an add makes: a
+ * removal touches no entry of the index (with a million handlers, each
+ * would be a cache miss). Every step is O(1) amortized. Handlers go in
+ * batches, so that removing many needs no memory: a batch is one lock hold
+ * of step 1.
  *
  * The tombstone keeps executes that start after step 2 from announcing the
  * handler, which a handed-over finishing relies on (dc__wait_for_calls():
@@ -570,13 +489,17 @@ DC_API dc_status dc_table_add_marshal_id(dc_table *table, dc_event_id event, dc_
  * miss, the handler's, not two. Meanwhile an execute of the remover's own
  * thread that reaches the handler skips it by its state, as it skips a
  * blocked one. If another thread has begun to read by step 2, the remover
- * puts the owed tombstones before it looks at that thread's calls.
+ * puts the owed tombstones before it looks at that thread's calls. Slots
+ * are retired only after their tombstones are in (dc__table_reclaim()).
  */
 enum { REMOVAL_BATCH = 64 };
 
 typedef struct removal_batch {
     size_t count;
     dc_handler *handlers[REMOVAL_BATCH];
+    /* Their extras (NULL for none), read under the lock: the list holding
+     * them may be replaced meanwhile. */
+    handler_extras *extras[REMOVAL_BATCH];
     /* Matches whose removal another thread has begun and not finished: a
      * remove by target, event or all waits for their calls too, so that its
      * caller may free what they use once it returns. */
@@ -589,6 +512,17 @@ typedef struct removal_batch {
     dc_handler_id ids[REMOVAL_BATCH];
     dc_event_id events[REMOVAL_BATCH];
 } removal_batch;
+
+static void begin_batch(removal_batch *batch) {
+    batch->count = batch->others_count = 0;
+    batch->owes_tombstones = batch->observed = false;
+}
+
+/* Compacting once tombstones outnumber live handlers three to one costs
+ * O(1) per removal (see Benchmarks/RESULTS.md: each compaction writes every
+ * live handler's position); an execute visits at most four entries per
+ * live handler meanwhile. */
+enum { TOMBSTONES_PER_LIVE = 3 };
 
 /* Step 1 for one handler. Caller holds the lock. */
 static void unlink_handler(dc_table *table, dc_handler *handler, removal_batch *batch) {
@@ -616,25 +550,20 @@ static void unlink_handler(dc_table *table, dc_handler *handler, removal_batch *
         table->owed_tombstones[table->owed_tombstone_count++] = &array->items[handler->position];
         batch->owes_tombstones = true;
     }
-    /* Compacting once tombstones outnumber live handlers costs O(1) per
-     * removal; failing to is harmless (the next removal tries again). */
+    /* Failing to compact is harmless (the next removal tries again). */
     uint32_t *tombstones = after ? &owner->after_tombstones : &owner->tombstones;
-    if (++*tombstones > 8 && *tombstones > *live) {
+    if (++*tombstones > 8 && *tombstones > TOMBSTONES_PER_LIVE * *live) {
         handler_array *compact = rebuilt_array(array, NULL, *live);
         if (compact != NULL) publish_array(table, owner, after, compact);
     }
-    if (!(state & DC__STATE_UNINDEXED)) {
-        dedupe_index *index = &table->dedupe, spare;
-        index->indexed--;
-        index->stale++;
-        if (dedupe_spare(index, 0, &spare) && spare.slots != NULL) dedupe_rebuild(table, &spare);
-    }
+    if (!(state & DC__STATE_UNINDEXED)) table->dedupe.indexed--;
     /* Set and replaced under the lock: an observer set now hears of it. */
     if (atomic_load_explicit(&table->observer, memory_order_relaxed) != NULL) {
         batch->ids[batch->count] = id_of(handler);
         batch->events[batch->count] = handler->event;
         batch->observed = true;
     }
+    batch->extras[batch->count] = handler->extras != 0 ? extras_of(table, handler) : NULL;
     batch->handlers[batch->count++] = handler;
 }
 
@@ -644,50 +573,65 @@ static inline void observe_removals(dc_table *table, const removal_batch *batch,
     for (size_t i = 0; i < count; i++) dc__table_observe(table, DC_HANDLER_REMOVED, batch->events[i], batch->ids[i]);
 }
 
-/* Step 3 for handlers no call of which runs any more. What it calls out to
- * may destroy the table (dc_table_destroy() waits for the removal's end, but
- * the finishing of a handed-over handler happens anywhere), so it reads
- * nothing of the table after the callouts start. The lock is taken only to
- * retire a slot this completes (mark_removed_handler()): no reader or writer
- * touches what it reads before that. */
-static void finish_handlers(dc_table *table, dc_handler *const *handlers, size_t count) {
-    struct callout {
-        void (*destroy)(void *destroy_data);
-        void *destroy_data;
-        void *owned_target;
-    } callouts[REMOVAL_BATCH];
-    dc_handler *completed[REMOVAL_BATCH];
-    size_t completed_count = 0;
-    void (*release)(void *object) = table->callbacks.release;
-    for (size_t i = 0; i < count; i++) {
-        dc_handler *handler = handlers[i];
-        handler_extras *extras = handler->extras;
-        uint32_t state = atomic_load_explicit(&handler->state, memory_order_relaxed);
-        callouts[i] = (struct callout){extras != NULL ? extras->destroy : NULL,
-                                       extras != NULL ? extras->destroy_data : NULL,
-                                       (state & DC__STATE_OWNS_TARGET) ? handler->target : NULL};
-        if (extras != NULL && extras->queue != NULL) {
-            dc__queue_release(extras->queue);
-            extras->queue = NULL;
-        }
-        if (mark_removed_handler(handler, DC__STATE_FINISHED)) completed[completed_count++] = handler;
+/* What step 3 calls out to for a handler. */
+typedef struct callout {
+    void (*destroy)(void *destroy_data);
+    void *destroy_data;
+    void *owned_target;
+} callout;
+
+/* Step 3's bookkeeping for a handler no call of which runs any more: marks
+ * it finished (true the first time) and takes its callouts. */
+static bool finish_handler(dc_handler *handler, handler_extras *extras, callout *out) {
+    uint32_t state = atomic_load_explicit(&handler->state, memory_order_relaxed);
+    *out = (callout){extras != NULL ? extras->destroy : NULL, extras != NULL ? extras->destroy_data : NULL,
+                     (state & DC__STATE_OWNS_TARGET) ? handler->target : NULL};
+    if (extras != NULL && extras->queue != NULL) {
+        dc__queue_release(extras->queue);
+        extras->queue = NULL;
     }
-    if (completed_count > 0) {
-        pthread_mutex_lock(&table->lock);
-        for (size_t i = 0; i < completed_count; i++) retire_slot(table, completed[i]);
-        dc__table_reclaim(table);
-        pthread_mutex_unlock(&table->lock);
-    }
+    return mark_finished(handler);
+}
+
+/* Step 3's callouts, without the lock. What they call out to may destroy the
+ * table (dc_table_destroy() waits for the removal's end, but the finishing
+ * of a handed-over handler happens anywhere), so the table is not read. */
+static void call_out(const callout *callouts, size_t count, void (*release)(void *object)) {
     for (size_t i = 0; i < count; i++) {
         if (callouts[i].destroy != NULL) callouts[i].destroy(callouts[i].destroy_data);
         if (callouts[i].owned_target != NULL && release != NULL) release(callouts[i].owned_target);
     }
 }
 
-/* Step 3 for a handler handed over by dc__wait_for_calls(). */
-static void finish_handed_over(void *table, void *handler) {
-    dc_handler *const handlers[1] = {handler};
-    finish_handlers(table, handlers, 1);
+/* Step 3 for handlers no call of which runs any more. The lock is taken
+ * only to collect the slots: no reader or writer touches what it reads
+ * before that. */
+static void finish_handlers(dc_table *table, dc_handler *const *handlers, handler_extras *const *extras,
+                            size_t count) {
+    callout callouts[REMOVAL_BATCH];
+    dc_handler *completed[REMOVAL_BATCH];
+    size_t completed_count = 0;
+    void (*release)(void *object) = table->callbacks.release;
+    for (size_t i = 0; i < count; i++)
+        if (finish_handler(handlers[i], extras[i], &callouts[i])) completed[completed_count++] = handlers[i];
+    if (completed_count > 0) {
+        pthread_mutex_lock(&table->lock);
+        for (size_t i = 0; i < completed_count; i++) retire_slot(table, completed[i]);
+        dc__table_reclaim(table);
+        pthread_mutex_unlock(&table->lock);
+    }
+    call_out(callouts, count, release);
+}
+
+/* Step 3 for a handler handed over by dc__wait_for_calls(): its extras are
+ * read under the lock. The table is there (see run_ticket()). */
+static void finish_handed_over(void *context, void *object) {
+    dc_table *table = context;
+    dc_handler *const handlers[1] = {object};
+    pthread_mutex_lock(&table->lock);
+    handler_extras *const extras[1] = {handlers[0]->extras != 0 ? extras_of(table, handlers[0]) : NULL};
+    pthread_mutex_unlock(&table->lock);
+    finish_handlers(table, handlers, extras, 1);
 }
 
 /* Steps 2 and 3 for a batch. The caller must not hold the lock. */
@@ -706,23 +650,50 @@ static void finish_removal(dc_table *table, removal_batch *batch) {
     size_t waited = 0;
     for (size_t i = 0; i < batch->count; i++) {
         dc_handler *handler = batch->handlers[i];
-        /* Set when it was added; it stays until the slot is reclaimed. */
-        handler_extras *extras = handler->extras;
+        handler_extras *extras = batch->extras[i];
         if (extras != NULL && extras->queue != NULL) dc__queue_purge(extras->queue, handler);
-        if (dc__wait_for_calls(handler, finish_handed_over, table)) batch->handlers[waited++] = handler;
+        if (dc__wait_for_calls(handler, finish_handed_over, table)) {
+            batch->extras[waited] = extras;
+            batch->handlers[waited++] = handler;
+        }
     }
-    finish_handlers(table, batch->handlers, waited);
+    finish_handlers(table, batch->handlers, batch->extras, waited);
+}
+
+/* Steps 2 and 3 for a batch of one handler without a queue, taken in step
+ * 1's lock hold when no other thread may read (see "removing"): the fence
+ * orders the handler's removed state before the look at the threads, as
+ * dc__heavy_fence() does for finish_removal(). Outside every read-side
+ * section of its own thread nothing holds the handler, so its slot is
+ * released at once, while its memory is still in the cache; its tombstone
+ * may still be owed, which take_slot() puts before the slot is reused. True
+ * when done, with the callout to make once the lock is released. */
+static bool finish_alone(dc_table *table, removal_batch *batch, callout *out) {
+    atomic_thread_fence(memory_order_seq_cst);
+    if (batch->count != 1 || batch->others_count != 0 || dc__others_may_read() ||
+        (batch->extras[0] != NULL && batch->extras[0]->queue != NULL))
+        return false;
+    dc_handler *handler = batch->handlers[0];
+    finish_handler(handler, batch->extras[0], out);
+    dc_thread_record *self = dc__current_record;
+    if (self == NULL || self->depth == 0)
+        dc__table_release_slot(handler, table);
+    else
+        retire_slot(table, handler);
+    return true;
 }
 
 DC_API dc_status dc_table_remove(dc_table *table, dc_handler_id id) {
     if (table == NULL) return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_remove: the table must not be NULL");
     removal_batch batch;
-    batch.count = batch.others_count = 0;
-    batch.owes_tombstones = batch.observed = false;
+    begin_batch(&batch);
+    callout callouts[1];
     pthread_mutex_lock(&table->lock);
     dc_handler *handler = find_handler(table, id);
+    bool finished = false;
     if (handler != NULL) {
         unlink_handler(table, handler, &batch);
+        finished = finish_alone(table, &batch, &callouts[0]);
         dc__table_reclaim(table);
     }
     pthread_mutex_unlock(&table->lock);
@@ -730,7 +701,10 @@ DC_API dc_status dc_table_remove(dc_table *table, dc_handler_id id) {
         return dc__fail(DC_ERR_NOT_FOUND, "table %s has no handler with id %llu", display_name(table),
                         (unsigned long long)id);
     dc__finishing_begin();
-    finish_removal(table, &batch);
+    if (finished)
+        call_out(callouts, 1, table->callbacks.release);
+    else
+        finish_removal(table, &batch);
     dc__finishing_end();
     observe_removals(table, &batch, batch.count);
     return DC_OK;
@@ -745,8 +719,7 @@ static size_t remove_where(dc_table *table, bool (*matches)(const dc_table *, co
     dc__finishing_begin();
     for (uint32_t slot = 0;;) {
         removal_batch batch;
-        batch.count = batch.others_count = 0;
-        batch.owes_tombstones = batch.observed = false;
+        begin_batch(&batch);
         pthread_mutex_lock(&table->lock);
         for (; slot < table->slot_count && batch.count < REMOVAL_BATCH && batch.others_count < REMOVAL_BATCH;
              slot++) {
@@ -828,8 +801,7 @@ DC_API dc_status dc_table_remove_all(dc_table *table, size_t *removed) {
 /* Removes a once-handler after its run (or its dropped delivery). */
 void dc__table_remove_handler(dc_table *table, dc_handler *handler) {
     removal_batch batch;
-    batch.count = batch.others_count = 0;
-    batch.owes_tombstones = batch.observed = false;
+    begin_batch(&batch);
     pthread_mutex_lock(&table->lock);
     if (!(atomic_load_explicit(&handler->state, memory_order_relaxed) & DC__STATE_REMOVED)) {
         unlink_handler(table, handler, &batch);

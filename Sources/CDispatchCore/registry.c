@@ -40,7 +40,7 @@ DC_API dc_status dc_table_create(const char *name, const dc_object_callbacks *ca
     dedupe_index dedupe = {0};
     bool indexed = table != NULL && new_dedupe_index(&dedupe, DEDUPE_INITIAL_ENTRIES);
     if (table == NULL || events == NULL || names == NULL || copy == NULL || !indexed) {
-        free(table), free(events), free(names), free(copy), free(dedupe.slots);
+        free(table), free(events), free(names), free(copy), free(dedupe.entries);
         return dc__fail(DC_ERR_NO_MEMORY, "dc_table_create: out of memory");
     }
     pthread_mutex_init(&table->lock, NULL);
@@ -180,7 +180,7 @@ static void destroy_now(dc_table *table) {
     dc__synchronize();
     dc__reclaim(&table->retired, true);
     free(table->retiring); /* its handlers are released below */
-    /* Removed handlers not yet out of their array or the index were never
+    /* Removed handlers whose slots were still being collected were never
      * retired. */
     for (uint32_t slot = 0; slot < table->slot_count; slot++) {
         dc_handler *handler = handler_at(table, slot);
@@ -199,7 +199,8 @@ static void destroy_now(dc_table *table) {
     free(atomic_load_explicit(&table->names, memory_order_relaxed));
     for (uint32_t chunk = 0; chunk < table->chunk_count; chunk++) free(table->chunks[chunk]);
     free(table->chunks);
-    free(table->dedupe.slots);
+    free(table->dedupe.entries);
+    free(atomic_load_explicit(&table->extras, memory_order_relaxed));
     free(table->name);
     pthread_mutex_destroy(&table->lock);
     free(table);

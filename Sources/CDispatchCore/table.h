@@ -35,20 +35,33 @@ typedef dc__handler dc_handler;
 #define CHUNK_SHIFT 10
 #define CHUNK_SIZE (1u << CHUNK_SHIFT)
 
+/* Slots a table hands out: an entry of the duplicate index keeps a slot + 1
+ * in its low 27 bits (DEDUPE_SLOT_BITS). */
+#define DEDUPE_SLOT_BITS 27
+#define MAX_SLOTS ((1u << DEDUPE_SLOT_BITS) - 1)
+
 /* The duplicate index over (event, function, target): open addressing with
- * linear probing. An entry is a slot + 1 (0: empty) and 8 bits of its
- * hash, which spare most probes a look at another handler. A removed
- * handler's entry stays until the next rebuild (see "removing"); at most
- * half the entries are in use, those included. */
+ * linear probing over any number of entries (a hash picks its home by
+ * multiplying, not masking, so the index grows by half, not by doubling).
+ * An entry is 0 (empty) or a slot + 1 with 5 bits of the hash above it,
+ * which spare most probes a look at another handler. A removal leaves its
+ * handler's entry, and the slot may be reused meanwhile: a probe compares the
+ * handler the slot holds now, so such an entry only costs a probe until the
+ * next rebuild (see "removing" in registration.c). */
 typedef struct dedupe_index {
-    uint32_t *slots;
-    uint8_t *tags;
-    uint32_t mask;
-    uint32_t indexed; /* entries of live handlers */
-    uint32_t stale;   /* entries of removed handlers */
+    uint32_t *entries;
+    uint32_t capacity;
+    uint32_t used;    /* entries not empty: live handlers', and removed ones' */
+    uint32_t indexed; /* live handlers in the index */
 } dedupe_index;
 
 #define DEDUPE_INITIAL_ENTRIES 16u
+
+/* A handler's queue and destroy notify, when given (handler->extras). */
+typedef struct extras_list {
+    uint32_t capacity;
+    handler_extras *items[]; /* a free index holds NULL */
+} extras_list;
 
 /* ---- per-event structures readers see ------------------------------------------------ */
 
@@ -103,6 +116,11 @@ struct dc_table {
     uint32_t slot_count; /* slots ever handed out */
     uint32_t free_slots; /* free list head: slot + 1 */
     dedupe_index dedupe;
+    /* The extras of handlers that have them, read by executes of queued
+     * handlers: replaced by a published copy when full, like an array. */
+    _Atomic(extras_list *) extras;
+    uint32_t extras_used; /* indexes handed out, free ones included */
+    uint32_t free_extras; /* free list head: index + 1, through the NULL items' */
     dc_retired_list retired;
     struct slot_batch *retiring; /* slots to retire at the end of this lock hold (reclaim()) */
     /* The array entries of removed handlers that still point to them
@@ -312,15 +330,57 @@ static inline uint32_t shape_flags(uint32_t state) {
 /* Parameter 0 holds the bound target, if any; event arguments follow it. */
 static inline size_t first_argument_parameter(uint32_t state) { return (state & DC__STATE_TARGET) ? 1 : 0; }
 
-/* An empty index of `entries` (a power of two) entries; false when out of memory. */
+/* An empty index of `entries` entries; false when out of memory. */
 static inline bool new_dedupe_index(dedupe_index *index, uint32_t entries) {
-    index->slots = calloc(entries, sizeof *index->slots + sizeof *index->tags);
-    if (index->slots == NULL) return false;
-    index->tags = (uint8_t *)(index->slots + entries);
-    index->mask = entries - 1;
-    index->indexed = index->stale = 0;
+    index->entries = calloc(entries, sizeof *index->entries);
+    if (index->entries == NULL) return false;
+    index->capacity = entries;
+    index->used = index->indexed = 0;
     return true;
 }
+
+/* The extras of `handler`, which has some. Inside a read-side section or
+ * under the lock. */
+static inline handler_extras *extras_of(const dc_table *table, const dc_handler *handler) {
+    return atomic_load_explicit(&table->extras, memory_order_acquire)->items[handler->extras - 1];
+}
+
+/* ---- the extras list (extras.c); the caller holds the lock ----------------------------- */
+
+/* Room in the extras list for one more: true with *grown NULL when the list
+ * has it, or a bigger copy in *grown to publish with dc__take_extras();
+ * false without memory. */
+bool dc__extras_room(const dc_table *table, extras_list **grown);
+/* Stores `extras` in the list (`grown` published first, when given); its
+ * index + 1, for handler->extras. Readers find it once the handler holding
+ * the index is published. */
+uint32_t dc__take_extras(dc_table *table, extras_list *grown, handler_extras *extras);
+/* Frees the extras at index + 1 `extras` and makes the index free: the
+ * handler's slot is being released. */
+void dc__release_extras(dc_table *table, uint32_t extras);
+
+/* ---- the duplicate index (dedupe.c); the caller holds the lock ------------------------- */
+
+/* The live handler of (event, function, target) that the index knows, or NULL. */
+dc_handler *dc__find_duplicate(dc_table *table, dc_event_id event, dc_function function, const void *target);
+/* Gives the live `handler` an entry unless one on its probe already names
+ * its slot with its tag (its slot's removed handler may have left that);
+ * true when it took an empty one. The caller counts it in `indexed`. */
+bool dc__dedupe_insert(dedupe_index *index, const dc_handler *handler);
+/* An empty index for the live handlers and one more, 5/8 full with them: a
+ * rebuild follows growth of a fifth or more, and the index costs 5 to 6.4
+ * bytes per handler. False when there is no memory for it. */
+bool dc__dedupe_spare(const dedupe_index *index, dedupe_index *spare);
+/* Moves the live handlers to `spare`, which becomes the index; removed
+ * handlers' entries are dropped. */
+void dc__dedupe_rebuild(dc_table *table, dedupe_index *spare);
+
+/* Whether one more entry keeps the index at most 4/5 full, removed
+ * handlers' entries included: linear probing stays short up to there. */
+static inline bool dedupe_has_room(const dedupe_index *index) {
+    return ((uint64_t)index->used + 1) * 5 <= (uint64_t)index->capacity * 4;
+}
+
 /* ---- shared between the files ------------------------------------------------------------- */
 
 /* Finds or creates the record of event key `name`, and of its event when it

@@ -322,7 +322,7 @@ struct dc__handler_extras;
 #define DC__STATE_FINISHED (1u << 17)
 #define DC__STATE_STRUCT_RETURN (1u << 18) /* returns a struct: needs room for it (run the general way) */
 #define DC__STATE_SWIFT (1u << 20)       /* a marshal that is a Swift-convention function (DC__HANDLER_SWIFT_CALL) */
-#define DC__STATE_UNINDEXED (1u << 21)   /* not in the dedupe index (DC_HANDLER_ALLOW_DUPLICATE, or removed and out) */
+#define DC__STATE_UNINDEXED (1u << 21)   /* not in the duplicate index (DC_HANDLER_ALLOW_DUPLICATE) */
 #define DC__STATE_GENERAL (1u << 22)     /* more than a void stub call: a marshal, libffi, or a return value */
 #define DC__STATE_OWNS_TARGET (1u << 23) /* release the target through the table's callbacks */
 #define DC__STATE_VARIADIC (1u << 24)    /* a marshal that takes every argument as given */
@@ -339,18 +339,21 @@ struct dc__handler_extras;
     (DC__STATE_REMOVED | DC__STATE_BLOCK_MASK | DC__STATE_ONCE | DC__STATE_QUEUED | DC__STATE_STRUCT_RETURN | \
      DC__STATE_DETAILED)
 
-/* 56 bytes; the fields an execute reads come first. */
+/* 48 bytes on 64-bit platforms; the fields an execute reads come first. */
 typedef struct dc__handler {
     dc_function function;
     dc_signature *signature;
     void *target;
     _Atomic uint32_t state;
     dc_event_id event;
-    struct dc__handler_extras *extras; /* NULL unless a queue or destroy notify was given */
-    uint32_t generation;               /* the upper half of the handler's id */
-    uint32_t slot;                     /* where the table keeps it: the lower half */
-    uint32_t position;                 /* its index in its event's current array (writer side) */
-    uint32_t next;                     /* free: the next free slot + 1, 0 ends */
+    uint32_t generation; /* the upper half of the handler's id */
+    uint32_t slot;       /* where the table keeps it: the lower half */
+    /* Writer side. Live: its index in its event's current array; free: the
+     * next free slot + 1, 0 ends. */
+    uint32_t position;
+    /* Its queue and destroy notify, when given: their index + 1 in the
+     * table's extras list; 0 for none. */
+    uint32_t extras;
 } dc__handler;
 
 /* An entry of a handler array. */
