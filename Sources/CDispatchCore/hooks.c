@@ -114,7 +114,7 @@ static void finish_hook(void *context, void *object) {
     table_hook *hook = object;
     void (*destroy)(void *) = hook->destroy;
     void *data = hook->data;
-    pthread_mutex_lock(&table->lock);
+    lock_table(table);
     bool listed = false;
     const hook_list *hooks = atomic_load_explicit(&table->hooks, memory_order_relaxed);
     for (uint32_t i = 0; hooks != NULL && i < hooks->count; i++) listed |= hooks->hooks[i] == hook;
@@ -123,7 +123,7 @@ static void finish_hook(void *context, void *object) {
     else
         dc__table_retire(table, hook, dc__table_free_object);
     dc__table_reclaim(table);
-    pthread_mutex_unlock(&table->lock);
+    unlock_table(table);
     if (destroy != NULL) destroy(data);
 }
 
@@ -168,10 +168,10 @@ static bool unlink_hook(dc_table *table, table_hook *hook) {
 
 /* Removes a hook that returned false, from inside an execute. */
 static void remove_hook(dc_table *table, table_hook *hook) {
-    pthread_mutex_lock(&table->lock);
+    lock_table(table);
     bool removing = unlink_hook(table, hook);
     dc__table_reclaim(table);
-    pthread_mutex_unlock(&table->lock);
+    unlock_table(table);
     if (removing) wait_and_finish(table, hook);
 }
 
@@ -181,7 +181,7 @@ DC_API dc_status dc_table_add_emission_hook(dc_table *table, const char *event, 
                                             void (*destroy)(void *data), dc_hook_id *out) {
     if (table == NULL || function == NULL)
         return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_add_emission_hook: table and hook must not be NULL");
-    pthread_mutex_lock(&table->lock);
+    lock_table(table);
     dc_status status = DC_OK;
     event_record *record = NULL;
     if (atomic_load_explicit(&table->destroy_called, memory_order_relaxed))
@@ -224,21 +224,21 @@ DC_API dc_status dc_table_add_emission_hook(dc_table *table, const char *event, 
         if (out != NULL) *out = hook->id;
         dc__table_reclaim(table);
     }
-    pthread_mutex_unlock(&table->lock);
+    unlock_table(table);
     return status;
 }
 
 DC_API dc_status dc_table_remove_emission_hook(dc_table *table, dc_hook_id id) {
     if (table == NULL)
         return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_remove_emission_hook: the table must not be NULL");
-    pthread_mutex_lock(&table->lock);
+    lock_table(table);
     table_hook *hook = NULL;
     const hook_list *hooks = atomic_load_explicit(&table->hooks, memory_order_relaxed);
     for (uint32_t i = 0; id != 0 && hooks != NULL && i < hooks->count; i++)
         if (hooks->hooks[i]->id == id) hook = hooks->hooks[i];
     bool removing = hook != NULL && unlink_hook(table, hook);
     dc__table_reclaim(table);
-    pthread_mutex_unlock(&table->lock);
+    unlock_table(table);
     if (!removing)
         return dc__fail(DC_ERR_NOT_FOUND, "table %s has no emission hook with id %llu", display_name(table),
                         (unsigned long long)id);
@@ -257,15 +257,15 @@ DC_API dc_status dc_table_set_observer(dc_table *table, dc_table_observer observ
         hook->data = data;
         hook->destroy = destroy;
     }
-    pthread_mutex_lock(&table->lock);
+    lock_table(table);
     if (atomic_load_explicit(&table->destroy_called, memory_order_relaxed)) {
-        pthread_mutex_unlock(&table->lock);
+        unlock_table(table);
         free(hook);
         return dc__fail(DC_ERR_STATE, "table %s is being destroyed: no observer can be set", display_name(table));
     }
     table_hook *old = atomic_exchange_explicit(&table->observer, hook, memory_order_acq_rel);
     if (old != NULL) atomic_store_explicit(&old->removed, true, memory_order_seq_cst);
-    pthread_mutex_unlock(&table->lock);
+    unlock_table(table);
     if (old != NULL) wait_and_finish(table, old);
     return DC_OK;
 }
@@ -274,24 +274,24 @@ void dc__table_remove_hooks(dc_table *table) {
     /* One at a time, the way dc_table_remove_emission_hook() goes (hooks
      * are few); marked ones are another removal's to finish. */
     for (;;) {
-        pthread_mutex_lock(&table->lock);
+        lock_table(table);
         table_hook *hook = NULL;
         const hook_list *hooks = atomic_load_explicit(&table->hooks, memory_order_relaxed);
         for (uint32_t i = 0; hook == NULL && hooks != NULL && i < hooks->count; i++)
             if (!atomic_load_explicit(&hooks->hooks[i]->removed, memory_order_relaxed)) hook = hooks->hooks[i];
         if (hook != NULL) unlink_hook(table, hook);
-        pthread_mutex_unlock(&table->lock);
+        unlock_table(table);
         if (hook == NULL) break;
         wait_and_finish(table, hook);
     }
     /* What stayed listed for want of memory is all marked: out with the list. */
-    pthread_mutex_lock(&table->lock);
+    lock_table(table);
     hook_list *hooks = atomic_exchange_explicit(&table->hooks, NULL, memory_order_acq_rel);
     for (uint32_t i = 0; hooks != NULL && i < hooks->count; i++)
         if (hooks->hooks[i]->finished_listed) dc__table_retire(table, hooks->hooks[i], dc__table_free_object);
     if (hooks != NULL) dc__table_retire(table, hooks, dc__table_free_object);
     table_hook *observer = atomic_exchange_explicit(&table->observer, NULL, memory_order_acq_rel);
     if (observer != NULL) atomic_store_explicit(&observer->removed, true, memory_order_seq_cst);
-    pthread_mutex_unlock(&table->lock);
+    unlock_table(table);
     if (observer != NULL) wait_and_finish(table, observer);
 }

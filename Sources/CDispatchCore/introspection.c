@@ -8,8 +8,6 @@
 #include "table.h"
 
 /* The lock, for queries on a table the caller holds const. */
-static void lock(const dc_table *table) { pthread_mutex_lock(&((dc_table *)table)->lock); }
-static void unlock(const dc_table *table) { pthread_mutex_unlock(&((dc_table *)table)->lock); }
 
 /* What an execute of `key` would look at: its event's record (*owner, NULL
  * when unknown) and the detailed key's id whose handlers run too (*detail, 0
@@ -87,12 +85,12 @@ static bool list_one(const dc_handler *handler, uint32_t state, void *context) {
 /* Lists (or, with capacity 0, counts) what an execute of `key` considers. */
 static dc_status list_key(const dc_table *table, const char *key, dc_handler_info *handlers, size_t capacity,
                           size_t *count) {
-    lock(table);
+    lock_table(table);
     event_record *owner = NULL;
     listing list = {table, 0, handlers, capacity, 0};
     dc_status status = resolve_key(table, key, &owner, &list.detail);
     if (status == DC_OK && owner != NULL) each_in_order(owner, list_one, &list);
-    unlock(table);
+    unlock_table(table);
     if (status == DC_OK) *count = list.count;
     return status;
 }
@@ -114,11 +112,11 @@ DC_API dc_status dc_table_handler_count(const dc_table *table, const char *event
 DC_API dc_status dc_table_handler_count_id(const dc_table *table, dc_event_id event, size_t *out) {
     if (table == NULL || out == NULL)
         return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_handler_count_id: table and out must not be NULL");
-    lock(table);
+    lock_table(table);
     event_record *record = record_by_id(table, event);
     listing list = {table, record != NULL && record->base != NULL ? record->id : 0, NULL, 0, 0};
     if (record != NULL) each_in_order(array_record(record), list_one, &list);
-    unlock(table);
+    unlock_table(table);
     if (record == NULL)
         return dc__fail(DC_ERR_NOT_FOUND, "table %s has no event with id %u", display_name(table), event);
     *out = list.count;
@@ -129,19 +127,19 @@ DC_API dc_status dc_table_handler_count_id(const dc_table *table, dc_event_id ev
 
 DC_API bool dc_table_contains(const dc_table *table, dc_handler_id id) {
     if (table == NULL || id == 0) return false;
-    lock(table);
+    lock_table(table);
     bool found = find_handler(table, id) != NULL;
-    unlock(table);
+    unlock_table(table);
     return found;
 }
 
 DC_API dc_status dc_table_handler_info(const dc_table *table, dc_handler_id id, dc_handler_info *out) {
     if (table == NULL || out == NULL)
         return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_handler_info: table and out must not be NULL");
-    lock(table);
+    lock_table(table);
     const dc_handler *handler = id != 0 ? find_handler(table, id) : NULL;
     if (handler != NULL) *out = info_of(table, handler, atomic_load_explicit(&handler->state, memory_order_relaxed));
-    unlock(table);
+    unlock_table(table);
     if (handler == NULL)
         return dc__fail(DC_ERR_NOT_FOUND, "table %s has no handler with id %llu", display_name(table),
                         (unsigned long long)id);
@@ -172,7 +170,7 @@ DC_API dc_status dc_table_find_handler(const dc_table *table, const char *event,
     size_t length = event != NULL ? strlen(event) : 0;
     if (event != NULL && key_event_length(event, length) == NOT_A_KEY) return dc__fail_key(table, event);
     search wanted = {0, function, target, 0};
-    lock(table);
+    lock_table(table);
     if (event != NULL) {
         const event_record *record = record_by_name(table, event, length, hash_name(event, length));
         if (record != NULL) {
@@ -185,7 +183,7 @@ DC_API dc_status dc_table_find_handler(const dc_table *table, const char *event,
         for (uint32_t i = 0; i < count && wanted.found == 0; i++)
             if (events->records[i]->base == NULL) each_in_order(events->records[i], find_one, &wanted);
     }
-    unlock(table);
+    unlock_table(table);
     if (wanted.found == 0)
         return dc__fail(DC_ERR_NOT_FOUND, "table %s has no handler of %s%s%s with that function and target",
                         display_name(table), event != NULL ? "event \"" : "any event", event != NULL ? event : "",
@@ -200,7 +198,7 @@ DC_API dc_status dc_table_events(const dc_table *table, const char **names, size
     if (table == NULL || count == NULL || (names == NULL && capacity > 0))
         return dc__fail(DC_ERR_NULL_ARGUMENT,
                         "dc_table_events: table, count, and names when capacity > 0, must not be NULL");
-    lock(table);
+    lock_table(table);
     event_list *events = atomic_load_explicit(&table->events, memory_order_relaxed);
     uint32_t event_count = atomic_load_explicit(&events->count, memory_order_relaxed);
     size_t found = 0;
@@ -209,7 +207,7 @@ DC_API dc_status dc_table_events(const dc_table *table, const char **names, size
         if (found < capacity) names[found] = events->records[i]->name;
         found++;
     }
-    unlock(table);
+    unlock_table(table);
     *count = found;
     return DC_OK;
 }

@@ -403,7 +403,7 @@ static dc_status add_checked(dc_table *table, const char *event, dc_event_id eve
                                             : "the function");
     dc_status status = check_options(options, marshal, variadic, signature);
     if (status != DC_OK) return status;
-    pthread_mutex_lock(&table->lock);
+    lock_table(table);
     event_record *record = NULL;
     if (atomic_load_explicit(&table->destroy_called, memory_order_relaxed)) {
         status = dc__fail(DC_ERR_STATE, "table %s is being destroyed: no handler can be added", display_name(table));
@@ -425,7 +425,7 @@ static dc_status add_checked(dc_table *table, const char *event, dc_event_id eve
     dc_handler_id id = 0;
     if (status == DC_OK) status = add_locked(table, record, signature, function, target, marshal, variadic, options, &id);
     if (status == DC_OK) dc__table_reclaim(table);
-    pthread_mutex_unlock(&table->lock);
+    unlock_table(table);
     if (out != NULL && (status == DC_OK || status == DC_EXISTS)) *out = id;
     if (status == DC_OK) dc__table_observe(table, DC_HANDLER_ADDED, record->id, id);
     return status;
@@ -615,10 +615,10 @@ static void finish_handlers(dc_table *table, dc_handler *const *handlers, handle
     for (size_t i = 0; i < count; i++)
         if (finish_handler(handlers[i], extras[i], &callouts[i])) completed[completed_count++] = handlers[i];
     if (completed_count > 0) {
-        pthread_mutex_lock(&table->lock);
+        lock_table(table);
         for (size_t i = 0; i < completed_count; i++) retire_slot(table, completed[i]);
         dc__table_reclaim(table);
-        pthread_mutex_unlock(&table->lock);
+        unlock_table(table);
     }
     call_out(callouts, count, release);
 }
@@ -628,9 +628,9 @@ static void finish_handlers(dc_table *table, dc_handler *const *handlers, handle
 static void finish_handed_over(void *context, void *object) {
     dc_table *table = context;
     dc_handler *const handlers[1] = {object};
-    pthread_mutex_lock(&table->lock);
+    lock_table(table);
     handler_extras *const extras[1] = {handlers[0]->extras != 0 ? extras_of(table, handlers[0]) : NULL};
-    pthread_mutex_unlock(&table->lock);
+    unlock_table(table);
     finish_handlers(table, handlers, extras, 1);
 }
 
@@ -639,9 +639,9 @@ static void finish_removal(dc_table *table, removal_batch *batch) {
     if (batch->count == 0 && batch->others_count == 0) return;
     dc__heavy_fence();
     if (batch->owes_tombstones && dc__others_may_read()) {
-        pthread_mutex_lock(&table->lock);
+        lock_table(table);
         put_owed_tombstones(table);
-        pthread_mutex_unlock(&table->lock);
+        unlock_table(table);
         dc__heavy_fence();
     }
     /* Only their addresses: their slots may be reused meanwhile, which costs
@@ -688,7 +688,7 @@ DC_API dc_status dc_table_remove(dc_table *table, dc_handler_id id) {
     removal_batch batch;
     begin_batch(&batch);
     callout callouts[1];
-    pthread_mutex_lock(&table->lock);
+    lock_table(table);
     dc_handler *handler = find_handler(table, id);
     bool finished = false;
     if (handler != NULL) {
@@ -696,7 +696,7 @@ DC_API dc_status dc_table_remove(dc_table *table, dc_handler_id id) {
         finished = finish_alone(table, &batch, &callouts[0]);
         dc__table_reclaim(table);
     }
-    pthread_mutex_unlock(&table->lock);
+    unlock_table(table);
     if (handler == NULL)
         return dc__fail(DC_ERR_NOT_FOUND, "table %s has no handler with id %llu", display_name(table),
                         (unsigned long long)id);
@@ -720,7 +720,7 @@ static size_t remove_where(dc_table *table, bool (*matches)(const dc_table *, co
     for (uint32_t slot = 0;;) {
         removal_batch batch;
         begin_batch(&batch);
-        pthread_mutex_lock(&table->lock);
+        lock_table(table);
         for (; slot < table->slot_count && batch.count < REMOVAL_BATCH && batch.others_count < REMOVAL_BATCH;
              slot++) {
             dc_handler *handler = handler_at(table, slot);
@@ -735,7 +735,7 @@ static size_t remove_where(dc_table *table, bool (*matches)(const dc_table *, co
         }
         bool more = slot < table->slot_count;
         dc__table_reclaim(table);
-        pthread_mutex_unlock(&table->lock);
+        unlock_table(table);
         removed += batch.count;
         finish_removal(table, &batch);
         observe_removals(table, &batch, batch.count);
@@ -769,9 +769,9 @@ DC_API dc_status dc_table_remove_target(dc_table *table, void *target, size_t *r
 
 DC_API dc_status dc_table_remove_event_id(dc_table *table, dc_event_id event, size_t *removed) {
     if (table == NULL) return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_remove_event_id: the table must not be NULL");
-    pthread_mutex_lock(&table->lock);
+    lock_table(table);
     bool known = record_by_id(table, event) != NULL;
-    pthread_mutex_unlock(&table->lock);
+    unlock_table(table);
     if (!known) return dc__fail(DC_ERR_NOT_FOUND, "table %s has no event with id %u", display_name(table), event);
     size_t count = remove_where(table, has_key, &event, false);
     if (removed != NULL) *removed = count;
@@ -783,9 +783,9 @@ DC_API dc_status dc_table_remove_event(dc_table *table, const char *event, size_
         return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_remove_event: table and event must not be NULL");
     size_t length = strlen(event);
     if (key_event_length(event, length) == NOT_A_KEY) return dc__fail_key(table, event);
-    pthread_mutex_lock(&table->lock);
+    lock_table(table);
     event_record *record = record_by_name(table, event, length, hash_name(event, length));
-    pthread_mutex_unlock(&table->lock);
+    unlock_table(table);
     size_t count = record != NULL ? remove_where(table, has_key, &record->id, false) : 0;
     if (removed != NULL) *removed = count;
     return DC_OK;
@@ -802,12 +802,12 @@ DC_API dc_status dc_table_remove_all(dc_table *table, size_t *removed) {
 void dc__table_remove_handler(dc_table *table, dc_handler *handler) {
     removal_batch batch;
     begin_batch(&batch);
-    pthread_mutex_lock(&table->lock);
+    lock_table(table);
     if (!(atomic_load_explicit(&handler->state, memory_order_relaxed) & DC__STATE_REMOVED)) {
         unlink_handler(table, handler, &batch);
         dc__table_reclaim(table);
     }
-    pthread_mutex_unlock(&table->lock);
+    unlock_table(table);
     dc__finishing_begin();
     finish_removal(table, &batch);
     dc__finishing_end();
@@ -820,7 +820,7 @@ void dc__table_remove_handler(dc_table *table, dc_handler *handler) {
 static dc_status change_block_count(dc_table *table, dc_handler_id id, int delta, dc_handler **out) {
     if (table == NULL)
         return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_%s: the table must not be NULL", delta > 0 ? "block" : "unblock");
-    pthread_mutex_lock(&table->lock);
+    lock_table(table);
     dc_handler *handler = find_handler(table, id);
     uint32_t blocks =
         handler != NULL ? atomic_load_explicit(&handler->state, memory_order_relaxed) & DC__STATE_BLOCK_MASK : 0;
@@ -837,7 +837,7 @@ static dc_status change_block_count(dc_table *table, dc_handler_id id, int delta
         atomic_fetch_add_explicit(&handler->state, 1, memory_order_seq_cst);
     else
         atomic_fetch_sub_explicit(&handler->state, 1, memory_order_release);
-    pthread_mutex_unlock(&table->lock);
+    unlock_table(table);
     *out = handler;
     return status;
 }

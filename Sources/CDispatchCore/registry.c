@@ -6,6 +6,12 @@
  */
 #include "table.h"
 
+#if defined(__linux__)
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
 #include <stddef.h>
 
 DC__BINDING_API const event_record *dc__event_record_of(dc_table *table, dc_event_id event) {
@@ -43,7 +49,7 @@ DC_API dc_status dc_table_create(const char *name, const dc_object_callbacks *ca
         free(table), free(events), free(names), free(copy), free(dedupe.entries);
         return dc__fail(DC_ERR_NO_MEMORY, "dc_table_create: out of memory");
     }
-    pthread_mutex_init(&table->lock, NULL);
+    table_lock_init(&table->lock);
     atomic_init(&table->events, events);
     atomic_init(&table->names, names);
     table->name = copy;
@@ -54,6 +60,28 @@ DC_API dc_status dc_table_create(const char *name, const dc_object_callbacks *ca
 }
 
 DC_API const char *dc_table_name(const dc_table *table) { return table != NULL ? table->name : ""; }
+/* ---- the table's lock (table.h) ---------------------------------------------------------- */
+
+#if defined(__linux__) && !defined(DC_PTHREAD_TABLE_LOCK)
+/* Taken while held: spins a little (a writer holds the lock for a few
+ * hundred instructions), then marks the word 2 and sleeps until a release
+ * wakes it, taking the lock as 2 since others may still sleep. */
+void dc__table_lock_wait(table_lock *lock) {
+    for (unsigned spin = 0; spin < 64; spin++) {
+        uint32_t free_word = 0;
+        if (atomic_load_explicit(&lock->word, memory_order_relaxed) == 0 &&
+            atomic_compare_exchange_weak_explicit(&lock->word, &free_word, 1, memory_order_acquire,
+                                                  memory_order_relaxed))
+            return;
+        SPIN_PAUSE();
+    }
+    while (atomic_exchange_explicit(&lock->word, 2, memory_order_acquire) != 0)
+        syscall(SYS_futex, &lock->word, FUTEX_WAIT_PRIVATE, 2, NULL, NULL, 0);
+}
+
+void dc__table_lock_wake(table_lock *lock) { syscall(SYS_futex, &lock->word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0); }
+#endif
+
 /* ---- interning ------------------------------------------------------------------------------- */
 
 COLD dc_status dc__fail_key(const dc_table *table, const char *key) {
@@ -146,11 +174,11 @@ dc_status dc__table_intern_locked(dc_table *table, const char *name, event_recor
 DC_API dc_status dc_table_intern(dc_table *table, const char *event, dc_event_id *out) {
     if (table == NULL || event == NULL || out == NULL)
         return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_intern: table, event and out must not be NULL");
-    pthread_mutex_lock(&table->lock);
+    lock_table(table);
     event_record *record = NULL;
     dc_status status = dc__table_intern_locked(table, event, &record);
     if (status == DC_OK) dc__table_reclaim(table);
-    pthread_mutex_unlock(&table->lock);
+    unlock_table(table);
     if (status == DC_OK) *out = record->id;
     return status;
 }
@@ -159,9 +187,9 @@ DC_API dc_status dc_table_event_name(const dc_table *table, dc_event_id event, c
     if (table == NULL || out == NULL)
         return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_event_name: table and out must not be NULL");
     dc_table *mutable_table = (dc_table *)table;
-    pthread_mutex_lock(&mutable_table->lock);
+    lock_table(mutable_table);
     event_record *record = record_by_id(table, event);
-    pthread_mutex_unlock(&mutable_table->lock);
+    unlock_table(mutable_table);
     if (record == NULL)
         return dc__fail(DC_ERR_NOT_FOUND, "table %s has no event with id %u", display_name(table), event);
     *out = record->name;
@@ -202,7 +230,7 @@ static void destroy_now(dc_table *table) {
     free(table->dedupe.entries);
     free(atomic_load_explicit(&table->extras, memory_order_relaxed));
     free(table->name);
-    pthread_mutex_destroy(&table->lock);
+    table_lock_destroy(&table->lock);
     free(table);
 }
 

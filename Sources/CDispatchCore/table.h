@@ -63,6 +63,48 @@ typedef struct extras_list {
     handler_extras *items[]; /* a free index holds NULL */
 } extras_list;
 
+/* ---- the table's lock ---------------------------------------------------------------- */
+
+/* Serializes writers; never held while a handler runs. Where futexes exist,
+ * a word that is 0 when free, 1 when held and 2 when held with sleepers
+ * (registry.c sleeps and wakes): uncontended, taking and releasing it is
+ * one atomic instruction each, inline. Elsewhere a pthread mutex. */
+#if defined(__linux__) && !defined(DC_PTHREAD_TABLE_LOCK)
+typedef struct table_lock {
+    _Atomic uint32_t word;
+} table_lock;
+
+void dc__table_lock_wait(table_lock *lock);
+#if defined(__x86_64__) || defined(__i386__)
+#define SPIN_PAUSE() __builtin_ia32_pause()
+#elif defined(__aarch64__)
+#define SPIN_PAUSE() __asm__ __volatile__("yield")
+#else
+#define SPIN_PAUSE() ((void)0)
+#endif
+void dc__table_lock_wake(table_lock *lock);
+
+static inline void table_lock_init(table_lock *lock) { atomic_init(&lock->word, 0); }
+static inline void table_lock_destroy(table_lock *lock) { (void)lock; }
+#define TABLE_LOCK_ACQUIRE(lock)                                                                          \
+    do {                                                                                                 \
+        uint32_t free_word = 0;                                                                          \
+        if (!atomic_compare_exchange_strong_explicit(&(lock)->word, &free_word, 1, memory_order_acquire, \
+                                                     memory_order_relaxed))                              \
+            dc__table_lock_wait(lock);                                                                   \
+    } while (0)
+#define TABLE_LOCK_RELEASE(lock)                                                          \
+    do {                                                                                 \
+        if (atomic_exchange_explicit(&(lock)->word, 0, memory_order_release) == 2) dc__table_lock_wake(lock); \
+    } while (0)
+#else
+typedef pthread_mutex_t table_lock;
+static inline void table_lock_init(table_lock *lock) { pthread_mutex_init(lock, NULL); }
+static inline void table_lock_destroy(table_lock *lock) { pthread_mutex_destroy(lock); }
+#define TABLE_LOCK_ACQUIRE(lock) pthread_mutex_lock(lock)
+#define TABLE_LOCK_RELEASE(lock) pthread_mutex_unlock(lock)
+#endif
+
 /* ---- per-event structures readers see ------------------------------------------------ */
 
 typedef dc__handler_array handler_array;
@@ -110,7 +152,7 @@ struct dc_table {
     dc_object_callbacks callbacks;
     char *name;
 
-    pthread_mutex_t lock; /* serializes writers; never held while a handler runs */
+    table_lock lock; /* see "the table's lock" */
     dc_handler **chunks;
     uint32_t chunk_count;
     uint32_t slot_count; /* slots ever handed out */
@@ -133,6 +175,9 @@ struct dc_table {
     _Atomic bool destroy_called;
     dc__deferred destroy_work; /* the free owed once a destroy called inside a section is outside */
 };
+
+static inline void lock_table(const dc_table *table) { TABLE_LOCK_ACQUIRE(&((dc_table *)table)->lock); }
+static inline void unlock_table(const dc_table *table) { TABLE_LOCK_RELEASE(&((dc_table *)table)->lock); }
 
 /*
  * What is read without the lock, and what makes it safe. Everything else
