@@ -170,12 +170,9 @@ static dc_handler *default_of(event_record *record) {
 
 /* ---- registering -------------------------------------------------------------------------------- */
 
-/* A free slot, fresh or reused; UINT32_MAX when memory is short. A freed
- * slot's handler may still be owed its tombstone (finish_alone()): a
- * snapshot reaching the slot must not find the new handler. */
+/* A free slot, fresh or reused; UINT32_MAX when memory is short. */
 static uint32_t take_slot(dc_table *table) {
     if (table->free_slots != 0) {
-        put_owed_tombstones(table);
         uint32_t slot = table->free_slots - 1;
         table->free_slots = handler_at(table, slot)->position;
         return slot;
@@ -663,23 +660,14 @@ static void finish_removal(dc_table *table, removal_batch *batch) {
 /* Steps 2 and 3 for a batch of one handler without a queue, taken in step
  * 1's lock hold when no other thread may read (see "removing"): the fence
  * orders the handler's removed state before the look at the threads, as
- * dc__heavy_fence() does for finish_removal(). Outside every read-side
- * section of its own thread nothing holds the handler, so its slot is
- * released at once, while its memory is still in the cache; its tombstone
- * may still be owed, which take_slot() puts before the slot is reused. True
- * when done, with the callout to make once the lock is released. */
+ * dc__heavy_fence() does for finish_removal(). True when done, with the
+ * callout to make once the lock is released. */
 static bool finish_alone(dc_table *table, removal_batch *batch, callout *out) {
     atomic_thread_fence(memory_order_seq_cst);
     if (batch->count != 1 || batch->others_count != 0 || dc__others_may_read() ||
         (batch->extras[0] != NULL && batch->extras[0]->queue != NULL))
         return false;
-    dc_handler *handler = batch->handlers[0];
-    finish_handler(handler, batch->extras[0], out);
-    dc_thread_record *self = dc__current_record;
-    if (self == NULL || self->depth == 0)
-        dc__table_release_slot(handler, table);
-    else
-        retire_slot(table, handler);
+    if (finish_handler(batch->handlers[0], batch->extras[0], out)) retire_slot(table, batch->handlers[0]);
     return true;
 }
 

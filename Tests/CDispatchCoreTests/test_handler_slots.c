@@ -144,14 +144,18 @@ static void a_key_removed_and_added_again_in_its_own_slot_is_indexed_once(void *
         assert_ok(dc_table_add(table, "crowd", signature, DC_FUNCTION(count_second), &targets[i], NULL, NULL));
     dc_handler_id id = 0;
     assert_ok(dc_table_add(table, "key", signature, DC_FUNCTION(count_first), &targets[0], NULL, &id));
-    /* Each round leaves one more entry naming the slot with the same tag:
-     * the rebuilds they cause must keep exactly the live handler. */
-    size_t same_slot = 0;
+    /* Each round leaves one more entry of the key; landing in a slot the key
+     * had before, the new handler meets an entry equal to its own: the
+     * rebuilds these rounds cause must keep exactly the live handler. */
+    static bool had_slot[4096];
+    size_t slot_again = 0;
     for (int round = 0; round < 2000; round++) {
         assert_ok(dc_table_remove(table, id));
         dc_handler_id next = 0;
         assert_ok(dc_table_add(table, "key", signature, DC_FUNCTION(count_first), &targets[0], NULL, &next));
-        if (slot_of(next) == slot_of(id)) same_slot++;
+        assert_true(slot_of(next) < ARRAY_COUNT(had_slot));
+        slot_again += had_slot[slot_of(next)];
+        had_slot[slot_of(next)] = true;
         assert_true(next != id);
         dc_handler_id again = 0;
         assert_status(dc_table_add(table, "key", signature, DC_FUNCTION(count_first), &targets[0], NULL, &again),
@@ -160,7 +164,7 @@ static void a_key_removed_and_added_again_in_its_own_slot_is_indexed_once(void *
         assert_int_equal(handler_count(table, "key"), 1);
         id = next;
     }
-    assert_true(same_slot > 1000);
+    assert_true(slot_again > 1000);
     reset_calls();
     assert_ok(dc_table_execute(table, "key", NULL, 0, NULL));
     assert_int_equal(atomic_load(&calls[0]), 1);
@@ -170,33 +174,56 @@ static void a_key_removed_and_added_again_in_its_own_slot_is_indexed_once(void *
 
 /* ---- arrays: a freed slot's entry --------------------------------------------------------- */
 
-/* Removed outside any execute with no other thread reading, a handler's slot
- * is free at once while its array entry may still point to it: the add that
- * reuses the slot must not be reached through that entry. */
-static void an_add_reusing_a_removed_handlers_slot_is_not_run_by_the_old_event(void **state) {
-    (void)state;
-    dc_signature *signature = pointer_signature();
+/* A removed handler's array entry may wait for its tombstone (with no other
+ * thread reading, removals put theirs together): the adds that reuse the
+ * removed handlers' slots must be reached only through their own entries.
+ * "run" keeps KEPT handlers, so that removing a crowd never compacts its
+ * array, and has room for the adds (either would put the tombstones on its
+ * way). */
+enum { CROWD = 100, KEPT = 4 * CROWD };
+
+/* `crowd` handlers of "run" removed, then as many added: how many of those
+ * took a removed one's slot. */
+static size_t reuse_slots_of_removed_handlers(dc_signature *signature, size_t crowd) {
     dc_table *table = NULL;
     assert_ok(dc_table_create("slots", NULL, &table));
-    static char targets[4];
-    dc_handler_id first = 0, second = 0, third = 0;
-    /* "other" has an array with room, so the add publishes none (which
-     * would put the tombstone on its way). */
-    assert_ok(dc_table_add(table, "other", signature, DC_FUNCTION(count_first), &targets[3], NULL, NULL));
-    assert_ok(dc_table_add(table, "run", signature, DC_FUNCTION(count_first), &targets[0], NULL, &first));
-    assert_ok(dc_table_add(table, "run", signature, DC_FUNCTION(count_second), &targets[1], NULL, &second));
-    assert_ok(dc_table_remove(table, second));
-    assert_ok(dc_table_add(table, "other", signature, DC_FUNCTION(count_third), &targets[2], NULL, &third));
-    assert_int_equal(slot_of(third), slot_of(second)); /* the case this test is about */
+    static char targets[CROWD], kept[KEPT + 2 * CROWD];
+    static dc_handler_id removed[CROWD];
+    dc_handler_id id = 0;
+    /* Room: the array grows by half when full, so adding twice the crowd
+     * and removing it again leaves room for the crowd twice. */
+    for (size_t i = 0; i < KEPT + 2 * crowd; i++) {
+        assert_ok(dc_table_add(table, "run", signature, DC_FUNCTION(count_first), &kept[i], NULL, &id));
+        if (i >= KEPT) assert_ok(dc_table_remove(table, id));
+    }
+    size_t count = 0;
+    assert_ok(dc_table_handler_count(table, "run", &count));
+    assert_int_equal(count, KEPT);
+    for (size_t i = 0; i < crowd; i++)
+        assert_ok(dc_table_add(table, "run", signature, DC_FUNCTION(count_second), &targets[i], NULL, &removed[i]));
+    for (size_t i = 0; i < crowd; i++) assert_ok(dc_table_remove(table, removed[i]));
+    size_t reused = 0;
+    for (size_t i = 0; i < crowd; i++) {
+        assert_ok(dc_table_add(table, "run", signature, DC_FUNCTION(count_third), &targets[i], NULL, &id));
+        for (size_t j = 0; j < crowd; j++) reused += slot_of(id) == slot_of(removed[j]);
+    }
     reset_calls();
     assert_ok(dc_table_execute(table, "run", NULL, 0, NULL));
-    assert_int_equal(atomic_load(&calls[0]), 1);
+    assert_int_equal(atomic_load(&calls[0]), KEPT);
     assert_int_equal(atomic_load(&calls[1]), 0);
-    assert_int_equal(atomic_load(&calls[2]), 0);
-    assert_ok(dc_table_execute(table, "other", NULL, 0, NULL));
-    assert_int_equal(atomic_load(&calls[0]), 2);
-    assert_int_equal(atomic_load(&calls[2]), 1);
+    assert_int_equal(atomic_load(&calls[2]), (int)crowd);
     dc_table_destroy(table);
+    return reused;
+}
+
+/* Every crowd size, so that one ends exactly where removals put their
+ * tombstones and retire their slots together, whatever that batch's size. */
+static void adds_reusing_removed_handlers_slots_are_not_run_by_the_old_event(void **state) {
+    (void)state;
+    dc_signature *signature = pointer_signature();
+    size_t reused = 0;
+    for (size_t crowd = 1; crowd <= CROWD; crowd++) reused += reuse_slots_of_removed_handlers(signature, crowd);
+    assert_true(reused > 0); /* the case this test is about */
     dc_signature_release(signature);
 }
 
@@ -376,7 +403,7 @@ int main(int argc, char **argv) {
     const struct CMUnitTest tests[] = {
         slots_test(duplicates_are_told_apart_from_handlers_in_reused_slots),
         slots_test(a_key_removed_and_added_again_in_its_own_slot_is_indexed_once),
-        slots_test(an_add_reusing_a_removed_handlers_slot_is_not_run_by_the_old_event),
+        slots_test(adds_reusing_removed_handlers_slots_are_not_run_by_the_old_event),
         slots_test(a_removal_inside_an_execute_keeps_its_slot_from_the_rest_of_that_execute),
         slots_test(destroy_notifies_and_queues_reach_their_handlers_as_the_extras_list_grows_and_reuses),
         slots_test(queued_executes_read_the_extras_list_while_another_thread_grows_and_shrinks_it),
