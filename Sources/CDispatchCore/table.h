@@ -39,6 +39,7 @@ typedef dc__handler dc_handler;
  * in its low 27 bits (DEDUPE_SLOT_BITS). */
 #define DEDUPE_SLOT_BITS 27
 #define MAX_SLOTS ((1u << DEDUPE_SLOT_BITS) - 1)
+_Static_assert(MAX_SLOTS == 134217727u, "dispatch_table.h (dc_table_add) states the most handlers a table holds");
 
 /* The duplicate index over (event, function, target): open addressing with
  * linear probing over any number of entries (a hash picks its home by

@@ -193,8 +193,10 @@ typedef struct dc_handler_options {
  * a default handler for a detailed key); DC_ERR_STATE (a second default
  * handler); DC_ERR_TYPE (a target is given but the signature's
  * parameter 0 is not pointer-like, or it has no parameters);
- * DC_ERR_STATE (the table is being destroyed); DC_ERR_NO_MEMORY. The table
- * is unchanged on every error.
+ * DC_ERR_STATE (the table is being destroyed); DC_ERR_NO_MEMORY (also when
+ * the table holds 134,217,727 handlers, the most one table can; a removed
+ * handler's place is free again once no execute holds it). The table is
+ * unchanged on every error.
  */
 DC_API dc_status dc_table_add(dc_table *table, const char *event, dc_signature *signature,
                               dc_function function, void *target,
