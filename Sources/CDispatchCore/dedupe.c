@@ -15,10 +15,11 @@ static inline uint32_t dedupe_home(const dedupe_index *index, uint32_t hash) {
 
 static inline uint32_t dedupe_next(const dedupe_index *index, uint32_t i) { return i + 1 == index->capacity ? 0 : i + 1; }
 
-dc_handler *dc__find_duplicate(dc_table *table, dc_event_id event, dc_function function, const void *target) {
+dc_handler *dc__find_duplicate(dc_table *table, dc_event_id event, dc_function function, const void *target,
+                               uint32_t *empty) {
     const dedupe_index *index = &table->dedupe;
-    uint32_t hash = dedupe_hash(event, function, target), tag = DEDUPE_TAG(hash), entry;
-    for (uint32_t i = dedupe_home(index, hash); (entry = index->entries[i]) != 0; i = dedupe_next(index, i)) {
+    uint32_t hash = dedupe_hash(event, function, target), tag = DEDUPE_TAG(hash), entry, i;
+    for (i = dedupe_home(index, hash); (entry = index->entries[i]) != 0; i = dedupe_next(index, i)) {
         if ((entry & ~MAX_SLOTS) != tag) continue;
         /* The slot's handler now: another than the entry's when it was reused. */
         dc_handler *handler = handler_at(table, (entry & MAX_SLOTS) - 1);
@@ -27,7 +28,14 @@ dc_handler *dc__find_duplicate(dc_table *table, dc_event_id event, dc_function f
             !(state & (DC__STATE_REMOVED | DC__STATE_FIRED | DC__STATE_UNINDEXED)))
             return handler;
     }
+    *empty = i;
     return NULL;
+}
+
+void dc__dedupe_insert_at(dedupe_index *index, const dc_handler *handler, uint32_t empty) {
+    uint32_t hash = dedupe_hash(handler->event, handler->function, handler->target);
+    index->entries[empty] = DEDUPE_TAG(hash) | (handler->slot + 1);
+    index->used++;
 }
 
 bool dc__dedupe_insert(dedupe_index *index, const dc_handler *handler) {
@@ -41,7 +49,7 @@ bool dc__dedupe_insert(dedupe_index *index, const dc_handler *handler) {
 }
 
 bool dc__dedupe_spare(const dedupe_index *index, dedupe_index *spare) {
-    uint64_t wanted = ((uint64_t)index->indexed + 1) * 8 / 5 + 1;
+    uint64_t wanted = ((uint64_t)index->indexed + 1) * 2 + 1;
     if (wanted < DEDUPE_INITIAL_ENTRIES) wanted = DEDUPE_INITIAL_ENTRIES;
     return new_dedupe_index(spare, (uint32_t)wanted);
 }

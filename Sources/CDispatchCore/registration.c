@@ -117,9 +117,10 @@ void dc__table_reclaim(dc_table *table) {
 /* A new array holding the live handlers of `old` (none when NULL), with `first`
  * in front when given, and room to grow. */
 static handler_array *rebuilt_array(const handler_array *old, dc_handler *first, uint32_t live) {
-    /* Room for half as many again: appends stay cheap, and an array of a
-     * million handlers costs about 10 bytes per handler. */
-    uint64_t wanted = (uint64_t)live + 1 + (live + 1) / 2;
+    /* Room for 30% more: an append copies the array once per 30% of
+     * growth, and an array of a million handlers costs 8 to 10.4 bytes per
+     * handler (the memory target counts them: Benchmarks/RESULTS.md). */
+    uint64_t wanted = (uint64_t)live + 1 + (live + 1) * 3 / 10;
     uint32_t capacity = wanted < 4 ? 4 : wanted > UINT32_MAX ? UINT32_MAX : (uint32_t)wanted;
     handler_array *array = malloc(sizeof *array + capacity * sizeof array->items[0]);
     if (array == NULL) return NULL;
@@ -262,7 +263,8 @@ static dc_status add_locked(dc_table *table, event_record *record, dc_signature 
                             dc_handler_id *out) {
     uint32_t flags = options != NULL ? options->flags : 0;
     bool indexed = !(flags & DC__HANDLER_ALLOW_DUPLICATE);
-    dc_handler *duplicate = indexed ? dc__find_duplicate(table, record->id, function, target) : NULL;
+    uint32_t empty_entry = 0;
+    dc_handler *duplicate = indexed ? dc__find_duplicate(table, record->id, function, target, &empty_entry) : NULL;
     if (duplicate != NULL) {
         if (out != NULL) *out = id_of(duplicate);
         return DC_EXISTS;
@@ -376,7 +378,10 @@ static dc_status add_locked(dc_table *table, event_record *record, dc_signature 
     }
 
     if (indexed) {
-        dc__dedupe_insert(&table->dedupe, handler);
+        if (spare_index.entries != NULL)
+            dc__dedupe_insert(&table->dedupe, handler);
+        else
+            dc__dedupe_insert_at(&table->dedupe, handler, empty_entry);
         table->dedupe.indexed++;
     }
     if (out != NULL) *out = ((uint64_t)handler->generation << 32) | slot;

@@ -407,15 +407,20 @@ void dc__release_extras(dc_table *table, uint32_t extras);
 
 /* ---- the duplicate index (dedupe.c); the caller holds the lock ------------------------- */
 
-/* The live handler of (event, function, target) that the index knows, or NULL. */
-dc_handler *dc__find_duplicate(dc_table *table, dc_event_id event, dc_function function, const void *target);
+/* The live handler of (event, function, target) that the index knows, or
+ * NULL with *empty the entry where that key's probe ends. */
+dc_handler *dc__find_duplicate(dc_table *table, dc_event_id event, dc_function function, const void *target,
+                               uint32_t *empty);
+/* Gives the live `handler`, whose key's probe ends at entry `empty`
+ * (dc__find_duplicate(), the index unchanged since), its entry there. */
+void dc__dedupe_insert_at(dedupe_index *index, const dc_handler *handler, uint32_t empty);
 /* Gives the live `handler` an entry unless one on its probe already names
  * its slot with its tag (its slot's removed handler may have left that);
  * true when it took an empty one. The caller counts it in `indexed`. */
 bool dc__dedupe_insert(dedupe_index *index, const dc_handler *handler);
-/* An empty index for the live handlers and one more, 5/8 full with them: a
- * rebuild follows growth of a fifth or more, and the index costs 5 to 6.4
- * bytes per handler. False when there is no memory for it. */
+/* An empty index for the live handlers and one more, half full with them:
+ * a rebuild follows growth of 60% or more, and the index costs 5 to 8 bytes
+ * per handler. False when there is no memory for it. */
 bool dc__dedupe_spare(const dedupe_index *index, dedupe_index *spare);
 /* Moves the live handlers to `spare`, which becomes the index; removed
  * handlers' entries are dropped. */
