@@ -12,6 +12,7 @@
  */
 #include "test_support.h"
 #include "thread_support.h"
+#include "watchdog.h"
 
 #include <pthread.h>
 #include <signal.h>
@@ -19,36 +20,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-enum { WATCHDOG_SECONDS = 60, WAIT_MILLISECONDS = 20000 };
-
-static const char *running_test = "(none)";
-
-static void watchdog_fired(int signal_number) {
-    (void)signal_number;
-    static const char prefix[] = "[  FAILED  ] watchdog: ";
-    static const char suffix[] = " still running after the watchdog's time: it hangs\n";
-    ssize_t ignored = write(STDERR_FILENO, prefix, sizeof prefix - 1);
-    ignored = write(STDERR_FILENO, running_test, strlen(running_test));
-    ignored = write(STDERR_FILENO, suffix, sizeof suffix - 1);
-    (void)ignored;
-    _exit(1);
-}
-
-static int arm_watchdog(void **state) {
-    running_test = *state;
-    signal(SIGALRM, watchdog_fired);
-    alarm(WATCHDOG_SECONDS);
-    return 0;
-}
-
-static int disarm_watchdog(void **state) {
-    (void)state;
-    alarm(0);
-    running_test = "(none)";
-    return 0;
-}
-
-#define slots_test(test) cmocka_unit_test_prestate_setup_teardown(test, arm_watchdog, disarm_watchdog, (void *)#test)
+enum { WAIT_MILLISECONDS = 20000 };
 
 static uint32_t slot_of(dc_handler_id id) { return (uint32_t)id; }
 
@@ -401,12 +373,12 @@ static void queued_executes_read_the_extras_list_while_another_thread_grows_and_
 int main(int argc, char **argv) {
     if (argc > 1) cmocka_set_test_filter(argv[1]);
     const struct CMUnitTest tests[] = {
-        slots_test(duplicates_are_told_apart_from_handlers_in_reused_slots),
-        slots_test(a_key_removed_and_added_again_in_its_own_slot_is_indexed_once),
-        slots_test(adds_reusing_removed_handlers_slots_are_not_run_by_the_old_event),
-        slots_test(a_removal_inside_an_execute_keeps_its_slot_from_the_rest_of_that_execute),
-        slots_test(destroy_notifies_and_queues_reach_their_handlers_as_the_extras_list_grows_and_reuses),
-        slots_test(queued_executes_read_the_extras_list_while_another_thread_grows_and_shrinks_it),
+        watched_test(duplicates_are_told_apart_from_handlers_in_reused_slots),
+        watched_test(a_key_removed_and_added_again_in_its_own_slot_is_indexed_once),
+        watched_test(adds_reusing_removed_handlers_slots_are_not_run_by_the_old_event),
+        watched_test(a_removal_inside_an_execute_keeps_its_slot_from_the_rest_of_that_execute),
+        watched_test(destroy_notifies_and_queues_reach_their_handlers_as_the_extras_list_grows_and_reuses),
+        watched_test(queued_executes_read_the_extras_list_while_another_thread_grows_and_shrinks_it),
     };
     return cmocka_run_group_tests_name("handler slots", tests, NULL, NULL);
 }

@@ -23,6 +23,7 @@
  */
 #include "test_support.h"
 #include "thread_support.h"
+#include "watchdog.h"
 
 #include <pthread.h>
 #include <sched.h>
@@ -38,7 +39,6 @@ enum {
     WAIT_MILLISECONDS = 10000,
     /* How long the main thread waits for a thread that may be deadlocked. */
     DEADLOCK_MILLISECONDS = 10000,
-    WATCHDOG_SECONDS = 60,
     HANDLERS_PER_CHUNK = 1024 /* table.h's CHUNK_SIZE */
 };
 
@@ -73,37 +73,6 @@ static bool wait_until_removed(dc_table *table, dc_handler_id id) {
 }
 
 /* ---- the watchdog and deadlocks ------------------------------------------------------- */
-
-static const char *running_test = "(none)";
-
-static void watchdog_fired(int signal_number) {
-    (void)signal_number;
-    static const char prefix[] = "[  FAILED  ] watchdog: ";
-    static const char suffix[] = " still running after the watchdog's time: it hangs\n";
-    ssize_t ignored = write(STDERR_FILENO, prefix, sizeof prefix - 1);
-    ignored = write(STDERR_FILENO, running_test, strlen(running_test));
-    ignored = write(STDERR_FILENO, suffix, sizeof suffix - 1);
-    (void)ignored;
-    _exit(1);
-}
-
-static int arm_watchdog(void **state) {
-    running_test = *state;
-    signal(SIGALRM, watchdog_fired);
-    alarm(WATCHDOG_SECONDS);
-    return 0;
-}
-
-static int disarm_watchdog(void **state) {
-    (void)state;
-    alarm(0);
-    running_test = "(none)";
-    return 0;
-}
-
-/* A test with the watchdog armed for it; its name is its initial state. */
-#define lifecycle_test(test)                                                             \
-    cmocka_unit_test_prestate_setup_teardown(test, arm_watchdog, disarm_watchdog, (void *)#test)
 
 /*
  * Joins a thread that raises *returned as its last act. One that has not by
@@ -1053,27 +1022,27 @@ int main(int argc, char **argv) {
     }
     const struct CMUnitTest tests[] = {
         /* a destroy called from handlers */
-        lifecycle_test(destroy_from_a_handler_while_another_thread_runs_one_frees_the_table_once),
-        lifecycle_test(
+        watched_test(destroy_from_a_handler_while_another_thread_runs_one_frees_the_table_once),
+        watched_test(
             destroy_from_a_lean_handler_while_another_lean_execute_runs_frees_the_table_once),
-        lifecycle_test(
+        watched_test(
             destroy_from_a_queued_delivery_while_another_thread_runs_a_handler_frees_the_table_once),
-        lifecycle_test(destroy_from_handlers_on_two_threads_at_once_frees_the_table_once),
+        watched_test(destroy_from_handlers_on_two_threads_at_once_frees_the_table_once),
         /* an execute leaving while another thread destroys */
-        lifecycle_test(
+        watched_test(
             execute_requiring_a_handler_fails_without_touching_the_table_destroyed_meanwhile),
         /* blocks and removes from inside handlers on several threads */
-        lifecycle_test(handlers_blocking_themselves_on_two_threads_at_once_do_not_deadlock),
-        lifecycle_test(two_handlers_removing_each_other_on_two_threads_do_not_deadlock),
-        lifecycle_test(three_handlers_removing_each_other_in_a_cycle_do_not_deadlock),
+        watched_test(handlers_blocking_themselves_on_two_threads_at_once_do_not_deadlock),
+        watched_test(two_handlers_removing_each_other_on_two_threads_do_not_deadlock),
+        watched_test(three_handlers_removing_each_other_in_a_cycle_do_not_deadlock),
         /* bookkeeping read while another thread grows it */
-        lifecycle_test(failed_type_check_names_its_handler_while_another_thread_adds_thousands),
-        lifecycle_test(removal_walks_its_handlers_safely_while_another_thread_adds_thousands),
+        watched_test(failed_type_check_names_its_handler_while_another_thread_adds_thousands),
+        watched_test(removal_walks_its_handlers_safely_while_another_thread_adds_thousands),
         /* destroy notifies destroying their table */
-        lifecycle_test(destroy_notify_may_destroy_its_table_when_its_handler_is_removed),
-        lifecycle_test(destroy_notify_destroying_its_table_during_destroy_does_nothing_more),
+        watched_test(destroy_notify_may_destroy_its_table_when_its_handler_is_removed),
+        watched_test(destroy_notify_destroying_its_table_during_destroy_does_nothing_more),
         /* a destroy called inside an execute of another table */
-        lifecycle_test(destroy_from_a_handler_of_another_table_removes_at_once_and_refuses_adds),
+        watched_test(destroy_from_a_handler_of_another_table_removes_at_once_and_refuses_adds),
     };
     return cmocka_run_group_tests_name("table lifecycle", tests, NULL, NULL);
 }
