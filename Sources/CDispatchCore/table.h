@@ -1,6 +1,6 @@
 /*
  * table.h — what the table's files share (registry.c, registration.c,
- * execute.c, check.c): the table's layout, its handlers' extras, and the lookups and
+ * execute.c, check.c, dedupe.c, extras.c): the table's layout, its handlers' extras, and the lookups and
  * helpers each of them uses. Not installed; nothing here is exported.
  *
  * Readers take no lock. Writers serialize on table->lock and publish
@@ -61,7 +61,7 @@ typedef struct dedupe_index {
 /* A handler's queue and destroy notify, when given (handler->extras). */
 typedef struct extras_list {
     uint32_t capacity;
-    handler_extras *items[]; /* a free index holds NULL */
+    handler_extras *items[]; /* a free index holds the next free one (extras.c) */
 } extras_list;
 
 /* ---- the table's lock ---------------------------------------------------------------- */
@@ -163,7 +163,7 @@ struct dc_table {
      * handlers: replaced by a published copy when full, like an array. */
     _Atomic(extras_list *) extras;
     uint32_t extras_used; /* indexes handed out, free ones included */
-    uint32_t free_extras; /* free list head: index + 1, through the NULL items' */
+    uint32_t free_extras; /* free list head: index + 1, through the free items */
     dc_retired_list retired;
     struct slot_batch *retiring; /* slots to retire at the end of this lock hold (reclaim()) */
     /* The array entries of removed handlers that still point to them
@@ -182,19 +182,22 @@ static inline void unlock_table(const dc_table *table) { TABLE_LOCK_RELEASE(&((d
 
 /*
  * What is read without the lock, and what makes it safe. Everything else
- * (chunks and slots, the dedupe index, free list, retired list, owed
- * tombstones, counts such as live and tombstones, a handler's `next` and `position`, its writer-side
- * state bits) is read and written under the lock only.
+ * (chunks and slots, the dedupe index, free lists, retired list, owed
+ * tombstones, counts such as live and tombstones, a handler's `position`,
+ * its writer-side state bits) is read and written under the lock only.
  *
  * Inside a read-side section (executes, drains, dc__event_record_of()):
  *  - `events`, `names` and the arrays and shape sets of event records: each
- *    published by a release store; a replaced one is retired, so it is not
- *    freed while a section that may hold it is open (reclaim.c);
+ *    published by a release store, as is the extras list; a replaced one is
+ *    retired, so it is not freed while a section that may hold it is open
+ *    (reclaim.c);
  *  - an event record's id, hash and name: set before it is published, never
  *    changed; records live as long as the table;
  *  - a handler reached through an array: function, signature, target,
- *    extras, generation and slot are set before it is published and change
- *    only when its slot is reused, after reclamation; its state is atomic;
+ *    extras (an index; the list item it names is set before the handler is
+ *    published), generation and slot are set before it is published and
+ *    change only when its slot is reused, after reclamation; its state is
+ *    atomic;
  *  - the table's name and callbacks: set by dc_table_create, never changed.
  * The table itself lives while a section of any thread may read it: a
  * destroy waits for every open section (dc__synchronize()), and its own
@@ -203,7 +206,8 @@ static inline void unlock_table(const dc_table *table) { TABLE_LOCK_RELEASE(&((d
  *
  * Outside any section:
  *  - a removed handler's extras, by its remover between step 1 and step 3
- *    (see "removing"): its slot is retired only in step 3;
+ *    (see "removing"), through the pointer step 1 took under the lock: the
+ *    extras are freed with the slot, retired only in step 3;
  *  - a handler's address, by a remove or block waiting for its calls: used
  *    as a key, never dereferenced;
  *  - `destroy_called`: atomic; the name and callbacks, as above.
