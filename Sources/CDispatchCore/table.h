@@ -1,7 +1,8 @@
 /*
  * table.h — what the table's files share (registry.c, registration.c,
- * execute.c, check.c, dedupe.c, extras.c): the table's layout, its handlers' extras, and the lookups and
- * helpers each of them uses. Not installed; nothing here is exported.
+ * execute.c, check.c, dedupe.c, extras.c): the table's layout, its
+ * handlers' extras, and the lookups and helpers each of them uses. Not
+ * installed; nothing here is exported.
  *
  * Readers take no lock. Writers serialize on table->lock and publish
  * immutable or append-only structures with release stores; what they unlink is
