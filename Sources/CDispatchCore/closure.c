@@ -63,7 +63,6 @@ void dc__invocation_read_arguments(dc_invocation *invocation) {
         ffi_arguments[i] = dc__ffi_argument(&arguments[i]);
     }
     if (signature->return_layout == NULL) invocation->rvalue = &invocation->result;
-    invocation->stub = signature->stub;
     invocation->return_class = signature->return_class;
     invocation->call_path = signature->call_path;
     invocation->unread = NULL;
@@ -101,6 +100,7 @@ static void closure_entry(ffi_cif *cif, void *ret, void **arguments, void *data)
     call->lent = true;
     call->has_function = false;
     call->images_stale = true; /* no register image is written until a stub invoke needs them */
+    call->stub = NULL;         /* so an invoke prepares it first */
     /* Kept with the invocation rather than in a register across the call. */
     lent.return_address = ret;
     if (call->signature->return_layout != NULL) begin_struct_return(call, ret);

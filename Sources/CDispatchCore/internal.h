@@ -440,7 +440,7 @@ struct dc_invocation {
     /* A lent invocation's arguments where libffi handed them over, until the
      * first use that needs them as values (dc__invocation_read_arguments());
      * NULL once they are, and always in a created invocation. Until then the
-     * storage and the fields from stub to floats are not set either. */
+     * storage and the fields after stub are not set either. */
     void **unread;
     bool has_returned; /* result holds a return value, from an invoke or set */
     bool lent;         /* lent to a forward handler: dc_invocation_destroy() leaves it */
@@ -453,7 +453,10 @@ struct dc_invocation {
      * In a lent invocation, set by the entry for a struct return and by
      * dc__invocation_read_arguments() for any other. */
     void *rvalue;
-    dc_stub stub; /* the signature's stub while the call path is the stub path, else NULL */
+    /* The signature's stub while the call path is the stub path and the
+     * invocation can be called at once (a function set, the arguments read,
+     * their register images written); else NULL, and an invoke looks why. */
+    dc_stub stub;
     dc_return_class return_class;
     dc_call_path call_path;
     uint64_t integers[DC_STUB_MAX_INTEGERS];
