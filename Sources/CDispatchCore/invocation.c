@@ -229,35 +229,34 @@ static inline void call(dc_invocation *invocation) {
     invocation->has_returned = true;
 }
 
-/* dc_invocation_invoke() of all but a ready stub-path invocation: NULL, the
- * libffi path, or a lent invocation, which may have no function yet, its
- * arguments unread and its register images not written. Once they are, its
- * stub (on the stub path) lets the next invoke call at once. */
-__attribute__((noinline)) static dc_status invoke_otherwise(dc_invocation *invocation) {
+/* dc_invocation_invoke() of NULL or of a lent invocation not called yet on
+ * the stub path: it may have no function yet, its arguments unread and its
+ * register images not written. Once they are, its stub (on the stub path)
+ * lets the next invoke call at once. */
+__attribute__((noinline, cold)) static dc_status invoke_lent(dc_invocation *invocation) {
     if (invocation == NULL) return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_invocation_invoke: invocation is NULL");
-    if (invocation->lent) {
-        if (!invocation->has_function)
-            return dc__fail(DC_ERR_STATE,
-                            "dc_invocation_invoke: the forwarded call of \"%s\" has no function to invoke yet; "
-                            "set one with dc_invocation_set_function()",
-                            invocation->signature->encoding);
-        dc__invocation_ready(invocation);
-        if (invocation->call_path == DC_CALL_PATH_STUB) {
-            if (invocation->images_stale) {
-                for (size_t i = 0; i < invocation->signature->parameter_count; i++)
-                    dc__store_register_image(invocation->signature, invocation->integers, invocation->floats, i,
-                                             &dc__invocation_arguments(invocation)[i]);
-                invocation->images_stale = false;
-            }
-            invocation->stub = invocation->signature->stub;
+    if (!invocation->has_function)
+        return dc__fail(DC_ERR_STATE,
+                        "dc_invocation_invoke: the forwarded call of \"%s\" has no function to invoke yet; "
+                        "set one with dc_invocation_set_function()",
+                        invocation->signature->encoding);
+    dc__invocation_ready(invocation);
+    if (invocation->call_path == DC_CALL_PATH_STUB) {
+        if (invocation->images_stale) {
+            for (size_t i = 0; i < invocation->signature->parameter_count; i++)
+                dc__store_register_image(invocation->signature, invocation->integers, invocation->floats, i,
+                                         &dc__invocation_arguments(invocation)[i]);
+            invocation->images_stale = false;
         }
+        invocation->stub = invocation->signature->stub;
     }
     call(invocation);
     return DC_OK;
 }
 
 DC_API dc_status dc_invocation_invoke(dc_invocation *invocation) {
-    if (!DC__LIKELY(invocation != NULL && invocation->stub != NULL)) return invoke_otherwise(invocation);
+    if (!DC__LIKELY(invocation != NULL && (invocation->stub != NULL || !invocation->lent)))
+        return invoke_lent(invocation);
     call(invocation);
     return DC_OK;
 }
