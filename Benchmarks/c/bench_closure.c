@@ -60,7 +60,6 @@ static const uint64_t touches_per_call[WHICH_COUNT] = {1, 1, 1, 1, 1, 1, 1, 10, 
 static bench_object object;
 static dc_table *table;
 static dc_event_id event;
-static void (*volatile direct_touch)(void *) = bench_touch;
 static void (*volatile functions[WHICH_COUNT])(void *);
 static void *forwarder_contexts[WHICH_COUNT];
 static bench_object delegates[FORWARDER_DELEGATES];

@@ -35,6 +35,16 @@ static inline bool dc__is_pointer_like(dc_type type) {
  * is its layout's, and for values out of range. */
 const char *dc__type_canonical(dc_type type);
 
+/* dc_value_convert() of a value already of the type asked for, which is not
+ * a struct: a copy, with no struct size, and any nonzero byte of a bool true
+ * and 1 (a caller may fill the union by hand, and a C bool must be 0 or 1). */
+static inline void dc__copy_same_type(const dc_value *value, dc_value *out) {
+    dc_type type = value->type;
+    if (out != value) *out = *value;
+    out->struct_size = 0;
+    if (type == DC_TYPE_BOOL) out->u64 = out->u8 != 0;
+}
+
 /* True for float and double: the types that travel in vector registers. */
 static inline bool dc__is_floating(dc_type type) {
     return type == DC_TYPE_FLOAT || type == DC_TYPE_DOUBLE;

@@ -34,13 +34,13 @@ __attribute__((noinline)) static dc_status convert_argument_slowly(const dc_sign
                     reason);
 }
 
-/* The same, at once for a value of exactly the parameter's type (a bool
- * and a struct have more to check). */
+/* The same, at once for a value of exactly the parameter's type (a struct
+ * has more to check). */
 static inline dc_status convert_argument(const dc_signature *signature, size_t index, const dc_value *value,
                                          dc_value *out, const char *function) {
     dc_type type = signature->parameter_types[index];
-    if (DC__LIKELY(value->type == type && type != DC_TYPE_BOOL && type != DC_TYPE_STRUCT)) {
-        *out = *value;
+    if (DC__LIKELY(value->type == type && type != DC_TYPE_STRUCT)) {
+        dc__copy_same_type(value, out);
         return DC_OK;
     }
     return convert_argument_slowly(signature, index, value, out, function);
@@ -217,7 +217,7 @@ static inline void call_with_structs(dc_invocation *invocation) {
 }
 
 /* The call itself, with the arguments as they are. */
-static inline void call(dc_invocation *invocation) {
+DC__ALWAYS_INLINE void call(dc_invocation *invocation) {
     if (invocation->stub != NULL)
         dc__stub_call(invocation->return_class, invocation->stub, invocation->function, invocation->integers,
                       invocation->floats, &invocation->result);

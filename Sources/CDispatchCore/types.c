@@ -180,11 +180,10 @@ DC_API dc_status dc_value_convert(const dc_value *value, dc_type type, dc_value 
     if (value->type == DC_TYPE_STRUCT && type == DC_TYPE_STRUCT && value->pointer == NULL)
         return dc__fail(DC_ERR_NULL_ARGUMENT, "a struct value needs the address of its bytes, and its pointer is NULL");
     if (value->type == type) {
-        if (out != value) *out = *value;
-        if (type != DC_TYPE_STRUCT) out->struct_size = 0;
-        /* Any nonzero byte is true, and leaves as 1: a caller may fill the
-         * union by hand, and a C bool must be 0 or 1. */
-        if (type == DC_TYPE_BOOL) out->u64 = out->u8 != 0;
+        if (type != DC_TYPE_STRUCT)
+            dc__copy_same_type(value, out);
+        else if (out != value)
+            *out = *value;
         return DC_OK;
     }
 
