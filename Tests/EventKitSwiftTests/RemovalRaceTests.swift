@@ -222,6 +222,68 @@ struct RemovalRaceTests {
         race.expectExact(reports: true)
         withExtendedLifetime(handler) {}
     }
+
+    @Test("Responder: a responder unlinked from the chain is never asked by a route that starts after the unlink")
+    func responderChain() {
+        let race = RemovalRace()
+        let last = RaceResponder(next: nil, round: nil, race: race, handles: true)
+        let first = RaceResponder(next: last, round: nil, race: race)
+        let finished = race.run(
+            add: { receiver in
+                let middle = RaceResponder(next: last, round: receiver.round, race: race)
+                first.link.withLock { $0 = middle }
+                return { first.link.withLock { $0 = last } }
+            },
+            call: {
+                let unlinked = race.removedRound.load(ordering: .acquiring)
+                let result = first.route("ping", info: ["unlinked": unlinked])
+                #expect(result.isHandled && result.responder === last)
+                // The responders that reached the receivers: the middle one
+                // (when linked) and the last; the first only passes it on.
+                return (result.info["visited"] as? Int ?? 0) - 1
+            })
+        #expect(finished, "the race did not finish in 30 s")
+        race.expectExact(reports: true)
+    }
+}
+
+/// A responder of the raced chain. The chain is the user's, not the
+/// library's: `route` reads each `nextResponder` once, as it passes the
+/// route on, so what it promises on removal is that a route starting after
+/// a responder was unlinked never asks it. A route carries the last round
+/// unlinked when it started (`info["unlinked"]`); a round responder asked
+/// by a route that started after its round was unlinked counts as late.
+final class RaceResponder: Responder, Sendable {
+    /// The responder a route goes to next; the remover relinks it.
+    let link: Mutex<RaceResponder?>
+    /// The round this responder was linked for; `nil` for the lasting ones.
+    let round: Int?
+    let race: RemovalRace
+    /// Whether this responder handles the route (the chain's last one).
+    let handles: Bool
+
+    init(next: RaceResponder?, round: Int?, race: RemovalRace, handles: Bool = false) {
+        link = Mutex(next)
+        self.round = round
+        self.race = race
+        self.handles = handles
+    }
+
+    var nextResponder: (any Responder)? { link.withLock { $0 } }
+
+    func respond(to selector: String, sender: Any?, info: inout [String: Any]) -> RouteDecision {
+        info["visited", default: 0] = (info["visited"] as? Int ?? 0) + 1
+        if let round {
+            if let unlinked = info["unlinked"] as? Int, unlinked >= round { race.late.add(1, ordering: .relaxed) }
+            race.calls.add(1, ordering: .relaxed)
+            return .forward
+        }
+        if handles {
+            _ = race.lasting.ping()
+            return .handled
+        }
+        return .forward
+    }
 }
 
 /// A count shared by threads.
