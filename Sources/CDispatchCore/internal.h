@@ -36,13 +36,13 @@ static inline bool dc__is_pointer_like(dc_type type) {
 const char *dc__type_canonical(dc_type type);
 
 /* dc_value_convert() of a value already of the type asked for, which is not
- * a struct: a copy, with no struct size, and any nonzero byte of a bool true
- * and 1 (a caller may fill the union by hand, and a C bool must be 0 or 1). */
-static inline void dc__copy_same_type(const dc_value *value, dc_value *out) {
-    dc_type type = value->type;
-    if (out != value) *out = *value;
-    out->struct_size = 0;
-    if (type == DC_TYPE_BOOL) out->u64 = out->u8 != 0;
+ * a struct: the value with no struct size, and any nonzero byte of a bool
+ * true and 1 (a caller may fill the union by hand, and a C bool must be 0 or
+ * 1). */
+static inline dc_value dc__same_type_value(dc_value value) {
+    value.struct_size = 0;
+    if (value.type == DC_TYPE_BOOL) value.u64 = value.u8 != 0;
+    return value;
 }
 
 /* True for float and double: the types that travel in vector registers. */

@@ -40,7 +40,7 @@ static inline dc_status convert_argument(const dc_signature *signature, size_t i
                                          dc_value *out, const char *function) {
     dc_type type = signature->parameter_types[index];
     if (DC__LIKELY(value->type == type && type != DC_TYPE_STRUCT)) {
-        dc__copy_same_type(value, out);
+        *out = dc__same_type_value(*value);
         return DC_OK;
     }
     return convert_argument_slowly(signature, index, value, out, function);

@@ -180,10 +180,7 @@ DC_API dc_status dc_value_convert(const dc_value *value, dc_type type, dc_value 
     if (value->type == DC_TYPE_STRUCT && type == DC_TYPE_STRUCT && value->pointer == NULL)
         return dc__fail(DC_ERR_NULL_ARGUMENT, "a struct value needs the address of its bytes, and its pointer is NULL");
     if (value->type == type) {
-        if (type != DC_TYPE_STRUCT)
-            dc__copy_same_type(value, out);
-        else if (out != value)
-            *out = *value;
+        *out = type != DC_TYPE_STRUCT ? dc__same_type_value(*value) : *value;
         return DC_OK;
     }
 
