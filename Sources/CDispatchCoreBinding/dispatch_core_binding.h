@@ -76,13 +76,44 @@ enum {
     DC__HANDLER_BIND_TARGET = 1u << 6
 };
 
-/* ---- dc_value's layout ---------------------------------------------------------------- */
+/* ---- scalar values for code compiled into a binding's callers ---------------------- */
 
-/* Where a dc_value's payload starts, and how far apart the values of an array
- * are: for a binding that reads handlers' arguments in code compiled into its
- * callers, where the C type cannot be named (the Swift layer's typed
- * handlers of scalars). */
-enum { DC__VALUE_PAYLOAD_OFFSET = offsetof(dc_value, u64), DC__VALUE_STRIDE = sizeof(dc_value) };
+/* A dc_value holding a scalar, as code compiled into a binding's callers
+ * builds and reads one where dc_value cannot be named (the Swift layer's
+ * typed executes and handlers of scalars, inlined into their callers): the
+ * type, and the payload's bits with the value at its own width in the low
+ * bytes. The same layout as dc_value's (checked below), so an array of these
+ * is an array of dc_values. */
+typedef struct dc__scalar_value {
+    uint32_t type; /* a dc_type */
+    uint32_t struct_size; /* always 0 */
+    uint64_t bits;
+} dc__scalar_value;
+#ifdef __cplusplus
+#define DC__STATIC_ASSERT static_assert
+#else
+#define DC__STATIC_ASSERT _Static_assert
+#endif
+DC__STATIC_ASSERT(sizeof(dc_type) == sizeof(uint32_t), "dc__scalar_value.type holds a dc_type");
+DC__STATIC_ASSERT(offsetof(dc__scalar_value, type) == offsetof(dc_value, type), "dc_value's type");
+DC__STATIC_ASSERT(offsetof(dc__scalar_value, struct_size) == offsetof(dc_value, struct_size), "dc_value's struct_size");
+DC__STATIC_ASSERT(offsetof(dc__scalar_value, bits) == offsetof(dc_value, u64), "dc_value's payload");
+DC__STATIC_ASSERT(sizeof(dc__scalar_value) == sizeof(dc_value), "dc_value's size");
+
+/* The dc_type of each scalar, for that same code, which cannot name dc_type. */
+enum {
+    DC__TYPE_BOOL = DC_TYPE_BOOL,
+    DC__TYPE_INT8 = DC_TYPE_INT8,
+    DC__TYPE_UINT8 = DC_TYPE_UINT8,
+    DC__TYPE_INT16 = DC_TYPE_INT16,
+    DC__TYPE_UINT16 = DC_TYPE_UINT16,
+    DC__TYPE_INT32 = DC_TYPE_INT32,
+    DC__TYPE_UINT32 = DC_TYPE_UINT32,
+    DC__TYPE_INT64 = DC_TYPE_INT64,
+    DC__TYPE_UINT64 = DC_TYPE_UINT64,
+    DC__TYPE_FLOAT = DC_TYPE_FLOAT,
+    DC__TYPE_DOUBLE = DC_TYPE_DOUBLE
+};
 
 /* ---- executes for a binding ------------------------------------------------------- */
 

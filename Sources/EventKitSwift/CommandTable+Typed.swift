@@ -117,10 +117,9 @@ extension CommandTable {
         _ handler: @escaping @Sendable (A) -> Void
     ) throws(Failure) -> Subscription {
         try phase.register(key.name, options: options) { (options) throws(DispatchError) in
-            if let type = ScalarArgument.valueType(of: A.self) {
-                return try onScalars(key, types: [type], options: options) { arguments in
-                    var index = 0
-                    handler(ScalarArgument.argument(arguments, &index, as: A.self))
+            if ScalarArguments.areScalars(A.self) {
+                return try onScalars(key, types: ScalarArguments.valueTypes(of: A.self), options: options) { arguments in
+                    handler(ScalarArguments.argument(arguments, as: A.self))
                 }
             }
             return try onConverting(key, options: options, handler)
@@ -156,16 +155,17 @@ extension CommandTable {
         _ handler: @escaping @Sendable (repeat each A) -> Void
     ) throws(Failure) -> Subscription {
         try phase.register(key.name, options: options) { (options) throws(DispatchError) in
-            if key.storage.hasScalarLayout(of: repeat (each A).self) {
-                let layout = key.storage.scalarLayout.takeUnretainedValue()
-                // The arguments, all built-in scalars, are copied into a tuple of
-                // them, which the handler reads where the types are known.
-                return try onScalars(key, types: layout.valueTypes, options: options) { arguments in
+            if ScalarArguments.areScalars(repeat (each A).self) {
+                // The C arguments, all built-in scalars, read as a tuple of
+                // them where the types are known.
+                return try onScalars(
+                    key, types: ScalarArguments.valueTypes(of: repeat (each A).self), options: options
+                ) { arguments in
                     withUnsafeTemporaryAllocation(
                         byteCount: MemoryLayout<(repeat each A)>.size,
                         alignment: MemoryLayout<(repeat each A)>.alignment
                     ) { tuple in
-                        layout.unpack(arguments, into: tuple.baseAddress!)
+                        ScalarArguments.unpack(arguments, of: repeat (each A).self, into: tuple.baseAddress!)
                         let values = tuple.baseAddress!.load(as: (repeat each A).self)
                         handler(repeat each values)
                     }
@@ -288,18 +288,14 @@ extension CommandTable {
     @inlinable
     @discardableResult
     public func execute<A: EventArgument>(_ key: EventKey<A>, _ argument: A) throws -> ExecuteResult {
-        if let scalar = ScalarArgument(argument) {
-            return ExecuteResult(try executeOutcome(key.storage, scalar: scalar))
+        if ScalarArguments.areScalars(A.self) {
+            let outcome = try ScalarArguments.withValues(1) { value in
+                ScalarArguments.pack(argument, into: value)
+                return try executeOutcome(key.storage, scalars: value, count: 1)
+            }
+            return ExecuteResult(outcome)
         }
         return try executeConverting(key, argument)
-    }
-
-    /// Executes `key`'s event with one scalar argument: the inlinable
-    /// `execute(_:_:)`'s way in.
-    @usableFromInline
-    func executeOutcome(_ key: EventKeyStorage, scalar: ScalarArgument) throws -> ExecuteOutcome {
-        var value = scalar.cValue
-        return try _withUnprotectedUnsafeMutablePointer(to: &value) { try executeOutcome(key, cArguments: $0, count: 1) }
     }
 
     /// Executes `key`'s event with its arguments, two or more, whose types
@@ -311,33 +307,32 @@ extension CommandTable {
     ///
     /// The corresponding C function is `dc_table_execute_id`.
     // Inlinable, so that built-in scalar arguments become their bits at
-    // compile time, as for one argument.
-    @inlinable
+    // compile time, as for one argument. Always inlined: left a call of its
+    // own, the caller destroys the result it drops (20 instructions).
+    @inlinable @inline(__always)
     @discardableResult
     public func execute<each A: EventArgument>(
         _ key: EventKey<(repeat each A)>, _ arguments: repeat each A
     ) throws -> ExecuteResult {
-        if key.storage.hasScalarLayout(of: repeat (each A).self) {
-            // A tuple of the arguments, all built-in scalars, laid out where
-            // the types are known; the module reads it with the key's layout.
-            var tuple = (repeat each arguments)
-            return try withUnsafeBytes(of: &tuple) { tuple in
-                ExecuteResult(try executeOutcome(key.storage, tuple: tuple.baseAddress.unsafelyUnwrapped))
+        if ScalarArguments.areScalars(repeat (each A).self) {
+            // The C values of the arguments, all built-in scalars, made on
+            // the stack where the types are known.
+            let count = ScalarArguments.count(of: repeat (each A).self)
+            let outcome = try ScalarArguments.withValues(count) { values in
+                ScalarArguments.pack(repeat each arguments, into: values)
+                return try executeOutcome(key.storage, scalars: values, count: count)
             }
+            return ExecuteResult(outcome)
         }
         return try executeConverting(key, repeat each arguments)
     }
 
-    /// Executes `key`'s event with built-in scalar arguments in a tuple laid
-    /// out as the key's layout says: the inlinable executes' way in.
+    /// Executes `key`'s event with `count` built-in scalar arguments at
+    /// `cArguments`, C values the caller made (`ScalarArguments.pack`): the
+    /// inlinable executes' way in.
     @usableFromInline
-    func executeOutcome(_ key: EventKeyStorage, tuple: UnsafeRawPointer) throws -> ExecuteOutcome {
-        try key.scalarLayout._withUnsafeGuaranteedRef { layout in
-            try _withUnprotectedUnsafeTemporaryAllocation(of: dc_value.self, capacity: layout.count) { values in
-                layout.pack(tuple, into: values.baseAddress.unsafelyUnwrapped)
-                return try executeOutcome(key, cArguments: values.baseAddress, count: layout.count)
-            }
-        }
+    func executeOutcome(_ key: EventKeyStorage, scalars cArguments: UnsafeRawPointer, count: Int) throws -> ExecuteOutcome {
+        try executeOutcome(key, cArguments: cArguments.assumingMemoryBound(to: dc_value.self), count: count)
     }
 
     /// `execute(_:_:)` for one argument that is not a built-in scalar (an

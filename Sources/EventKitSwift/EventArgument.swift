@@ -318,86 +318,164 @@ extension EventArgument where Self: RawRepresentable, RawValue: EventArgument {
 
 // MARK: - Crossing to and from C
 
-/// An argument of a built-in scalar type (`Bool`, the integers, `Float`,
-/// `Double`) as the bits of its C value's payload, made in inlinable code:
-/// where the argument's type is known the checks fold away, so a typed
-/// execute hands the module two words instead of a generic value.
+/// Arguments of the built-in scalar types (`Bool`, the integers, `Float`,
+/// `Double`) crossing to and from C in inlinable code, where their types are
+/// known and the checks on them fold away: a typed execute builds its C
+/// values in its caller's code, and a typed handler reads its arguments in
+/// the code that registered it, with nothing looked up at run time.
+///
+/// Where the types are a pack, the work per argument stays off the values'
+/// generic type, which Swift does not specialize inside a pack's loop (it
+/// does unroll the loop and fold comparisons of types): the values cross as
+/// a tuple, whose type is known, and each one is loaded or stored at its
+/// offset as an integer of its width.
 @usableFromInline
-struct ScalarArgument {
-    @usableFromInline let type: ValueType
-    /// The payload's bits, the value at its own width in the low bytes.
-    @usableFromInline let bits: UInt64
+enum ScalarArguments {
+    /// A built-in scalar type: its C type (a `dc_type` value) and its size.
+    @usableFromInline
+    struct Scalar {
+        @usableFromInline let type: UInt32
+        @usableFromInline let size: Int
 
-    @inlinable
-    init(type: ValueType, bits: UInt64) {
-        self.type = type
-        self.bits = bits
+        @inlinable @inline(__always)
+        init<A>(_ type: Int, _: A.Type) {
+            self.type = UInt32(type)
+            size = MemoryLayout<A>.size
+        }
     }
 
-    /// The C type of `A` when it is a built-in scalar, `nil` for every other
-    /// type (as `init(_:)`). Folds to a constant where `A` is known.
-    @inlinable
-    static func valueType<A: EventArgument>(of _: A.Type) -> ValueType? {
-        if A.self == Bool.self { return .bool }
-        if A.self == Int8.self { return .int8 }
-        if A.self == UInt8.self { return .uint8 }
-        if A.self == Int16.self { return .int16 }
-        if A.self == UInt16.self { return .uint16 }
-        if A.self == Int32.self { return .int32 }
-        if A.self == UInt32.self { return .uint32 }
-        if A.self == Int64.self || A.self == Int.self { return .int64 }
-        if A.self == UInt64.self || A.self == UInt.self { return .uint64 }
-        if A.self == Float.self { return .float }
-        if A.self == Double.self { return .double }
+    /// The C type and size of `A` when it is a built-in scalar, `nil` for
+    /// every other type, including a raw-value enum or a class that travels
+    /// as one. Folds to a constant where `A` is known, in a pack's loop too.
+    @inlinable @inline(__always)
+    static func scalar<A>(_: A.Type) -> Scalar? {
+        if A.self == Bool.self { return Scalar(DC__TYPE_BOOL, Bool.self) }
+        if A.self == Int8.self { return Scalar(DC__TYPE_INT8, Int8.self) }
+        if A.self == UInt8.self { return Scalar(DC__TYPE_UINT8, UInt8.self) }
+        if A.self == Int16.self { return Scalar(DC__TYPE_INT16, Int16.self) }
+        if A.self == UInt16.self { return Scalar(DC__TYPE_UINT16, UInt16.self) }
+        if A.self == Int32.self { return Scalar(DC__TYPE_INT32, Int32.self) }
+        if A.self == UInt32.self { return Scalar(DC__TYPE_UINT32, UInt32.self) }
+        if A.self == Int64.self { return Scalar(DC__TYPE_INT64, Int64.self) }
+        if A.self == Int.self { return Scalar(DC__TYPE_INT64, Int.self) }
+        if A.self == UInt64.self { return Scalar(DC__TYPE_UINT64, UInt64.self) }
+        if A.self == UInt.self { return Scalar(DC__TYPE_UINT64, UInt.self) }
+        if A.self == Float.self { return Scalar(DC__TYPE_FLOAT, Float.self) }
+        if A.self == Double.self { return Scalar(DC__TYPE_DOUBLE, Double.self) }
         return nil
     }
 
-    /// This argument as a C value.
-    // Always inlined: an execute builds its C arguments in place.
-    @inline(__always)
-    var cValue: dc_value {
-        var value = dc_value()
-        value.type = type.cType
-        value.u64 = bits
-        return value
-    }
-
-    /// Argument `index` of a handler call, of built-in scalar type `A` (one
-    /// `valueType(of:)` knows), which the C core has converted to `A`'s C
-    /// type: its payload read at `A`'s width, in the caller's code where `A`
-    /// is known; `index` moves on to the next argument. The C core's binding
-    /// header gives `dc_value`'s layout, which the caller cannot name.
-    @inlinable
-    static func argument<A: EventArgument>(_ arguments: UnsafeRawPointer, _ index: inout Int, as _: A.Type) -> A {
-        let offset = index &* Int(DC__VALUE_STRIDE) &+ Int(DC__VALUE_PAYLOAD_OFFSET)
-        index &+= 1
-        if A.self == Bool.self {
-            // Any nonzero byte is true: a C caller's bool is not always 0 or 1.
-            return unsafeBitCast(arguments.load(fromByteOffset: offset, as: UInt8.self) != 0, to: A.self)
+    /// Whether `types` are all built-in scalars, laid out in a tuple of them
+    /// as `pack` and `unpack` read and write it: in order, each at the next
+    /// multiple of its size. Folds to a constant where the types are known.
+    @inlinable @inline(__always)
+    static func areScalars<each A>(_ types: repeat (each A).Type) -> Bool {
+        var end = 0
+        for type in repeat each types {
+            guard let scalar = scalar(type) else { return false }
+            end = offset(after: end, of: scalar) &+ scalar.size
         }
-        return arguments.load(fromByteOffset: offset, as: A.self)
+        return end <= MemoryLayout<(repeat each A)>.size
     }
 
-    /// `nil` for every type but the built-in scalars, including a raw-value
-    /// enum or a class that travels as one (see `valueType(of:)`).
-    @inlinable
-    init?<A: EventArgument>(_ value: A) {
-        guard let type = Self.valueType(of: A.self) else { return nil }
-        self.init(type: type, bits: Self.bits(of: value))
+    /// The offset of `scalar` in a tuple whose previous element ends at
+    /// `end`.
+    @inlinable @inline(__always)
+    static func offset(after end: Int, of scalar: Scalar) -> Int {
+        (end &+ scalar.size &- 1) & ~(scalar.size &- 1)
     }
 
-    /// The bytes of a built-in scalar, zero-extended: the payload bits of its
-    /// C value. Loaded at the value's own width: a narrower store followed by
-    /// a 64-bit load would stall the load.
-    @inlinable
-    static func bits<A>(of value: A) -> UInt64 {
-        withUnsafeBytes(of: value) { bytes in
-            switch bytes.count {
-            case 1: UInt64(bytes.load(as: UInt8.self))
-            case 2: UInt64(bytes.load(as: UInt16.self))
-            case 4: UInt64(bytes.load(as: UInt32.self))
-            default: bytes.load(as: UInt64.self)
+    /// The ``ValueType``s of `types`, all built-in scalars.
+    @usableFromInline
+    static func valueTypes<each A>(of types: repeat (each A).Type) -> [ValueType] {
+        var valueTypes: [ValueType] = []
+        for type in repeat each types { valueTypes.append(ValueType(cTypeRawValue: scalar(type)!.type)) }
+        return valueTypes
+    }
+
+    /// How many of `types` there are.
+    @inlinable @inline(__always)
+    static func count<each A>(of types: repeat (each A).Type) -> Int {
+        var count = 0
+        for _ in repeat each types { count &+= 1 }
+        return count
+    }
+
+    /// Calls `body` with room on the stack for `count` C values.
+    @inlinable @inline(__always)
+    static func withValues<Result>(
+        _ count: Int, _ body: (UnsafeMutableRawPointer) throws -> Result
+    ) rethrows -> Result {
+        // Unprotected: only the C core writes these values, within their count.
+        try _withUnprotectedUnsafeTemporaryAllocation(of: dc__scalar_value.self, capacity: count) { values in
+            try body(UnsafeMutableRawPointer(values.baseAddress.unsafelyUnwrapped))
+        }
+    }
+
+    /// Writes the C values of `arguments`, all built-in scalars, into
+    /// `values`, room for one per argument.
+    @inlinable @inline(__always)
+    static func pack<each A>(_ arguments: repeat each A, into values: UnsafeMutableRawPointer) {
+        withUnsafeBytes(of: (repeat each arguments)) { tuple in
+            var end = 0
+            var value = values
+            for type in repeat (each A).self {
+                let scalar = scalar(type).unsafelyUnwrapped
+                let offset = offset(after: end, of: scalar)
+                let bits = load(scalar.size, from: tuple.baseAddress.unsafelyUnwrapped + offset)
+                value.storeBytes(of: dc__scalar_value(type: scalar.type, struct_size: 0, bits: bits), as: dc__scalar_value.self)
+                value += MemoryLayout<dc__scalar_value>.stride
+                end = offset &+ scalar.size
             }
+        }
+    }
+
+    /// Writes the C values `values` (one per type, converted to its C type
+    /// by the table) into `tuple`, a tuple of `types` (all built-in scalars).
+    @inlinable @inline(__always)
+    static func unpack<each A>(
+        _ values: UnsafeRawPointer, of types: repeat (each A).Type, into tuple: UnsafeMutableRawPointer
+    ) {
+        var end = 0
+        var value = values
+        for type in repeat each types {
+            let scalar = scalar(type).unsafelyUnwrapped
+            let offset = offset(after: end, of: scalar)
+            let bits = value.load(as: dc__scalar_value.self).bits
+            let field = tuple + offset
+            switch scalar.size {
+            // Any nonzero byte is true: a C caller's bool is not always 0 or 1.
+            case 1 where scalar.type == DC__TYPE_BOOL: field.storeBytes(of: UInt8(truncatingIfNeeded: bits) != 0, as: Bool.self)
+            case 1: field.storeBytes(of: UInt8(truncatingIfNeeded: bits), as: UInt8.self)
+            case 2: field.storeBytes(of: UInt16(truncatingIfNeeded: bits), as: UInt16.self)
+            case 4: field.storeBytes(of: UInt32(truncatingIfNeeded: bits), as: UInt32.self)
+            default: field.storeBytes(of: bits, as: UInt64.self)
+            }
+            value += MemoryLayout<dc__scalar_value>.stride
+            end = offset &+ scalar.size
+        }
+    }
+
+    /// The built-in scalar of `A` in `values` at `index`, which the C core
+    /// has converted to `A`'s C type.
+    @inlinable @inline(__always)
+    static func argument<A>(_ values: UnsafeRawPointer, at index: Int = 0, as _: A.Type) -> A {
+        withUnsafeTemporaryAllocation(of: A.self, capacity: 1) { argument in
+            unpack(values + index &* MemoryLayout<dc__scalar_value>.stride, of: A.self, into: argument.baseAddress!)
+            return argument.baseAddress!.move()
+        }
+    }
+
+    /// The `size` bytes at `address`, zero-extended: the payload bits of a C
+    /// value. Loaded at the value's own width: a narrower store followed by
+    /// a 64-bit load would stall the load.
+    @inlinable @inline(__always)
+    static func load(_ size: Int, from address: UnsafeRawPointer) -> UInt64 {
+        switch size {
+        case 1: UInt64(address.load(as: UInt8.self))
+        case 2: UInt64(address.loadUnaligned(as: UInt16.self))
+        case 4: UInt64(address.loadUnaligned(as: UInt32.self))
+        default: address.loadUnaligned(as: UInt64.self)
         }
     }
 }
@@ -406,7 +484,12 @@ extension EventArgument {
     /// Calls `body` with this value as a C value, keeping what it points to
     /// (a string copy, an object) alive for the call.
     func withCValue<Result>(_ body: (dc_value) throws -> Result) rethrows -> Result {
-        if let scalar = ScalarArgument(self) { return try body(scalar.cValue) }
+        if ScalarArguments.scalar(Self.self) != nil {
+            return try ScalarArguments.withValues(1) { value in
+                ScalarArguments.pack(self, into: value)
+                return try body(value.load(as: dc_value.self))
+            }
+        }
         let value = eventValue
         let (cValue, ownedString) = value.makeCValue()
         defer { freeCString(ownedString) }
@@ -424,8 +507,9 @@ extension EventArgument {
     ) throws(DispatchError) -> Self {
         // A built-in scalar is copied as bits, not through a Value and an
         // Optional<Self>, whose metadata an unspecialized call looks up.
-        if ScalarArgument.valueType(of: Self.self) != nil {
-            return ScalarArgument.argument(UnsafeRawPointer(arguments!), &index, as: Self.self)
+        if ScalarArguments.scalar(Self.self) != nil {
+            defer { index += 1 }
+            return ScalarArguments.argument(arguments!, at: index, as: Self.self)
         }
         defer { index += 1 }
         return try convertedArgument(arguments![index], at: index, event: event)

@@ -124,10 +124,6 @@ final class EventKeyStorage: @unchecked Sendable {
     let name: String
     /// Zeroed memory, which is an empty cache.
     private let cache: UnsafeMutablePointer<dc__event_cache>
-    /// Where the scalars of the key's arguments lie in a tuple of them
-    /// (`hasScalarLayout(of:)`): its address, retained, or what
-    /// `ScalarLayoutAddress` says instead.
-    @usableFromInline let scalarLayoutAddress = Atomic<UInt>(0)
 
     init(_ name: String) {
         self.name = name
@@ -137,7 +133,6 @@ final class EventKeyStorage: @unchecked Sendable {
     }
 
     deinit {
-        releaseScalarLayout()
         cache.deallocate()
     }
 

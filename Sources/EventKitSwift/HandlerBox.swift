@@ -113,7 +113,7 @@ final class VoidHandlerBox: HandlerBox, @unchecked Sendable {
 /// it directly: a typed handler whose arguments are all built-in scalars
 /// (`Bool`, the integers, `Float`, `Double`), its closure made in the
 /// caller's code where the argument types are known
-/// (`ScalarArgument.argument(_:_:as:)` for one, `ScalarLayout` for more), or
+/// (`ScalarArguments.unpack(_:of:into:)`), or
 /// a `(Bool) -> Void` or `(AnyObject?) -> Void` closure.
 final class ScalarsHandlerBox: HandlerBox, @unchecked Sendable {
     let body: @Sendable (UnsafeRawPointer) -> Void

@@ -33,7 +33,7 @@ struct MarshalHandler {
     }
 
     /// `body`, called with the address of the C arguments, which it reads
-    /// itself (see `ScalarArgument.argument(_:_:as:)`).
+    /// itself (see `ScalarArguments.unpack(_:of:into:)`).
     init(reading body: @escaping @Sendable (UnsafeRawPointer) -> Void) {
         if Self.swiftCalls {
             self.init(swiftCall: ClosureParts(ReadingArguments(body: body)))
@@ -46,8 +46,7 @@ struct MarshalHandler {
     /// Swift object it is (the caller keeps it alive for the call).
     init(_ body: @escaping @Sendable (AnyObject?) -> Void) {
         self.init(reading: { arguments in
-            let address = arguments.load(
-                fromByteOffset: Int(DC__VALUE_PAYLOAD_OFFSET), as: UnsafeMutableRawPointer?.self)
+            let address = arguments.load(as: dc_value.self).object
             body(address.map { Unmanaged<AnyObject>.fromOpaque($0).takeUnretainedValue() })
         })
     }

@@ -237,6 +237,17 @@ struct EventKeyTests {
         }
         #expect(received.all == [true, false])
 
+        // The same for a typed handler of several arguments, its bool not
+        // the first.
+        let levels = Received<Int8>()
+        let pair = table.on(EventKey<(Int8, Bool)>("pair")) { level, on in
+            levels.append(level)
+            received.append(on)
+        }
+        var pairValues = [dc_int8(-3), values[0]]
+        #expect(dc_table_execute(table.unsafeCTable, "pair", &pairValues, 2, nil) == DC_OK)
+        #expect(levels.all == [-3] && received.all == [true, false, true])
+
         // The same for a closure of a string key and for a Value.
         let named = Received<String>()
         let more = [
@@ -263,7 +274,7 @@ struct EventKeyTests {
         #expect(dc_table_execute(table.unsafeCTable, "switch", &values[0], 1, nil) == DC_OK)
         #expect(dc_table_execute(table.unsafeCTable, "typed-switch", &values[0], 1, nil) == DC_OK)
         #expect(target.flips.all == [true, true])
-        withExtendedLifetime((subscription, more, actions)) {}
+        withExtendedLifetime((subscription, pair, more, actions)) {}
     }
 
     @Test("Keys declared as static members run handlers with zero to three arguments")

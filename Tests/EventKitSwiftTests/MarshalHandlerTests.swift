@@ -82,9 +82,8 @@ struct MarshalHandlerTests {
         let scale: Int64 = 3
         let seen = Mutex<[Int64]>([])
         let handler = MarshalHandler(reading: { arguments in
-            var index = 0
-            let a = ScalarArgument.argument(arguments, &index, as: Int64.self)
-            let b = ScalarArgument.argument(arguments, &index, as: Int64.self)
+            let a = ScalarArguments.argument(arguments, at: 0, as: Int64.self)
+            let b = ScalarArguments.argument(arguments, at: 1, as: Int64.self)
             seen.withLock { $0 += [a, b, a &* scale] }
             captured.calls.add(1, ordering: .relaxed)
         })
@@ -165,8 +164,7 @@ struct MarshalHandlerTests {
         let void = MarshalHandler(box: VoidHandlerBox { log.append("void") }, trampoline: VoidHandlerBox.trampoline)
         let reading = MarshalHandler(
             box: ScalarsHandlerBox { arguments in
-                var index = 0
-                log.append("read \(ScalarArgument.argument(arguments, &index, as: Int.self))")
+                log.append("read \(ScalarArguments.argument(arguments, as: Int.self))")
             },
             trampoline: ScalarsHandlerBox.trampoline)
         #expect(void.flags == 0 && reading.flags == 0)
