@@ -143,6 +143,10 @@ SWIFT_ARGUMENTS = [
     ("executeStringArguments", "CommandTable.execute(String, Value...)"),
     ("executeTypedArguments", "CommandTable.execute(EventKey<(Int, Double)>)"),
 ]
+SWIFT_SIX = [
+    ("closureArraySix", "array of six-argument closures"),
+    ("executeTypedSix", "CommandTable.execute(EventKey of six scalars)"),
+]
 SWIFT_REGISTER = [
     ("registerDictionary", "[String: [() -> Void]] append + removeLast"),
     ("registerNotificationCenter", "NotificationCenter addObserver + remove"),
@@ -496,6 +500,10 @@ def swift_sections(table, swift):
         value = get(case)
         table.row([f"  {label}", number(value), "", ratio(value, get("closureArrayArguments")),
                    ratio(value, get("dictionaryArguments"))])
+    table.header("Swift, (Int, Double, Bool, Int32, Float, UInt8) to 1 handler, ns", ["ns", "", "x array"])
+    for case, label in SWIFT_SIX:
+        value = get(case)
+        table.row([f"  {label}", number(value), "", ratio(value, get("closureArraySix"))])
     table.header("Swift, register + cancel a handler, ns", ["ns", "", "x dict", "x NotifC",
                                                            "x Combine"])
     for case, label in SWIFT_REGISTER:

@@ -383,23 +383,19 @@ NOINLINE static bool run_handler_generally(execution *run, dc_thread_record *rea
 ALWAYS_INLINE static inline bool run_handlers_fencing(execution *run, dc_thread_record *reader,
                                                      dc_execute_frame *frame, const dc__handler_slot *item,
                                                      const dc__handler_slot *end, call_images *images,
-                                                     bool asymmetric_fences, bool sole_shape) {
+                                                     bool asymmetric_fences) {
     size_t handled = 0; /* by the loop; run_handler_generally counts what it does itself */
-    dc_stub sole_stub = sole_shape ? images->signature->stub : NULL;
     bool stopped = false;
     for (; item != end; item++) {
         dc_handler *handler = atomic_load_explicit(item, memory_order_acquire);
         uint32_t state = dc__announce_call(frame, handler, asymmetric_fences);
         if (LIKELY(!(state & (DC__STATE_SLOW | DC__STATE_GENERAL)))) {
-            /* With a sole shape, every handler still callable has it (see
-             * run_handlers), and its images are there. */
-            dc_stub stub = sole_stub;
-            if (!sole_shape) {
-                const dc_signature *signature = handler->signature;
-                if (!LIKELY(signature == images->signature && shape_flags(state) == images->flags))
-                    fill_images(images, signature, shape_flags(state), run->arguments, run->count, run->exact);
-                stub = signature->stub;
-            }
+            /* The images are those of the last shape called, or of the sole
+             * shape the arguments were checked against. */
+            const dc_signature *signature = handler->signature;
+            if (!LIKELY(signature == images->signature && shape_flags(state) == images->flags))
+                fill_images(images, signature, shape_flags(state), run->arguments, run->count, run->exact);
+            dc_stub stub = signature->stub;
             if (state & DC__STATE_TARGET) images->integers[0] = (uint64_t)(uintptr_t)handler->target;
             ((dc_stub_returning_void)stub)(handler->function, images->integers, images->floats);
             handled++;
@@ -419,24 +415,13 @@ ALWAYS_INLINE static inline bool run_handlers_fencing(execution *run, dc_thread_
     return stopped;
 }
 
-/*
- * Copies of the loop keep two tests out of it. The kind of fence is fixed
- * before any table exists. And when the arguments were checked against a
- * sole shape, whose images that check computed, every handler of the
- * snapshot that is still callable has that shape: a handler of another shape
- * was in the set published before it was added, and its shape leaves the set
- * only after it was marked removed, which the loop's re-read of its state
- * then sees.
- */
+/* A copy of the loop for each kind of fence, which is fixed before any
+ * table exists, keeps that test out of it. */
 ALWAYS_INLINE static inline bool run_handlers(execution *run, dc_thread_record *reader, dc_execute_frame *frame,
                                               const dc__handler_slot *item, const dc__handler_slot *end,
                                               call_images *images) {
-    bool sole_shape = images->signature != NULL;
-    if (LIKELY(dc__asymmetric_fences)) {
-        if (sole_shape) return run_handlers_fencing(run, reader, frame, item, end, images, true, true);
-        return run_handlers_fencing(run, reader, frame, item, end, images, true, false);
-    }
-    return run_handlers_fencing(run, reader, frame, item, end, images, false, false);
+    if (LIKELY(dc__asymmetric_fences)) return run_handlers_fencing(run, reader, frame, item, end, images, true);
+    return run_handlers_fencing(run, reader, frame, item, end, images, false);
 }
 
 static const dc_execute_options default_options = {DC_ACCUMULATE_FIRST, 0, NULL, 0, NULL, 0};
@@ -578,13 +563,10 @@ NOINLINE static dc_status execute_generally(dc_table *table, dc_event_id event_i
     const hook_list *hooks = atomic_load_explicit(&table->hooks, memory_order_acquire);
     if (hooks != NULL && status == DC_OK) run_hooks(&run, hooks, record, owner, event_name, reader, frame);
     if (LIKELY(status == DC_OK) && !(frame->interrupted & DC__FRAME_STOPPED)) {
-        bool sole_shape = images.signature != NULL; /* run_handlers() reads it so */
         bool stopped =
             handler_count > 0 && run_handlers(&run, reader, frame, array->items, array->items + handler_count, &images);
-        if (after_count > 0 && !stopped) {
-            if (!sole_shape) images.signature = NULL; /* images the loop cached, not a sole shape's */
+        if (after_count > 0 && !stopped)
             run_handlers(&run, reader, frame, after->items, after->items + after_count, &images);
-        }
     }
     return leave_execute(&run, reader, depth, frame, event_name, status, result);
 }
@@ -596,8 +578,11 @@ NOINLINE static dc_status execute_generally(dc_table *table, dc_event_id event_i
  * shape (lean_call_of()), at least as many arguments as it takes, of exactly
  * its types, options that ask for nothing but strictness. It is
  * execute_generally() with everything known in advance: every handler still
- * callable has the sole shape (see run_handlers), its call images are the
- * arguments' words, and void handlers leave nothing to accumulate. What does
+ * callable has the sole shape (a handler of another shape was in the set
+ * published before it was added, and its shape leaves the set only after it
+ * was marked removed, which the loop's re-read of its state then sees), its
+ * call images are the arguments' words, and void handlers leave nothing to
+ * accumulate. What does
  * not fit is found before any handler runs and goes to execute_generally(),
  * which starts over; a handler in the snapshot that needs more than a call
  * (once, queued) hands the rest of the snapshot to the general loop
@@ -626,8 +611,8 @@ static dc__brief_result reported(dc_status status, const dc_result *full) {
 
 /* The rest of a lean execute's snapshot, from a handler that needs more than
  * a plain call (announced, not called), the general way; then the general
- * execute's end. The images are computed again (the general loop's copy
- * without a sole shape): the arguments fit every shape, as they were checked.
+ * execute's end. The images are computed again by the general loop: the
+ * arguments fit every shape, as they were checked.
  * `returned`, when not NULL, is the value the handler before `item` returned
  * (a variadic marshal, counted in `handled`): it is accumulated first, as
  * run_handler_generally() would have, and may stop the emission. */
