@@ -406,7 +406,8 @@ enum ScalarArguments {
     static func withValues<Result>(
         _ count: Int, _ body: (UnsafeMutableRawPointer) throws -> Result
     ) rethrows -> Result {
-        // Unprotected: only the C core writes these values, within their count.
+        // Unprotected (no stack canary): `pack` writes these values, within
+        // their count, and the C core only reads them.
         try _withUnprotectedUnsafeTemporaryAllocation(of: dc__scalar_value.self, capacity: count) { values in
             try body(UnsafeMutableRawPointer(values.baseAddress.unsafelyUnwrapped))
         }
