@@ -54,7 +54,9 @@ extension ValueType {
     /// each has a case. `package`: tests reach it without `@testable`.
     package static var cTypeCount: Int { Int(DC_TYPE_COUNT.rawValue) }
 
-    /// The type for a raw `dc_type` value, for that same test.
+    /// The type for a raw `dc_type` value: for that same test, and for the
+    /// scalar types code inlined into callers names by their raw values
+    /// (`ScalarArguments`).
     package init(cTypeRawValue: UInt32) {
         self.init(dc_type(rawValue: cTypeRawValue))
     }

@@ -119,7 +119,7 @@ extension CommandTable {
         try phase.register(key.name, options: options) { (options) throws(DispatchError) in
             if ScalarArguments.areScalars(A.self) {
                 return try onScalars(key, types: ScalarArguments.valueTypes(of: A.self), options: options) { arguments in
-                    handler(ScalarArguments.argument(arguments, as: A.self))
+                    handler(ScalarArguments.arguments(arguments, as: A.self))
                 }
             }
             return try onConverting(key, options: options, handler)
@@ -161,14 +161,8 @@ extension CommandTable {
                 return try onScalars(
                     key, types: ScalarArguments.valueTypes(of: repeat (each A).self), options: options
                 ) { arguments in
-                    withUnsafeTemporaryAllocation(
-                        byteCount: MemoryLayout<(repeat each A)>.size,
-                        alignment: MemoryLayout<(repeat each A)>.alignment
-                    ) { tuple in
-                        ScalarArguments.unpack(arguments, of: repeat (each A).self, into: tuple.baseAddress!)
-                        let values = tuple.baseAddress!.load(as: (repeat each A).self)
-                        handler(repeat each values)
-                    }
+                    let values = ScalarArguments.arguments(arguments, as: repeat (each A).self)
+                    handler(repeat each values)
                 }
             }
             return try onConverting(key, options: options, handler)

@@ -457,13 +457,20 @@ enum ScalarArguments {
         }
     }
 
-    /// The built-in scalar of `A` in `values` at `index`, which the C core
-    /// has converted to `A`'s C type.
+    /// The built-in scalars of `types` in the C values from `values` on
+    /// (skipping the first `index`), which the C core has converted to their
+    /// C types, as a tuple of them; one type gives the value itself.
     @inlinable @inline(__always)
-    static func argument<A>(_ values: UnsafeRawPointer, at index: Int = 0, as _: A.Type) -> A {
-        withUnsafeTemporaryAllocation(of: A.self, capacity: 1) { argument in
-            unpack(values + index &* MemoryLayout<dc__scalar_value>.stride, of: A.self, into: argument.baseAddress!)
-            return argument.baseAddress!.move()
+    static func arguments<each A>(
+        _ values: UnsafeRawPointer, at index: Int = 0, as types: repeat (each A).Type
+    ) -> (repeat each A) {
+        withUnsafeTemporaryAllocation(
+            byteCount: MemoryLayout<(repeat each A)>.size, alignment: MemoryLayout<(repeat each A)>.alignment
+        ) { tuple in
+            unpack(
+                values + index &* MemoryLayout<dc__scalar_value>.stride, of: repeat each types,
+                into: tuple.baseAddress.unsafelyUnwrapped)
+            return tuple.baseAddress.unsafelyUnwrapped.load(as: (repeat each A).self)
         }
     }
 
@@ -510,7 +517,7 @@ extension EventArgument {
         // Optional<Self>, whose metadata an unspecialized call looks up.
         if ScalarArguments.scalar(Self.self) != nil {
             defer { index += 1 }
-            return ScalarArguments.argument(arguments!, at: index, as: Self.self)
+            return ScalarArguments.arguments(arguments!, at: index, as: Self.self)
         }
         defer { index += 1 }
         return try convertedArgument(arguments![index], at: index, event: event)

@@ -82,8 +82,7 @@ struct MarshalHandlerTests {
         let scale: Int64 = 3
         let seen = Mutex<[Int64]>([])
         let handler = MarshalHandler(reading: { arguments in
-            let a = ScalarArguments.argument(arguments, at: 0, as: Int64.self)
-            let b = ScalarArguments.argument(arguments, at: 1, as: Int64.self)
+            let (a, b) = ScalarArguments.arguments(arguments, as: Int64.self, Int64.self)
             seen.withLock { $0 += [a, b, a &* scale] }
             captured.calls.add(1, ordering: .relaxed)
         })
@@ -164,7 +163,7 @@ struct MarshalHandlerTests {
         let void = MarshalHandler(box: VoidHandlerBox { log.append("void") }, trampoline: VoidHandlerBox.trampoline)
         let reading = MarshalHandler(
             box: ScalarsHandlerBox { arguments in
-                log.append("read \(ScalarArguments.argument(arguments, as: Int.self))")
+                log.append("read \(ScalarArguments.arguments(arguments, as: Int.self))")
             },
             trampoline: ScalarsHandlerBox.trampoline)
         #expect(void.flags == 0 && reading.flags == 0)
