@@ -35,7 +35,7 @@ static dc_handler_id example_handler(const execution *run, const handler_array *
  * the execute knows its layout. */
 static bool struct_fits(const execution *run, const dc_signature *signature, size_t first, size_t i) {
     if (run->arguments[i].pointer == NULL) return false;
-    if (!dc__struct_size_fits(&run->arguments[i], signature->parameter_layouts[first + i])) return false;
+    if (!dc__struct_fits(&run->arguments[i], signature->parameter_layouts[first + i])) return false;
     if (run->source == NULL) return true;
     return dc__layouts_equal(run->source->parameter_layouts[run->source->parameter_count - run->count + i],
                              signature->parameter_layouts[first + i]);
@@ -86,26 +86,20 @@ COLD static dc_status check_shape(const execution *run, const handler_shape *sha
                             "table %s, event \"%s\", handler %llu, argument %zu: a struct value whose pointer is NULL",
                             display_name(run->table), run->record->name,
                             (unsigned long long)example_handler(run, array, count, shape), i);
-        if (type == DC_TYPE_STRUCT && run->arguments[i].type == type &&
-            !dc__struct_size_fits(&run->arguments[i], signature->parameter_layouts[first + i]))
+        if (type == DC_TYPE_STRUCT && run->arguments[i].type == type && !struct_fits(run, signature, first, i)) {
+            const dc__layout_node *parameter = signature->parameter_layouts[first + i];
+            char given[160];
+            if (run->source != NULL)
+                snprintf(given, sizeof given, "the struct %s",
+                         run->source->parameter_layouts[run->source->parameter_count - run->count + i]->encoding);
             return dc__fail(DC_ERR_TYPE,
-                            "table %s, event \"%s\", handler %llu, argument %zu: a struct%s%s of %u bytes for %s, of "
-                            "%zu bytes",
-                            display_name(run->table), run->record->name,
-                            (unsigned long long)example_handler(run, array, count, shape), i, run->source != NULL ? " " : "",
-                            run->source != NULL
-                                ? run->source->parameter_layouts[run->source->parameter_count - run->count + i]->encoding
-                                : "",
-                            (unsigned)run->arguments[i].struct_size, signature->parameter_layouts[first + i]->encoding,
-                            signature->parameter_layouts[first + i]->size);
-        if (type == DC_TYPE_STRUCT && run->arguments[i].type == type && !struct_fits(run, signature, first, i))
-            return dc__fail(DC_ERR_TYPE,
-                            "table %s, event \"%s\", handler %llu, argument %zu: the struct %s does not have the "
-                            "layout of the parameter's %s",
+                            "table %s, event \"%s\", handler %llu, argument %zu: %s does not have the layout of the "
+                            "parameter's %s, of %zu bytes",
                             display_name(run->table), run->record->name,
                             (unsigned long long)example_handler(run, array, count, shape), i,
-                            run->source->parameter_layouts[run->source->parameter_count - run->count + i]->encoding,
-                            signature->parameter_layouts[first + i]->encoding);
+                            run->source != NULL ? given : dc__struct_describe(&run->arguments[i], given, sizeof given),
+                            parameter->encoding, parameter->size);
+        }
         if (run->arguments[i].type == type) continue;
         if (dc_value_convert(&run->arguments[i], type, &converted) != DC_OK) {
             char reason[256];

@@ -36,11 +36,11 @@ static inline bool dc__is_pointer_like(dc_type type) {
 const char *dc__type_canonical(dc_type type);
 
 /* dc_value_convert() of a value already of the type asked for, which is not
- * a struct: the value with no struct size, and any nonzero byte of a bool
+ * a struct: the value with no struct identity, and any nonzero byte of a bool
  * true and 1 (a caller may fill the union by hand, and a C bool must be 0 or
  * 1). */
 static inline dc_value dc__same_type_value(dc_value value) {
-    value.struct_size = 0;
+    value.struct_id = 0;
     if (value.type == DC_TYPE_BOOL) value.u64 = value.u8 != 0;
     return value;
 }
@@ -131,6 +131,7 @@ typedef struct dc__layout_node {
     const struct dc__layout_node *fields; /* field_count of them */
     ffi_type *ffi;                        /* the element's */
     const char *encoding;                 /* canonical */
+    uint32_t id; /* a parameter's or return value's: its identity (layout_ids.c), or 0 when it has none */
 } dc__layout_node;
 
 /* Where invocations put struct bytes: enough for any field C allows here. */
@@ -141,15 +142,45 @@ static inline size_t dc__struct_storage_size(size_t size) {
     return (size + DC__STRUCT_ALIGNMENT - 1) / DC__STRUCT_ALIGNMENT * DC__STRUCT_ALIGNMENT;
 }
 
-/* Whether a struct value's bytes are as many as `layout` takes: the value
- * says its size, or does not know it (0). */
-static inline bool dc__struct_size_fits(const dc_value *value, const dc__layout_node *layout) {
-    return value->struct_size == 0 || value->struct_size == layout->size;
+/* ---- struct layouts' identities (layout_ids.c) ---------------------------- */
+
+/* The identity of `layout`'s struct (an array's element, for an array of
+ * structs), given it on first sight; 0 when the process has given
+ * DC_MAX_STRUCT_LAYOUTS or is out of memory. */
+uint32_t dc__layout_id(const dc__layout_node *layout);
+
+/* Whether a struct_id word is an identity, as opposed to a size or 0. */
+#define DC__STRUCT_ID_FLAG 0x80000000u
+
+/* A struct value's layout as far as it knows it: its size (0 when it knows
+ * none) and, when it knows its layout, the layout's encoding without names
+ * ("{dd}"); an identity the process never gave knows nothing. */
+typedef struct dc__struct_knowledge {
+    size_t size;
+    const char *layout;
+} dc__struct_knowledge;
+dc__struct_knowledge dc__struct_known(uint32_t struct_id);
+
+/* Whether struct `value` fits `layout` as far as the value knows its
+ * layout: nothing (0), its size, or its layout, which must be this one. */
+static inline bool dc__struct_fits(const dc_value *value, const dc__layout_node *layout) {
+    uint32_t id = value->struct_id;
+    if (id == 0 || id == layout->id) return true;
+    if (!(id & DC__STRUCT_ID_FLAG)) return id == layout->size;
+    /* Another identity; or a layout with none, whose size is all there is to compare. */
+    return layout->id == 0 && dc__struct_known(id).size == layout->size;
 }
 
-/* The struct value of `layout` at `bytes`, with its size. */
+/* Writes what a struct value knows of its layout, for a message: "a struct
+ * {dd} of 16 bytes", "a struct of 16 bytes", "a struct". */
+const char *dc__struct_describe(const dc_value *value, char *text, size_t size);
+
+/* The struct value of `layout` at `bytes`, knowing its layout (or its size,
+ * when the layout has no identity). */
 static inline dc_value dc__struct_value(void *bytes, const dc__layout_node *layout) {
-    return dc_struct_of(bytes, layout->size);
+    dc_value value = dc_struct_of(bytes, layout->size);
+    if (layout->id != 0) value.struct_id = layout->id;
+    return value;
 }
 
 /* True when two layouts are the same fields at the same offsets, whatever
@@ -506,7 +537,7 @@ static inline dc_value dc__load_parameter(const dc_signature *signature, size_t 
     size_t size = signature->parameter_sizes[index];
     dc_value value;
     value.type = type;
-    value.struct_size = 0;
+    value.struct_id = 0;
     /* Fixed sizes, so each copy is one load; pointers and 64-bit values,
      * the commonest, first. Only a one-byte value may be a bool. */
     if (size == 8) {

@@ -20,9 +20,10 @@ __attribute__((noinline)) static dc_status convert_argument_slowly(const dc_sign
     dc_status status = dc_value_convert(value, signature->parameter_types[index], out);
     if (status == DC_OK) {
         const dc__layout_node *layout = signature->parameter_layouts[index];
-        if (layout == NULL || dc__struct_size_fits(out, layout)) return DC_OK;
-        return dc__fail(DC_ERR_TYPE, "%s: argument %zu of signature \"%s\": a struct of %u bytes for %s, of %zu bytes",
-                        function, index, signature->encoding, (unsigned)out->struct_size, layout->encoding,
+        if (layout == NULL || dc__struct_fits(out, layout)) return DC_OK;
+        char given[128];
+        return dc__fail(DC_ERR_TYPE, "%s: argument %zu of signature \"%s\": %s for %s, of %zu bytes", function, index,
+                        signature->encoding, dc__struct_describe(out, given, sizeof given), layout->encoding,
                         layout->size);
     }
     if (status == DC_ERR_NULL_ARGUMENT)
@@ -110,7 +111,7 @@ DC_API dc_status dc_invocation_create(dc_signature *signature, dc_function funct
     void **ffi_arguments = dc__invocation_ffi_arguments(invocation);
     for (size_t i = 0; i < count; i++) {
         arguments[i].type = signature->parameter_types[i];
-        arguments[i].struct_size = 0;
+        arguments[i].struct_id = 0;
         arguments[i].u64 = 0;
         if (signature->parameter_layouts[i] != NULL) {
             arguments[i] = dc__struct_value((void *)structs, signature->parameter_layouts[i]);
@@ -274,12 +275,13 @@ DC_API dc_status dc_invocation_set_return_value(dc_invocation *invocation, const
                         "dc_invocation_set_return_value: the return value of signature \"%s\": %s",
                         signature->encoding, reason);
     }
-    if (converted.type == DC_TYPE_STRUCT && !dc__struct_size_fits(&converted, signature->return_layout))
+    if (converted.type == DC_TYPE_STRUCT && !dc__struct_fits(&converted, signature->return_layout)) {
+        char given[128];
         return dc__fail(DC_ERR_TYPE,
-                        "dc_invocation_set_return_value: a struct of %u bytes for the return value %s of signature "
-                        "\"%s\", of %zu bytes",
-                        (unsigned)converted.struct_size, signature->return_layout->encoding, signature->encoding,
-                        signature->return_layout->size);
+                        "dc_invocation_set_return_value: %s for the return value %s of signature \"%s\", of %zu bytes",
+                        dc__struct_describe(&converted, given, sizeof given), signature->return_layout->encoding,
+                        signature->encoding, signature->return_layout->size);
+    }
     if (converted.type == DC_TYPE_STRUCT)
         memmove(invocation->rvalue, converted.pointer, signature->return_layout->size);
     else

@@ -162,9 +162,9 @@ DC_API size_t dc_queue_pending(const dc_queue *queue) {
 /* ---- posting and dropping (called by execute.c) ---------------------------------------- */
 
 /* The size of struct value `i`: its parameter's, or for a variadic
- * marshal (no signature) the size the value carries. */
+ * marshal (no signature) the size the value knows. */
 static size_t struct_size(const dc_value *value, const dc_signature *signature, size_t i) {
-    return signature != NULL ? signature->parameter_layouts[i]->size : value->struct_size;
+    return signature != NULL ? signature->parameter_layouts[i]->size : dc_struct_size(value);
 }
 
 dc_status dc__queue_post(dc_queue *queue, dc_table *table, struct dc__handler *handler, const dc_value *values,
@@ -174,10 +174,10 @@ dc_status dc__queue_post(dc_queue *queue, dc_table *table, struct dc__handler *h
     size_t struct_bytes = 0;
     for (size_t i = 0; i < count; i++) {
         if (values[i].type != DC_TYPE_STRUCT) continue;
-        if (signature == NULL && values[i].struct_size == 0)
+        if (signature == NULL && dc_struct_size(&values[i]) == 0)
             return dc__fail(DC_ERR_UNSUPPORTED,
                             "a queued variadic marshal cannot receive a struct whose size is not known (dc_struct; "
-                            "dc_struct_of says it)");
+                            "dc_struct_of and dc_struct_with_layout say it)");
         struct_bytes += dc__struct_storage_size(struct_size(&values[i], signature, i));
     }
     size_t values_end = sizeof(delivery) + count * sizeof values[0];
@@ -195,7 +195,9 @@ dc_status dc__queue_post(dc_queue *queue, dc_table *table, struct dc__handler *h
     for (size_t i = 0; struct_bytes > 0 && i < count; i++) {
         if (values[i].type != DC_TYPE_STRUCT) continue;
         size_t size = struct_size(&values[i], signature, i);
-        item->values[i] = dc_struct_of(memcpy((void *)structs, values[i].pointer, size), size);
+        /* The copy knows what the value knew, or its parameter's layout. */
+        item->values[i].pointer = memcpy((void *)structs, values[i].pointer, size);
+        if (signature != NULL) item->values[i] = dc__struct_value(item->values[i].pointer, signature->parameter_layouts[i]);
         structs += dc__struct_storage_size(size);
     }
     for (size_t i = first_owned; i < count; i++) {

@@ -311,7 +311,7 @@ static dc_status parse_member(parser *p, const char **at, unsigned depth, size_t
             return parse_error(p, *at, problem);
         }
         ffi_type *ffi = ffi_type_of(type);
-        *out = (dc__layout_node){type, 1, ffi->size, ffi->alignment, 0, 0, NULL, ffi, dc__type_canonical(type)};
+        *out = (dc__layout_node){type, 1, ffi->size, ffi->alignment, 0, 0, NULL, ffi, dc__type_canonical(type), 0};
         *at = c;
         return DC_OK;
     }
@@ -444,7 +444,7 @@ static dc_status parse_struct(parser *p, const char **at, unsigned depth, size_t
     ffi->elements = ffi_elements;
 
     *out = (dc__layout_node){DC_TYPE_STRUCT, 1, align_up(offset, alignment), alignment, 0, count, kept, ffi,
-                             encoding};
+                             encoding, 0};
     *at = c + 1;
     return DC_OK;
 }
@@ -461,6 +461,7 @@ static dc_status parse_type(parser *p, const char **at, dc_type *type, const dc_
         if (node == NULL) return out_of_memory(p);
         size_t elements = 0;
         if ((status = parse_struct(p, &c, 1, &elements, node)) != DC_OK) return status;
+        node->id = dc__layout_id(node);
         *type = DC_TYPE_STRUCT;
         *layout = node;
     }

@@ -135,7 +135,7 @@ static bool integer_fits(integer_value v, dc_type type) {
 static void write_integer(integer_value v, dc_type type, dc_value *out) {
     out->u64 = 0;
     out->type = type;
-    out->struct_size = 0;
+    out->struct_id = 0;
     switch (type) {
     case DC_TYPE_INT8: out->i8 = (int8_t)v.unsigned_value; break;
     case DC_TYPE_INT16: out->i16 = (int16_t)v.unsigned_value; break;
@@ -157,7 +157,7 @@ static dc_value pointer_value(dc_type type, void *pointer) {
     dc_value out;
     out.u64 = 0;
     out.type = type;
-    out.struct_size = 0;
+    out.struct_id = 0;
     if (type == DC_TYPE_STRING)
         out.string = (char *)pointer;
     else

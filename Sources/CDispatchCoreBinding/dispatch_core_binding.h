@@ -86,7 +86,7 @@ enum {
  * is an array of dc_values. */
 typedef struct dc__scalar_value {
     uint32_t type; /* a dc_type */
-    uint32_t struct_size; /* always 0 */
+    uint32_t struct_id; /* always 0 */
     uint64_t bits;
 } dc__scalar_value;
 #ifdef __cplusplus
@@ -96,7 +96,7 @@ typedef struct dc__scalar_value {
 #endif
 DC__STATIC_ASSERT(sizeof(dc_type) == sizeof(uint32_t), "dc__scalar_value.type holds a dc_type");
 DC__STATIC_ASSERT(offsetof(dc__scalar_value, type) == offsetof(dc_value, type), "dc_value's type");
-DC__STATIC_ASSERT(offsetof(dc__scalar_value, struct_size) == offsetof(dc_value, struct_size), "dc_value's struct_size");
+DC__STATIC_ASSERT(offsetof(dc__scalar_value, struct_id) == offsetof(dc_value, struct_id), "dc_value's struct_id");
 DC__STATIC_ASSERT(offsetof(dc__scalar_value, bits) == offsetof(dc_value, u64), "dc_value's payload");
 DC__STATIC_ASSERT(sizeof(dc__scalar_value) == sizeof(dc_value), "dc_value's size");
 

@@ -93,9 +93,10 @@ extension Value {
     /// value (objects cross unretained; a struct's bytes are its
     /// `StructValue`'s, which nothing writes, and C only reads or copies them).
     ///
-    /// A struct carries its size (`dc_struct_of`), so that C refuses it for a
-    /// parameter of another size wherever it knows the parameter's layout
-    /// (an execute reaching a C handler) instead of reading past the bytes.
+    /// A struct crosses with what it knows of its layout: the layout itself
+    /// when it came from C, its size when it was made in Swift, so that C
+    /// refuses it for a parameter of another layout (or size) wherever it
+    /// knows the parameter's, instead of reading past the bytes.
     func makeCValue() -> (value: dc_value, ownedString: UnsafeMutablePointer<CChar>?) {
         switch self {
         case .void: return (dc_void(), nil)
@@ -119,7 +120,9 @@ extension Value {
             let copy = makeCString(string)
             return (dc_string(copy), copy)
         case .structure(let structure):
-            return (dc_struct_of(structure.storage.address, structure.size), nil)
+            var value = dc_struct_of(structure.storage.address, structure.size)
+            if structure.storage.cStructID != 0 { value.struct_id = structure.storage.cStructID }
+            return (value, nil)
         }
     }
 
@@ -129,8 +132,8 @@ extension Value {
     /// A struct is copied: its size is the one `layout`, the layout of the
     /// parameter or return value it is the value of, gives, or without one
     /// (a variadic marshal's argument, whose layout no signature declares)
-    /// the size the value carries (`dc_value.struct_size`, which every
-    /// struct value from Swift or from the library has). A struct of unknown
+    /// the size the value knows (`dc_struct_size`, which every struct value
+    /// from Swift or from the library knows). A struct of unknown
     /// size (a C caller's `dc_struct`, to a variadic marshal) is `.pointer`
     /// to its bytes, which C owns and which are valid only for the call.
     init(_ cValue: dc_value, layout: dc_layout? = nil) {
@@ -153,9 +156,9 @@ extension Value {
         case DC_TYPE_STRING: self = .string(cValue.string.map { String(cString: $0) })
         case DC_TYPE_STRUCT:
             if let layout, layout.type == DC_TYPE_STRUCT, let bytes = cValue.pointer {
-                self = .structure(StructValue(copying: bytes, layout: layout))
-            } else if cValue.struct_size > 0, let bytes = cValue.pointer {
-                self = .structure(StructValue(copying: bytes, size: Int(cValue.struct_size)))
+                self = .structure(StructValue(copying: bytes, layout: layout, cStructID: cValue.struct_id))
+            } else if case let size = withUnsafePointer(to: cValue, dc_struct_size), size > 0, let bytes = cValue.pointer {
+                self = .structure(StructValue(copying: bytes, size: size, cStructID: cValue.struct_id))
             } else {
                 self = .pointer(cValue.pointer)
             }
@@ -192,17 +195,6 @@ extension Value {
         var layout = dc_layout()
         _ = dc_signature_return_layout(dc_invocation_signature(cInvocation), &layout)
         self.init(cValue, layout: layout)
-    }
-
-    /// Throws unless this value, as a struct, fits parameter `index` of
-    /// `signature` (see `StructValue.check(fits:place:)`). Anything else,
-    /// and an index that is not a parameter, is left to the C core, which
-    /// reports it as it reports every argument.
-    func checkStruct(fitting index: Int, of signature: Signature) throws(DispatchError) {
-        guard case .structure(let structure) = self, let layout = signature.cParameterLayout(at: index),
-            layout.type == DC_TYPE_STRUCT
-        else { return }
-        try structure.check(fits: layout, place: "argument \(index) of signature \"\(signature.encoding)\"")
     }
 }
 

@@ -424,7 +424,7 @@ enum ScalarArguments {
                 let scalar = scalar(type).unsafelyUnwrapped
                 let offset = offset(after: end, of: scalar)
                 let bits = load(scalar.size, from: tuple.baseAddress.unsafelyUnwrapped + offset)
-                value.storeBytes(of: dc__scalar_value(type: scalar.type, struct_size: 0, bits: bits), as: dc__scalar_value.self)
+                value.storeBytes(of: dc__scalar_value(type: scalar.type, struct_id: 0, bits: bits), as: dc__scalar_value.self)
                 value += MemoryLayout<dc__scalar_value>.stride
                 end = offset &+ scalar.size
             }

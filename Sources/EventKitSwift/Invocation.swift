@@ -142,7 +142,6 @@ public final class Invocation {
     /// `-[NSInvocation setArgument:atIndex:]`.
     public func setArgument(_ value: Value, at index: Int) throws {
         let cIndex = try cArgumentIndex(index, of: signature)
-        try value.checkStruct(fitting: index, of: signature)
         var (cValue, ownedString) = value.makeCValue()
         do {
             let status = withExtendedLifetime(value) { dc_invocation_set_argument(cInvocation, cIndex, &cValue) }
@@ -272,12 +271,6 @@ public final class Invocation {
         _ function: Function, signature: Signature, arguments: [Value]
     ) throws -> Value {
         let cFunction = try cFunctionPointer(function)
-        // A count that differs is the core's to report, before any type.
-        if arguments.count == signature.parameterTypes.count {
-            for (index, argument) in arguments.enumerated() {
-                try argument.checkStruct(fitting: index, of: signature)
-            }
-        }
         var cArguments: [dc_value] = []
         var stringCopies: [UnsafeMutablePointer<CChar>] = []
         cArguments.reserveCapacity(arguments.count)
@@ -304,7 +297,7 @@ public final class Invocation {
         }
         try DispatchError.check(status)
         if let (storage, layout) = returnStorage {
-            return .structure(StructValue(storage: storage, encoding: layout.encoding.map { String(cString: $0) }))
+            return .structure(StructValue(storage: storage, layout: layout, cStructID: cResult.struct_id))
         }
         return Value(cResult)
     }

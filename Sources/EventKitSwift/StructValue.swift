@@ -22,21 +22,19 @@ internal import CDispatchCore
 /// `sizeof(T)` is Swift's `MemoryLayout<T>.stride`, the size a struct made
 /// from a `T` has.
 ///
-/// Before a call, a struct argument is checked against its parameter's
-/// ``Signature/Layout``: its size must be the parameter's, and when both
-/// encodings are known (a struct that came from C knows its own) they must
-/// describe the same fields, whatever the structs' names. A struct made from
-/// a Swift value or from raw bytes knows no encoding, so, as with
-/// `-[NSInvocation setArgument:atIndex:]`, its bytes are trusted to have the
-/// parameter's layout once the size fits. The size crosses to C with the
-/// bytes, so a ``CommandTable`` execute refuses a struct of another size
-/// than a C handler's parameter too, before any handler runs.
+/// Wherever a struct argument meets a parameter's ``Signature/Layout`` (a
+/// call, an invocation, an execute reaching a C handler), the C core checks
+/// it before anything runs. A struct that came from C knows its layout and
+/// fits only a parameter of the same fields, whatever the structs' names. A
+/// struct made from a Swift value or from raw bytes knows only its size, so,
+/// as with `-[NSInvocation setArgument:atIndex:]`, its bytes are trusted to
+/// have the parameter's layout once the size fits.
 ///
 /// Two struct values are equal when their bytes are, padding included; the
 /// ``encoding`` is not compared.
 ///
 /// The corresponding C type is a `dc_value` of type `DC_TYPE_STRUCT`, made
-/// with `dc_struct_of`, which gives C the struct's size. Replaces the
+/// with `dc_struct_with_layout` or `dc_struct_of`. Replaces the
 /// `NSValue` (`valueWithBytes:objCType:`) and the untyped buffers an
 /// `NSInvocation` takes and fills for a struct.
 public struct StructValue: Sendable {
@@ -81,18 +79,28 @@ public struct StructValue: Sendable {
         self.storage = storage
     }
 
-    /// A copy of the struct of `layout` at `address`.
-    init(copying address: UnsafeRawPointer, layout: dc_layout) {
-        storage = StructStorage(size: layout.size)
+    /// A struct owning `storage`, which C filled with a struct of `layout`
+    /// and described as `cStructID`, and nothing writes from now on.
+    init(storage: StructStorage, layout: dc_layout, cStructID: UInt32) {
+        storage.cStructID = cStructID
+        self.init(storage: storage, encoding: layout.encoding.map { String(cString: $0) })
+    }
+
+    /// A copy of the struct of `layout` at `address`, which C described as
+    /// `cStructID`.
+    init(copying address: UnsafeRawPointer, layout: dc_layout, cStructID: UInt32) {
+        let storage = StructStorage(size: layout.size)
         storage.address.copyMemory(from: address, byteCount: layout.size)
-        storage.encoding = layout.encoding.map { String(cString: $0) }
+        self.init(storage: storage, layout: layout, cStructID: cStructID)
     }
 
     /// A copy of the `size` bytes at `address`, a struct whose encoding is
-    /// not known (a struct value that carried only its size).
-    init(copying address: UnsafeRawPointer, size: Int) {
+    /// not known (a struct value that knew its size, or its layout as
+    /// `cStructID`).
+    init(copying address: UnsafeRawPointer, size: Int, cStructID: UInt32) {
         storage = StructStorage(size: size)
         storage.address.copyMemory(from: address, byteCount: size)
+        storage.cStructID = cStructID
     }
 
     /// The number of bytes, C's `sizeof` of the struct.
@@ -173,42 +181,6 @@ extension StructValue: CustomStringConvertible {
     }
 }
 
-// MARK: - Checking an argument
-
-extension StructValue {
-    /// Throws unless this struct, when its encoding is known, describes the
-    /// same fields as `layout`. Its size the C core checks, as the value
-    /// crosses with it (`dc_struct_of`).
-    ///
-    /// `place` names the parameter in the message, as the C core's messages
-    /// do (`"argument 1 of signature \"v{timespec=qq}\""`).
-    func check(fits layout: dc_layout, place: @autoclosure () -> String) throws(DispatchError) {
-        let expected = layout.encoding.map { String(cString: $0) } ?? "struct"
-        if let encoding, Self.fields(of: encoding) != Self.fields(of: expected) {
-            throw DispatchError(
-                status: DC_ERR_TYPE,
-                message: "\(place()): expected a struct laid out as \(expected), got one laid out as \(encoding)")!
-        }
-    }
-
-    /// A canonical struct encoding without the structs' names, nested ones
-    /// included (`"{div_t=ii}"` gives `"{ii}"`): what two structs of the same
-    /// layout share. A canonical encoding has no quoted field names.
-    static func fields(of encoding: String) -> String {
-        var fields = ""
-        var inName = false
-        for character in encoding {
-            if inName {
-                inName = character != "="
-            } else {
-                fields.append(character)
-                inName = character == "{"
-            }
-        }
-        return fields
-    }
-}
-
 // MARK: - Storage
 
 /// The bytes of a ``StructValue``, aligned for any C struct.
@@ -227,6 +199,10 @@ final class StructStorage: @unchecked Sendable {
     let size: Int
     /// The struct's canonical encoding when known; set with the bytes.
     var encoding: String?
+    /// What the C value the bytes came from knew of their layout
+    /// (`dc_value.struct_id`), handed back to C with them; 0 for bytes made
+    /// in Swift, which cross with their size.
+    var cStructID: UInt32 = 0
 
     /// `size` zero bytes.
     init(size: Int) {

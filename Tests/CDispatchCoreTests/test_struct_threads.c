@@ -4,6 +4,8 @@
  *  - struct signatures are shared and interned from any thread: threads
  *    create, query, call through and release the same struct signatures,
  *    spelled differently, while their last reference comes and goes;
+ *  - a struct layout gets one identity however many threads see it first,
+ *    and distinct layouts distinct ones, while others read identities given;
  *  - a queued delivery holds a copy of a struct argument: executing threads
  *    overwrite their struct as soon as each execute returns, while the queue's
  *    owner drains on its own thread;
@@ -17,6 +19,7 @@
 #include "thread_support.h"
 
 #include <pthread.h>
+#include <stdlib.h>
 
 enum { THREADS = 4, WATCHDOG_MS = 30000 };
 
@@ -125,6 +128,71 @@ static void struct_signatures_are_created_called_and_released_from_four_threads_
     pthread_t threads[THREADS];
     for (int i = 0; i < THREADS; i++) pthread_create(&threads[i], NULL, create_and_call, (void *)(intptr_t)i);
     race_end(r, threads, THREADS);
+}
+
+/* ---- layout identities from four threads ----------------------------------------------------------- */
+
+enum { LAYOUTS = 1500 };
+
+static race identities_race;
+static uint32_t identities[THREADS][LAYOUTS];
+
+/* Layout `i` of the race, new to the process: an array of i + 1 ints and a double. */
+static void layout_encoding(int i, char *text, size_t size) { snprintf(text, size, "v{seen%d=[%di]d}", i, i + 1); }
+
+static void *identify_layouts(void *argument) {
+    race *r = &identities_race;
+    int index = (int)(intptr_t)argument;
+    pthread_barrier_wait(&r->start);
+    /* Each thread starts at another layout, so that every one is first seen
+     * by some thread while the others read identities already given. */
+    for (int k = 0; k < LAYOUTS && r->failure[0] == '\0'; k++) {
+        int i = (k + index * LAYOUTS / THREADS) % LAYOUTS;
+        char encoding[48];
+        layout_encoding(i, encoding, sizeof encoding);
+        dc_signature *signature = NULL;
+        dc_layout layout;
+        dc_value value;
+        int32_t bytes[LAYOUTS + 2];
+        if (dc_signature_create(encoding, &signature) != DC_OK ||
+            dc_signature_parameter_layout(signature, 0, &layout) != DC_OK ||
+            dc_struct_with_layout(bytes, &layout, &value) != DC_OK) {
+            record_failure(r, "thread %d: \"%s\": %s", index, encoding, dc_last_error_message());
+            break;
+        }
+        identities[index][i] = value.struct_id;
+        if (dc_struct_size(&value) != layout.size)
+            record_failure(r, "thread %d: \"%s\" is %zu bytes, its value says %zu", index, encoding, layout.size,
+                           dc_struct_size(&value));
+        dc_signature_release(signature);
+    }
+    atomic_fetch_add(&r->finished, 1);
+    return NULL;
+}
+
+static int compare_identities(const void *a, const void *b) {
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+static void each_layout_gets_one_identity_when_four_threads_see_it_at_once(void **state) {
+    (void)state;
+    race *r = &identities_race;
+    race_begin(r, THREADS);
+    pthread_t threads[THREADS];
+    for (int i = 0; i < THREADS; i++) pthread_create(&threads[i], NULL, identify_layouts, (void *)(intptr_t)i);
+    race_end(r, threads, THREADS);
+    static uint32_t sorted[LAYOUTS];
+    for (int i = 0; i < LAYOUTS; i++) {
+        for (int t = 1; t < THREADS; t++)
+            if (identities[t][i] != identities[0][i])
+                fail_msg("layout %d: thread 0 saw identity %#x, thread %d %#x", i, identities[0][i], t,
+                         identities[t][i]);
+        sorted[i] = identities[0][i];
+    }
+    qsort(sorted, LAYOUTS, sizeof sorted[0], compare_identities);
+    for (int i = 1; i < LAYOUTS; i++)
+        if (sorted[i] == sorted[i - 1]) fail_msg("two layouts share the identity %#x", sorted[i]);
 }
 
 /* ---- queued struct arguments ------------------------------------------------------------------------ */
@@ -296,6 +364,7 @@ static void a_struct_table_closure_is_called_from_threads_while_handlers_come_an
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(struct_signatures_are_created_called_and_released_from_four_threads_at_once),
+        cmocka_unit_test(each_layout_gets_one_identity_when_four_threads_see_it_at_once),
         cmocka_unit_test(queued_struct_arguments_are_copies_while_the_owner_drains_on_its_thread),
         cmocka_unit_test(a_struct_table_closure_is_called_from_threads_while_handlers_come_and_go),
     };

@@ -1394,12 +1394,13 @@ static void a_struct_value_of_another_size_than_its_parameter_is_a_type_error(vo
 static size_t sizes_seen[2];
 static void note_sizes(dc_invocation *call, void *user_data) {
     (void)user_data;
-    sizes_seen[0] = argument_of(call, 0).struct_size;
+    dc_value argument = argument_of(call, 0);
+    sizes_seen[0] = dc_struct_size(&argument);
     small_cdc made = {1, 2, 3};
     assert_ok(dc_invocation_set_return_value(call, VALUE(dc_struct(&made))));
     dc_value returned;
     assert_ok(dc_invocation_get_return_value(call, &returned));
-    sizes_seen[1] = returned.struct_size;
+    sizes_seen[1] = dc_struct_size(&returned);
 }
 
 static void struct_values_the_library_hands_out_carry_their_size(void **state) {
@@ -1409,19 +1410,21 @@ static void struct_values_the_library_hands_out_carry_their_size(void **state) {
     small_cdc given = {1, 2.5, 3};
     dc_invocation *invocation = NULL;
     assert_ok(dc_invocation_create(signature, DC_FUNCTION(bump_cdc), &invocation));
-    assert_int_equal(argument_of(invocation, 0).struct_size, sizeof(small_cdc));
+    dc_value argument = argument_of(invocation, 0);
+    assert_int_equal(dc_struct_size(&argument), sizeof(small_cdc));
     assert_ok(dc_invocation_set_argument(invocation, 0, VALUE(dc_struct(&given))));
-    assert_int_equal(argument_of(invocation, 0).struct_size, sizeof(small_cdc));
+    argument = argument_of(invocation, 0);
+    assert_int_equal(dc_struct_size(&argument), sizeof(small_cdc));
     assert_ok(dc_invocation_invoke(invocation));
     dc_value result;
     assert_ok(dc_invocation_get_return_value(invocation, &result));
-    assert_int_equal(result.struct_size, sizeof(small_cdc));
+    assert_int_equal(dc_struct_size(&result), sizeof(small_cdc));
     dc_invocation_destroy(invocation);
 
     small_cdc out;
     result = dc_struct(&out);
     assert_ok(dc_call(signature, DC_FUNCTION(bump_cdc), (dc_value[]){dc_struct(&given), dc_int32(1)}, 2, &result));
-    assert_int_equal(result.struct_size, sizeof(small_cdc));
+    assert_int_equal(dc_struct_size(&result), sizeof(small_cdc));
     assert_ptr_equal(result.pointer, &out);
     dc_signature_release(signature);
 
@@ -1674,7 +1677,7 @@ static void sum_and_difference_marshal(void *data, const dc_value *arguments, si
     /* The struct to return arrives zeroed, where the result points. */
     assert_int_equal(result->type, DC_TYPE_STRUCT);
     assert_non_null(result->pointer);
-    assert_int_equal(result->struct_size, sizeof(pair));
+    assert_int_equal(dc_struct_size(result), sizeof(pair));
     const pair zero = {0, 0};
     assert_memory_equal(result->pointer, &zero, sizeof zero);
     pair given;

@@ -16,6 +16,10 @@ private let logTime: @convention(c) (UnsafeMutableRawPointer?, timespec) -> Void
     Unmanaged<Log>.fromOpaque(target!).takeUnretainedValue().append("time \(time.tv_sec) \(time.tv_nsec)")
 }
 
+private let logDivision: @convention(c) (UnsafeMutableRawPointer?, div_t) -> Void = { target, quotient in
+    Unmanaged<Log>.fromOpaque(target!).takeUnretainedValue().append("divided \(quotient.quot) \(quotient.rem)")
+}
+
 /// `outer` with its counts scaled by `factor`: a struct taken and returned in
 /// memory.
 private let scaleCounts: @convention(c) (test_outer, Int32) -> test_outer = { outer, factor in
@@ -81,6 +85,31 @@ struct StructHandlerTests {
         #expect(result.handled == 2)
         #expect(log.all == ["swift", "time 3 4"])
         withExtendedLifetime((before, registration)) {}
+    }
+
+    @Test("A struct that came from C reaches a C handler only of its fields, whatever the names, not one of its size")
+    func structFromCFitsOnlyItsLayout() throws {
+        let divide: @convention(c) (Int32, Int32) -> div_t = div
+        let quotient = try Invocation.call(divide, signature: Signature("{div_t=ii}ii"), arguments: [.int32(7), .int32(2)])
+        let table = CommandTable()
+        let log = Log()
+        // Eight bytes too, other fields.
+        let mixed = try table.register(
+            "divided", function: logDivision, signature: Signature("v^v{mixed=if}"),
+            target: Unmanaged.passUnretained(log).toOpaque())
+        let message = expectDispatchError(DispatchError.typeMismatch) {
+            try table.execute("divided", quotient)
+        }
+        #expect(message.contains("{ii}") && message.contains("{mixed=if}"), "\(message)")
+        #expect(log.all.isEmpty)
+
+        mixed.cancel()
+        let renamed = try table.register(
+            "divided", function: logDivision, signature: Signature("v^v{quotient=ii}"),
+            target: Unmanaged.passUnretained(log).toOpaque())
+        #expect(try table.execute("divided", quotient).handled == 1)
+        #expect(log.all == ["divided 3 1"])
+        withExtendedLifetime(renamed) {}
     }
 
     // MARK: Arguments of callbacks

@@ -145,13 +145,15 @@ DC_API char dc_type_encoding(dc_type type);
  * the member named by `type` is meaningful. A dc_value never owns what it
  * points to. A struct (DC_TYPE_STRUCT) travels by the address of its bytes in
  * `pointer`: bytes of the struct's size and alignment, owned by whoever made
- * the value, and `struct_size` is their size when known (0 when not): a
- * struct of another size is refused wherever the parameter's layout is known
- * (see "Structs by value").
+ * the value, and `struct_id` says what the value knows of their layout: 0
+ * nothing, else their size (dc_struct_of) or their layout
+ * (dc_struct_with_layout, and every struct value the library hands out).
+ * Read it with dc_struct_size(); a parameter refuses a struct of another
+ * layout as far as the value knows it (see "Structs by value").
  */
 typedef struct dc_value {
     dc_type type;
-    uint32_t struct_size; /* DC_TYPE_STRUCT: the bytes' size, or 0; 0 for every other type */
+    uint32_t struct_id; /* DC_TYPE_STRUCT: 0, the bytes' size or their layout's identity; 0 otherwise */
     union {
         bool b;
         int8_t i8;
@@ -176,7 +178,7 @@ typedef struct dc_value {
         dc_value v;                                                              \
         v.u64 = 0;                                                               \
         v.type = tag;                                                            \
-        v.struct_size = 0;                                                       \
+        v.struct_id = 0;                                                       \
         v.member = x;                                                            \
         return v;                                                                \
     }
@@ -202,18 +204,18 @@ static inline dc_value dc_struct(void *bytes) {
     dc_value v;
     v.u64 = 0;
     v.type = DC_TYPE_STRUCT;
-    v.struct_size = 0;
+    v.struct_id = 0;
     v.pointer = bytes;
     return v;
 }
 
 /* A struct value of `size` bytes at `bytes`: dc_struct(bytes) that a
  * parameter of another size refuses (DC_ERR_TYPE) instead of reading past
- * the bytes. dc_struct_of(&point, sizeof point). The values the library
- * hands out (arguments and return values of invocations) carry their size. */
+ * the bytes. dc_struct_of(&point, sizeof point). A size of 2^31 bytes or
+ * more, larger than any struct a signature describes, fits no parameter. */
 static inline dc_value dc_struct_of(void *bytes, size_t size) {
     dc_value v = dc_struct(bytes);
-    v.struct_size = size <= UINT32_MAX ? (uint32_t)size : UINT32_MAX;
+    v.struct_id = size < 0x7fffffffu ? (uint32_t)size : 0x7fffffffu;
     return v;
 }
 
@@ -222,7 +224,7 @@ static inline dc_value dc_void(void) {
     dc_value v;
     v.u64 = 0;
     v.type = DC_TYPE_VOID;
-    v.struct_size = 0;
+    v.struct_id = 0;
     return v;
 }
 
@@ -416,15 +418,24 @@ DC_API size_t dc_signature_fixed_count(const dc_signature *signature);
  * copies the return into the buffer that return_value->pointer points to,
  * which the caller sets (a NULL pointer is DC_ERR_NULL_ARGUMENT).
  *
- * Checking: a struct value of another size than its parameter's struct is
- * DC_ERR_TYPE (dc_struct_of() gives a value its size, and every struct value
- * the library hands out has it). A value from dc_struct() carries no size,
- * so it fits any struct parameter, and its bytes must have the parameter's
- * layout (as with NSInvocation's setArgument:atIndex:). Where the library knows both layouts,
- * the argument's and the parameter's (a table closure's arguments reaching
- * the event's handlers), they must be equal: the same fields at the same
- * offsets, whatever the names; otherwise DC_ERR_TYPE. A struct and any other
+ * Checking: a struct argument fits a struct parameter whose layout is the
+ * argument's: the same fields at the same offsets, whatever the structs'
+ * names; anything else is DC_ERR_TYPE, as far as the value knows its layout.
+ * A value from dc_struct_with_layout(), and every struct value the library
+ * hands out (an invocation's arguments and return value, a handler's
+ * arguments), knows it. A value from dc_struct_of() knows only its size, and
+ * fits a parameter of that size. A value from dc_struct() knows nothing, so it
+ * fits any struct parameter and its bytes must have the parameter's layout
+ * (as with NSInvocation's setArgument:atIndex:). Where the library knows both
+ * layouts, the argument's and the parameter's (a table closure's arguments
+ * reaching the event's handlers), they must be equal. A struct and any other
  * type never fit each other.
+ *
+ * A value knows its layout by an identity the process gives each distinct
+ * layout, as GLib registers a type: kept, never freed, until the process
+ * exits. A process keeps DC_MAX_STRUCT_LAYOUTS of them, their encodings in
+ * at most DC_MAX_STRUCT_LAYOUT_BYTES; a layout seen after those gets none,
+ * and its values fit by their size.
  *
  * Structs take the libffi path, with the struct types built once per
  * signature. Table handlers may take and return structs: a struct a handler
@@ -433,14 +444,19 @@ DC_API size_t dc_signature_fixed_count(const dc_signature *signature);
  * layouts checked against its own, as for arguments). A queued delivery
  * copies a struct argument's bytes (pointers inside it are copied as they
  * are: nothing they point to is copied or retained); a variadic marshal
- * receives through a queue only structs whose values carry their size
- * (dc_struct_of), and a delivery of any other struct is dropped.
+ * receives through a queue only structs whose values know their size
+ * (dc_struct_of, dc_struct_with_layout), and a delivery of any other struct
+ * is dropped.
  */
 
 /* Deepest nesting of structs and arrays inside a type. */
 #define DC_MAX_NESTING 32
 /* Most scalars a struct may hold, counting each array element. */
 #define DC_MAX_STRUCT_ELEMENTS 4096
+/* Most distinct struct layouts a process gives an identity, and most bytes
+ * their encodings (without names) take. */
+#define DC_MAX_STRUCT_LAYOUTS 65536
+#define DC_MAX_STRUCT_LAYOUT_BYTES (16u << 20)
 
 /*
  * The layout of a return value, a parameter, or a field of a struct: what
@@ -473,6 +489,25 @@ DC_API dc_status dc_signature_parameter_layout(const dc_signature *signature, si
  * DC_ERR_INVALID_ARGUMENT (layout is not of a struct); DC_ERR_INDEX.
  */
 DC_API dc_status dc_layout_field(const dc_layout *layout, size_t index, dc_layout *out);
+
+/*
+ * A struct value of the layout `layout` describes, at `bytes`: a struct
+ * parameter of another layout refuses it (DC_ERR_TYPE). `layout` is a struct
+ * parameter's or return value's (dc_signature_parameter_layout(),
+ * dc_signature_return_layout()) or a struct field's (dc_layout_field(); for
+ * an array field of structs, one element's). The caller keeps the bytes valid
+ * for as long as the value is used; the value stays valid after the
+ * signature is released.
+ *
+ * Errors: DC_ERR_NULL_ARGUMENT (bytes, layout or out NULL);
+ * DC_ERR_INVALID_ARGUMENT (layout is not of a struct).
+ */
+DC_API dc_status dc_struct_with_layout(void *bytes, const dc_layout *layout, dc_value *out);
+
+/* The size of a struct value's bytes as the value knows it: its layout's, or
+ * the size dc_struct_of() gave; 0 when it does not know it, for NULL, and for
+ * a value that is not a struct. */
+DC_API size_t dc_struct_size(const dc_value *value);
 
 /*
  * The bytes the parameters occupy in a frame, as Objective-C's method
