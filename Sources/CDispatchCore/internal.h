@@ -142,6 +142,17 @@ static inline size_t dc__struct_storage_size(size_t size) {
     return (size + DC__STRUCT_ALIGNMENT - 1) / DC__STRUCT_ALIGNMENT * DC__STRUCT_ALIGNMENT;
 }
 
+/* A growing string (signature.c). */
+typedef struct dc__text {
+    char *data;
+    size_t length, capacity;
+    bool out_of_memory;
+} dc__text;
+
+/* Appends `count` bytes, keeping the text NUL-terminated; once out of
+ * memory, does nothing more. */
+void dc__text_append(dc__text *t, const char *bytes, size_t count);
+
 /* ---- struct layouts' identities (layout_ids.c) ---------------------------- */
 
 /* The identity of `layout`'s struct (an array's element, for an array of

@@ -43,49 +43,25 @@ static size_t slot_count;
 
 /* ---- keys ----------------------------------------------------------------- */
 
-typedef struct key_text {
-    char *data;
-    size_t length, capacity;
-    bool failed;
-} key_text;
-
-static void append(key_text *key, const char *text, size_t length) {
-    if (key->failed) return;
-    if (key->length + length + 1 > key->capacity) {
-        size_t capacity = key->capacity == 0 ? 64 : key->capacity;
-        while (key->length + length + 1 > capacity) capacity *= 2;
-        char *grown = realloc(key->data, capacity);
-        if (grown == NULL) {
-            key->failed = true;
-            return;
-        }
-        key->data = grown;
-        key->capacity = capacity;
-    }
-    memcpy(key->data + key->length, text, length);
-    key->length += length;
-    key->data[key->length] = '\0';
-}
-
 /* Writes `node`'s key: an array as its count and one element's key (nested
  * arrays are one node, their counts multiplied, as dc__layouts_equal sees
  * them), a struct as its fields' keys in braces, a scalar as its code. */
-static void write_key(key_text *key, const dc__layout_node *node, bool element) {
+static void write_key(dc__text *key, const dc__layout_node *node, bool element) {
     if (!element && node->count > 1) {
         char count[24];
-        append(key, count, (size_t)snprintf(count, sizeof count, "[%zu", node->count));
+        dc__text_append(key, count, (size_t)snprintf(count, sizeof count, "[%zu", node->count));
         write_key(key, node, true);
-        append(key, "]", 1);
+        dc__text_append(key, "]", 1);
         return;
     }
     if (node->type != DC_TYPE_STRUCT) {
         const char *code = dc__type_canonical(node->type);
-        append(key, code, strlen(code));
+        dc__text_append(key, code, strlen(code));
         return;
     }
-    append(key, "{", 1);
+    dc__text_append(key, "{", 1);
     for (size_t i = 0; i < node->field_count; i++) write_key(key, &node->fields[i], false);
-    append(key, "}", 1);
+    dc__text_append(key, "}", 1);
 }
 
 static uint64_t hash_of(const char *text, size_t length) {
@@ -130,9 +106,9 @@ static bool make_room(uint32_t count) {
 }
 
 uint32_t dc__layout_id(const dc__layout_node *layout) {
-    key_text key = {0};
+    dc__text key = {0};
     write_key(&key, layout, true);
-    if (key.failed) {
+    if (key.out_of_memory) {
         free(key.data);
         return 0;
     }

@@ -61,14 +61,7 @@ static ffi_type *ffi_type_of(dc_type type) {
     }
 }
 
-/* A growing string: the canonical encoding as the parse writes it. */
-typedef struct text {
-    char *data;
-    size_t length, capacity;
-    bool out_of_memory;
-} text;
-
-static void text_append(text *t, const char *bytes, size_t count) {
+void dc__text_append(dc__text *t, const char *bytes, size_t count) {
     if (t->out_of_memory) return;
     if (t->length + count + 1 > t->capacity) {
         size_t capacity = t->capacity < 64 ? 64 : t->capacity;
@@ -86,7 +79,7 @@ static void text_append(text *t, const char *bytes, size_t count) {
     t->data[t->length] = '\0';
 }
 
-static void text_append_string(text *t, const char *string) { text_append(t, string, strlen(string)); }
+static void text_append_string(dc__text *t, const char *string) { dc__text_append(t, string, strlen(string)); }
 
 typedef struct parsed_signature {
     dc_type return_type;
@@ -97,7 +90,7 @@ typedef struct parsed_signature {
     bool variadic;
     size_t fixed_count;
     dc__arena_block *arena; /* the layouts' memory */
-    text canonical;
+    dc__text canonical; /* the canonical encoding as the parse writes it */
 } parsed_signature;
 
 static void parsed_free(parsed_signature *parsed) {
@@ -285,7 +278,7 @@ static size_t align_up(size_t offset, size_t alignment) { return (offset + align
 
 /* A copy of the canonical encoding written since `start`, in the arena. */
 static const char *canonical_since(parser *p, size_t start) {
-    const text *t = &p->out->canonical;
+    const dc__text *t = &p->out->canonical;
     if (t->out_of_memory) return NULL;
     size_t length = t->length - start;
     char *copy = arena_allocate(&p->out->arena, length + 1);
@@ -341,7 +334,7 @@ static dc_status parse_member(parser *p, const char **at, unsigned depth, size_t
     }
     size_t start = p->out->canonical.length;
     char written[24]; /* the count as canonical encodings write it, whatever zeros led it */
-    text_append(&p->out->canonical, written, (size_t)snprintf(written, sizeof written, "[%zu", count));
+    dc__text_append(&p->out->canonical, written, (size_t)snprintf(written, sizeof written, "[%zu", count));
     size_t before = *elements;
     dc__layout_node element;
     if ((status = parse_member(p, &c, depth + 1, elements, &element)) != DC_OK) return status;
@@ -353,7 +346,7 @@ static dc_status parse_member(parser *p, const char **at, unsigned depth, size_t
         return parse_error(p, open, problem);
     }
     *elements += (count - 1) * each;
-    text_append(&p->out->canonical, "]", 1);
+    dc__text_append(&p->out->canonical, "]", 1);
     *out = element;
     out->count = element.count * count;
     out->size = element.size * count;
@@ -376,7 +369,7 @@ static dc_status parse_struct(parser *p, const char **at, unsigned depth, size_t
     if (*c != '=')
         return parse_error(p, open, "a struct without its fields (an opaque struct cannot be passed by value)");
     size_t start = p->out->canonical.length;
-    text_append(&p->out->canonical, open, (size_t)(c + 1 - open));
+    dc__text_append(&p->out->canonical, open, (size_t)(c + 1 - open));
     c++;
 
     dc__layout_node *fields = NULL;
@@ -414,7 +407,7 @@ static dc_status parse_struct(parser *p, const char **at, unsigned depth, size_t
         free(fields);
         return status;
     }
-    text_append(&p->out->canonical, "}", 1);
+    dc__text_append(&p->out->canonical, "}", 1);
 
     /* C's layout: each field at the next multiple of its alignment. */
     size_t offset = 0, alignment = 1;
@@ -493,7 +486,7 @@ static dc_status parse_encoding(const char *encoding, bool variadic, size_t fixe
     const char *cursor = encoding;
     dc_status status = parse_type(&p, &cursor, &out->return_type, &out->return_layout);
     if (status != DC_OK) return status;
-    if (variadic && fixed_count == 0) text_append(&out->canonical, "...", 3);
+    if (variadic && fixed_count == 0) dc__text_append(&out->canonical, "...", 3);
 
     while (*cursor != '\0') {
         const char *start = skip_qualifiers(cursor);
@@ -515,7 +508,7 @@ static dc_status parse_encoding(const char *encoding, bool variadic, size_t fixe
         }
         out->parameter_layouts[out->parameter_count] = layout;
         out->parameter_types[out->parameter_count++] = type;
-        if (variadic && out->parameter_count == fixed_count) text_append(&out->canonical, "...", 3);
+        if (variadic && out->parameter_count == fixed_count) dc__text_append(&out->canonical, "...", 3);
     }
     if (variadic && fixed_count > out->parameter_count)
         return dc__fail(DC_ERR_BAD_SIGNATURE,
@@ -862,6 +855,8 @@ DC_API size_t dc_signature_frame_size(const dc_signature *signature) {
 bool dc__layouts_equal(const dc__layout_node *a, const dc__layout_node *b) {
     if (a == b) return true;
     if (a == NULL || b == NULL) return false;
+    /* Identities are given by exactly what follows compares. */
+    if (a->id != 0 && b->id != 0) return a->id == b->id;
     if (a->type != b->type || a->count != b->count || a->size != b->size || a->alignment != b->alignment ||
         a->offset != b->offset || a->field_count != b->field_count)
         return false;
