@@ -292,7 +292,7 @@ extern DC__BINDING_API _Thread_local dc_thread_record *dc__current_record
 /* dc__light_fence() for a caller that read dc__asymmetric_fences already
  * (it never changes once a table exists). */
 static inline void dc__light_fence_of(bool asymmetric_fences) {
-    if (asymmetric_fences)
+    if (DC__LIKELY(asymmetric_fences))
         atomic_signal_fence(memory_order_seq_cst);
     else
         atomic_thread_fence(memory_order_seq_cst);
@@ -690,51 +690,51 @@ dc__lean_execute_as(bool marshal, bool swift, unsigned parameters, bool target, 
 /*
  * What a binding's event key remembers: the event its name interned to in the
  * table that last used the key, as that table's serial (a number the binding
- * gives each table: never 0, never reused), the event's id and its record,
- * from which dc__execute_record() starts without looking the id up.
+ * gives each table: never 0, never reused) and the event's record, from which
+ * dc__execute_record() starts without looking the id up (the record holds
+ * the id).
  *
  * A key used with several tables stays correct: a lookup for a table other
  * than the remembered one misses, and the binding interns the name there and
- * remembers that table instead. A sequence count guards the three words, so a
- * reader never pairs one table's serial with another table's event (a
+ * remembers that table instead. A sequence count guards the two words, so a
+ * reader never pairs one table's serial with another table's record (a
  * seqlock: the writer makes the count odd, writes, and makes it even again; a
  * reader keeps what it read only when the count was even and the same before
  * and after). Serials are never reused, so a remembered record is only ever
  * used with its own table, which lives while the binding executes it. Zeroed
- * memory is an empty cache.
+ * memory is an empty cache: no table has the serial 0.
  */
 typedef struct dc__event_cache {
     _Atomic uint64_t sequence;
     _Atomic uint64_t table;
     _Atomic(const dc__event_record *) record;
-    _Atomic dc_event_id id;
 } dc__event_cache;
 
-/* An event as a cache remembers it; record NULL for none. */
+/* An event as a cache remembers it: `found`, and then its record. */
 typedef struct dc__cached_event {
     const dc__event_record *record;
-    dc_event_id id;
+    bool found;
 } dc__cached_event;
 
-/* The event `cache` remembers for the table numbered `table`; none (record
- * NULL) when it remembers another table or none, or a writer is changing it.
- * Returned by value, so a caller takes the address of nothing (which would
- * cost a Swift caller a stack protector). */
+/* The event `cache` remembers for the table numbered `table`; not found when
+ * it remembers another table or none, or a writer is changing it. Returned by
+ * value, so a caller takes the address of nothing (which would cost a Swift
+ * caller a stack protector), and with `found` apart from the record, so that
+ * a caller tests one flag rather than the flag and the record. */
 DC__ALWAYS_INLINE dc__cached_event dc__event_cache_find(dc__event_cache *cache, uint64_t table) {
     uint64_t before = atomic_load_explicit(&cache->sequence, memory_order_acquire);
     uint64_t remembered = atomic_load_explicit(&cache->table, memory_order_relaxed);
-    dc__cached_event found = {atomic_load_explicit(&cache->record, memory_order_relaxed),
-                              atomic_load_explicit(&cache->id, memory_order_relaxed)};
+    const dc__event_record *record = atomic_load_explicit(&cache->record, memory_order_relaxed);
     atomic_thread_fence(memory_order_acquire);
-    if (remembered != table || (before & 1) != 0 ||
-        atomic_load_explicit(&cache->sequence, memory_order_relaxed) != before)
-        found.record = NULL;
-    return found; /* serials are never 0, so a match is a table remembered, with its record */
+    uint64_t after = atomic_load_explicit(&cache->sequence, memory_order_relaxed);
+    /* A table is remembered only with its record, so found means a record. */
+    return (dc__cached_event){record, ((remembered ^ table) | (before ^ after) | (before & 1)) == 0};
 }
 
-/* Remembers `event`'s `record` in the table numbered `table`, unless another
- * thread is remembering one at the same time (the cache then keeps that). */
-static inline void dc__event_cache_remember(dc__event_cache *cache, uint64_t table, dc_event_id event,
+/* Remembers `record` (never NULL), an event's in the table numbered `table`, unless
+ * another thread is remembering one at the same time (the cache then keeps
+ * that). */
+static inline void dc__event_cache_remember(dc__event_cache *cache, uint64_t table,
                                             const dc__event_record *record) {
     uint64_t before = atomic_load_explicit(&cache->sequence, memory_order_relaxed);
     if ((before & 1) != 0 ||
@@ -744,10 +744,12 @@ static inline void dc__event_cache_remember(dc__event_cache *cache, uint64_t tab
     /* Readers see the odd count before any of the stores below. */
     atomic_thread_fence(memory_order_release);
     atomic_store_explicit(&cache->table, table, memory_order_relaxed);
-    atomic_store_explicit(&cache->id, event, memory_order_relaxed);
     atomic_store_explicit(&cache->record, record, memory_order_relaxed);
     atomic_store_explicit(&cache->sequence, before + 2, memory_order_release);
 }
+
+/* The id of the event whose record `record` is. */
+static inline dc_event_id dc__event_record_id(const dc__event_record *record) { return record->id; }
 
 /* ---- the Swift layer's inline execute ---------------------------------------------- */
 

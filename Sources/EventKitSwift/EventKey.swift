@@ -139,24 +139,23 @@ final class EventKeyStorage: @unchecked Sendable {
     /// The event as the table with `serial` interned it, if that table is the
     /// one remembered.
     @inline(__always)
-    func event(inTable serial: UInt64) -> InternedEvent? {
-        let found = dc__event_cache_find(cache, serial)
-        guard let record = found.record else { return nil }
-        return InternedEvent(id: found.id, record: record)
+    func event(inTable serial: UInt64) -> dc__cached_event {
+        dc__event_cache_find(cache, serial)
     }
 
     /// Remembers `event` as the table with `serial` interned it, unless
     /// another thread is remembering one at the same time (the key then keeps
     /// that one).
     func remember(_ event: InternedEvent, inTable serial: UInt64) {
-        dc__event_cache_remember(cache, serial, event.id, event.record)
+        dc__event_cache_remember(cache, serial, event.record)
     }
 }
 
-/// An event as one table interned it: its id and its record there.
+/// An event as one table interned it: its record there, which holds its id.
 struct InternedEvent {
-    let id: dc_event_id
     let record: UnsafePointer<dc__event_record>
+
+    var id: dc_event_id { dc__event_record_id(record) }
 }
 
 extension CommandTable {
@@ -171,7 +170,9 @@ extension CommandTable {
     /// `key`'s event in this table, remembered in `key`.
     @inline(__always)
     func event(of key: EventKeyStorage) throws(DispatchError) -> InternedEvent {
-        if let event = key.event(inTable: serial) { return event }
+        let found = key.event(inTable: serial)
+        // A found event has a record: no second test of it.
+        if _fastPath(found.found) { return InternedEvent(record: found.record.unsafelyUnwrapped) }
         return try internAndRemember(key)
     }
 
@@ -186,7 +187,7 @@ extension CommandTable {
         guard let record = dc__event_record_of(cTable, id) else {
             throw DispatchError.outOfMemory("table \(name), event \"\(key.name)\": no memory for this thread")
         }
-        let event = InternedEvent(id: id, record: record)
+        let event = InternedEvent(record: record)
         key.remember(event, inTable: serial)
         return event
     }
