@@ -79,7 +79,7 @@ COLD static dc_status check_shape(const execution *run, const handler_shape *sha
                                                            : dc_type_name(run->source->return_type));
     size_t used = shape->takes < run->count ? shape->takes : run->count;
     for (size_t i = 0; i < used; i++) {
-        dc_type type = signature->parameter_types[first + i];
+        dc_type type = signature->parameters[first + i].type;
         dc_value converted;
         if (type == DC_TYPE_STRUCT && run->arguments[i].type == type && run->arguments[i].pointer == NULL)
             return dc__fail(DC_ERR_NULL_ARGUMENT,
@@ -119,11 +119,11 @@ static bool shape_matches_exactly(const execution *run, const handler_shape *sha
     if (is_strict(run, shape) && shape->takes != run->count) return false;
     size_t used = shape->takes < run->count ? shape->takes : run->count;
     size_t first = first_argument_parameter(shape->state_flags);
-    const dc_type *types = shape->signature->parameter_types + first;
+    const dc__parameter *parameters = shape->signature->parameters + first;
     if (!struct_return_fits(run, shape->signature)) return false;
     for (size_t i = 0; i < used; i++) {
-        if (run->arguments[i].type != types[i]) return false;
-        if (types[i] == DC_TYPE_STRUCT && !struct_fits(run, shape->signature, first, i)) return false;
+        if (run->arguments[i].type != parameters[i].type) return false;
+        if (parameters[i].type == DC_TYPE_STRUCT && !struct_fits(run, shape->signature, first, i)) return false;
     }
     return true;
 }

@@ -7,10 +7,11 @@
  * handler over those addresses: reading an argument reads it there, and the
  * first use that needs them all (a change, an invoke) copies them into
  * dc_values beside it. The handler reads, sets a return value or re-sends the
- * call, and what the invocation holds when it returns goes back to the
- * caller. A table closure's call, in table_closure_entry(), copies the
- * arguments and executes the event, with no invocation. Nothing is allocated
- * per call.
+ * call; each set and each invoke writes its result where the caller reads
+ * it, so the last one is what the caller gets (the zero value when there is
+ * none), and nothing runs after the handler returns. A table closure's call,
+ * in table_closure_entry(), copies the arguments and executes the event,
+ * with no invocation. Nothing is allocated per call.
  */
 #include "internal.h"
 
@@ -33,25 +34,33 @@ struct dc_closure {
     size_t skipped;
 };
 
-/* Writes `raw`, a scalar return value of `signature`, where libffi wants a
- * closure's: integers narrower than ffi_arg widened to it. (A struct return
- * is written there as it is set.) */
-static inline void store_return(const dc_signature *signature, const dc_raw_return *raw, void *ret) {
-    dc_value value = dc__return_value(signature, raw);
+/* Writes `value`, of the scalar return type of `signature`, where libffi
+ * wants a closure's return value: integers narrower than ffi_arg widened to
+ * it. (A struct return is written there as it is set.) */
+static inline void store_return(const dc_signature *signature, const dc_value *value, void *ret) {
     switch (signature->return_type) {
-    case DC_TYPE_FLOAT: memcpy(ret, &value.f, sizeof value.f); break;
-    case DC_TYPE_DOUBLE: memcpy(ret, &value.d, sizeof value.d); break;
+    case DC_TYPE_FLOAT: memcpy(ret, &value->f, sizeof value->f); break;
+    case DC_TYPE_DOUBLE: memcpy(ret, &value->d, sizeof value->d); break;
     case DC_TYPE_INT64:
-    case DC_TYPE_UINT64: memcpy(ret, &value.u64, sizeof value.u64); break;
+    case DC_TYPE_UINT64: memcpy(ret, &value->u64, sizeof value->u64); break;
     case DC_TYPE_OBJECT:
     case DC_TYPE_POINTER:
-    case DC_TYPE_STRING: memcpy(ret, &value.pointer, sizeof value.pointer); break;
+    case DC_TYPE_STRING: memcpy(ret, &value->pointer, sizeof value->pointer); break;
     default: {
-        ffi_arg widened = (ffi_arg)dc__integer_image(&value);
+        ffi_arg widened = (ffi_arg)dc__integer_image(value);
         memcpy(ret, &widened, sizeof widened);
         break;
     }
     }
+}
+
+/* The zero value of `type`. */
+static dc_value zero_of(dc_type type) {
+    dc_value value;
+    value.type = type;
+    value.struct_id = 0;
+    value.u64 = 0;
+    return value;
 }
 
 void dc__invocation_read_arguments(dc_invocation *invocation) {
@@ -59,7 +68,7 @@ void dc__invocation_read_arguments(dc_invocation *invocation) {
     dc_value *arguments = dc__invocation_arguments(invocation);
     void **ffi_arguments = dc__invocation_ffi_arguments(invocation);
     for (size_t i = 0; i < signature->parameter_count; i++) {
-        arguments[i] = dc__load_parameter(signature, i, invocation->unread[i]);
+        dc__load_parameter(signature, i, invocation->unread[i], &arguments[i]);
         ffi_arguments[i] = dc__ffi_argument(&arguments[i]);
     }
     if (signature->return_layout == NULL) invocation->rvalue = &invocation->result;
@@ -68,16 +77,8 @@ void dc__invocation_read_arguments(dc_invocation *invocation) {
     invocation->unread = NULL;
 }
 
-/* Hands a forwarded call's return value to its caller: the last one set,
- * or the zero value. Out of line, and given the lent invocation by the
- * address of its return_address, so that a closure's entry keeps nothing
- * (not even the invocation's address) in registers across its handler. */
-static __attribute__((noinline)) void return_to_caller(void *const *return_address) {
-    const dc__lent_invocation *lent =
-        (const void *)((const char *)return_address - offsetof(dc__lent_invocation, return_address));
-    const dc_invocation *call = &lent->call;
-    dc_raw_return none = {.integer = 0};
-    store_return(call->signature, call->has_returned ? &call->result : &none, lent->return_address);
+void dc__invocation_return_to_caller(const dc_invocation *call, const dc_value *value) {
+    store_return(call->signature, value, ((const dc__lent_invocation *)call)->return_address);
 }
 
 /* A struct return is made where libffi wants it, zero until set. */
@@ -94,19 +95,26 @@ static void closure_entry(ffi_cif *cif, void *ret, void **arguments, void *data)
      * them all. */
     dc__lent_invocation lent;
     dc_invocation *call = &lent.call;
+    const dc_signature *signature = closure->signature;
     call->signature = closure->signature;
     call->unread = arguments;
-    call->has_returned = false;
-    call->lent = true;
-    call->has_function = false;
-    call->images_stale = true; /* no register image is written until a stub invoke needs them */
-    call->stub = NULL;         /* so an invoke prepares it first */
-    /* Kept with the invocation rather than in a register across the call. */
-    lent.return_address = ret;
-    if (call->signature->return_layout != NULL) begin_struct_return(call, ret);
-
+    /* No register image is written until a stub invoke needs them. */
+    call->state = (dc__invocation_state){.lent = true, .images_stale = true};
+    call->stub = NULL; /* so that every invoke looks, and hands its result to the caller */
+    /* The caller gets zero until the handler sets a return value or
+     * invokes; each set and invoke writes its own where the caller reads it
+     * (a scalar through return_address, a struct in place), so nothing runs
+     * after the handler returns. */
+    if (signature->return_kind != DC_RETURNS_NOTHING) {
+        if (signature->return_layout == NULL) {
+            lent.return_address = ret;
+            dc_value zero = zero_of(signature->return_type);
+            store_return(signature, &zero, ret);
+        } else {
+            begin_struct_return(call, ret);
+        }
+    }
     closure->handler(call, closure->user_data);
-    if (call->signature->scalar_return) return_to_caller(&lent.return_address);
 }
 
 /* Reports a failure inside a call; the caller returns the zero value. */
@@ -188,7 +196,7 @@ static void table_closure_entry(ffi_cif *cif, void *ret, void **arguments, void 
     dc_value values[DC_MAX_PARAMETERS];
     for (size_t i = 0; i < count; i++) {
         size_t p = closure->skipped + i;
-        values[i] = dc__load_parameter(signature, p, arguments[p]);
+        dc__load_parameter(signature, p, arguments[p], &values[i]);
     }
     dc_result result;
     dc_status status;
@@ -204,14 +212,13 @@ static void table_closure_entry(ffi_cif *cif, void *ret, void **arguments, void 
     } else {
         status = dc_table_execute_id(closure->table, closure->event, values, count, &result);
     }
-    dc_raw_return raw;
-    raw.integer = 0;
+    dc_value returned = zero_of(signature->return_type);
     if (status != DC_OK) {
         report(closure, status);
     } else if (result.has_return_value && signature->return_type != DC_TYPE_VOID) {
         dc_value converted;
         if (dc_value_convert(&result.return_value, signature->return_type, &converted) == DC_OK) {
-            raw = dc__raw_return(&converted);
+            returned = converted;
         } else {
             char reason[256];
             snprintf(reason, sizeof reason, "%s", dc_last_error_message());
@@ -223,7 +230,7 @@ static void table_closure_entry(ffi_cif *cif, void *ret, void **arguments, void 
                                      dc_table_name(closure->table), event, signature->encoding, reason));
         }
     }
-    if (signature->scalar_return) store_return(signature, &raw, ret);
+    if (signature->return_kind == DC_RETURNS_SCALAR) store_return(signature, &returned, ret);
 }
 
 dc_status dc__table_closure_create(dc_table *table, dc_event_id event, dc_signature *signature, size_t skipped,

@@ -98,14 +98,14 @@ static void handler_arguments(const dc_handler *handler, uint32_t state, const d
     if (first) {
         /* check_target made sure parameter 0 is pointer-like. */
         out[0].u64 = 0;
-        out[0].type = signature->parameter_types[0];
+        out[0].type = signature->parameters[0].type;
         if (out[0].type == DC_TYPE_STRING)
             out[0].string = handler->target;
         else
             out[0].pointer = handler->target;
     }
     for (size_t p = first; p < signature->parameter_count; p++) {
-        out[p] = parameter_value(arguments, count, p - first, signature->parameter_types[p]);
+        out[p] = parameter_value(arguments, count, p - first, signature->parameters[p].type);
         /* A missing struct is zero bytes (a given one is never NULL). */
         if (out[p].type == DC_TYPE_STRUCT && out[p].pointer == NULL)
             out[p] = dc__struct_value((void *)signature->zero_struct, signature->parameter_layouts[p]);
@@ -253,7 +253,7 @@ COLD static bool call_returning_struct(execution *run, dc_thread_record *reader,
 static bool arguments_are_parameters(const execution *run, const dc_signature *signature) {
     if (run->count < signature->parameter_count) return false;
     for (size_t i = 0; i < signature->parameter_count; i++)
-        if (run->arguments[i].type != signature->parameter_types[i]) return false;
+        if (run->arguments[i].type != signature->parameters[i].type) return false;
     return true;
 }
 
@@ -263,10 +263,10 @@ NOINLINE static void fill_images_from(call_images *images, const dc_signature *s
                                       const dc_value *arguments, size_t count) {
     for (size_t p = from; p < signature->parameter_count; p++) {
         size_t argument = p - first;
-        if (LIKELY(argument < count && arguments[argument].type == signature->parameter_types[p])) {
+        if (LIKELY(argument < count && arguments[argument].type == signature->parameters[p].type)) {
             dc__store_register_image(signature, images->integers, images->floats, p, &arguments[argument]);
         } else {
-            dc_value value = parameter_value(arguments, count, argument, signature->parameter_types[p]);
+            dc_value value = parameter_value(arguments, count, argument, signature->parameters[p].type);
             dc__store_register_image(signature, images->integers, images->floats, p, &value);
         }
     }

@@ -68,7 +68,7 @@ static dc_status make_slot(dc_forwarder *forwarder, size_t index, const char *en
         return dc__fail(status, "dc_forwarder_create: slot %zu: %s", index, reason);
     }
     dc_signature *signature = forwarder->signatures[index];
-    if (signature->parameter_count == 0 || !dc__is_pointer_like(signature->parameter_types[0]))
+    if (signature->parameter_count == 0 || !dc__is_pointer_like(signature->parameters[0].type))
         return dc__fail(DC_ERR_BAD_SIGNATURE,
                         "dc_forwarder_create: slot %zu (\"%s\") must take the implementer's context, a pointer, as "
                         "its first parameter",

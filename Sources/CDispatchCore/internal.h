@@ -207,6 +207,26 @@ typedef struct dc_parameter_slot {
     uint8_t index;
 } dc_parameter_slot;
 
+/* How a closure hands a call's return value to its caller. */
+typedef enum dc_return_kind {
+    DC_RETURNS_NOTHING = 0, /* void: libffi's return storage must not be written */
+    DC_RETURNS_SCALAR,      /* written there, narrow integers widened to ffi_arg */
+    DC_RETURNS_STRUCT       /* made there */
+} dc_return_kind;
+
+/* A parameter: its type and what a value of it knows of its layout (a
+ * struct's dc_value.struct_id, as dc__struct_value() gives it; 0 for any
+ * other type). The head of a dc_value in its order, so that a value read
+ * from an argument copies it in one load and one store. */
+typedef struct dc__parameter {
+    dc_type type;
+    uint32_t struct_id;
+} dc__parameter;
+
+_Static_assert(offsetof(dc__parameter, struct_id) == offsetof(dc_value, struct_id) &&
+                   sizeof(dc__parameter) == offsetof(dc_value, u64),
+               "a parameter is the head of a dc_value");
+
 struct dc_signature {
     _Atomic size_t reference_count;
     struct dc_signature *next_interned; /* bucket chain, guarded by the intern lock */
@@ -214,9 +234,9 @@ struct dc_signature {
 
     dc_type return_type;
     dc_return_class return_class;
-    bool scalar_return; /* the return is neither void nor a struct */
+    uint8_t return_kind; /* a dc_return_kind */
     size_t parameter_count;
-    dc_type parameter_types[DC_MAX_PARAMETERS];
+    dc__parameter parameters[DC_MAX_PARAMETERS];
     dc_parameter_slot slots[DC_MAX_PARAMETERS];
 
     dc_call_path call_path;
@@ -478,6 +498,17 @@ static inline void dc__store_register_image(const dc_signature *signature, uint6
 
 /* ---- calls (invocation.c) ----------------------------------------------- */
 
+/* What an invocation has and is. One struct, so that a closure's entry sets
+ * it in one store. */
+typedef struct dc__invocation_state {
+    bool has_returned; /* result holds a return value, from an invoke or set */
+    bool lent;         /* lent to a forward handler: dc_invocation_destroy() leaves it */
+    bool has_function; /* function is set: always in a created invocation */
+    /* integers and floats are not yet the arguments' register images: the
+     * next stub invoke writes them all first (a lent invocation starts so). */
+    bool images_stale;
+} dc__invocation_state;
+
 /* An invocation: made by dc_invocation_create(), or lent to a forward
  * handler for one call of a closure (closure.c), on the closure's stack.
  * Its storage follows it: the parameter_count argument values, then the
@@ -494,12 +525,7 @@ struct dc_invocation {
      * NULL once they are, and always in a created invocation. Until then the
      * storage and the fields after stub are not set either. */
     void **unread;
-    bool has_returned; /* result holds a return value, from an invoke or set */
-    bool lent;         /* lent to a forward handler: dc_invocation_destroy() leaves it */
-    bool has_function; /* function is set: always in a created invocation */
-    /* integers and floats are not yet the arguments' register images: the
-     * next stub invoke writes them all first (a lent invocation starts so). */
-    bool images_stale;
+    dc__invocation_state state;
     dc_raw_return result;
     /* Where a call leaves its result: &result, or a struct return's bytes.
      * In a lent invocation, set by the entry for a struct return and by
@@ -507,7 +533,9 @@ struct dc_invocation {
     void *rvalue;
     /* The signature's stub while the call path is the stub path and the
      * invocation can be called at once (a function set, the arguments read,
-     * their register images written); else NULL, and an invoke looks why. */
+     * their register images written, and not lent: a lent invocation's
+     * invoke hands the result to the closure's caller as well); else NULL,
+     * and an invoke looks why. */
     dc_stub stub;
     dc_return_class return_class;
     dc_call_path call_path;
@@ -523,11 +551,16 @@ struct dc_invocation {
 typedef struct dc__lent_invocation {
     dc_invocation call;
     dc_value storage[DC__INVOCATION_STORAGE(DC_MAX_PARAMETERS) / sizeof(dc_value)];
-    void *return_address; /* where the closure's caller reads the return value */
+    void *return_address; /* where the closure's caller reads a scalar return value */
 } dc__lent_invocation;
 
 _Static_assert(offsetof(dc__lent_invocation, storage) == sizeof(dc_invocation),
                "a lent invocation's storage follows it, as a created one's does");
+
+/* Writes `value`, the scalar return value a set or an invoke of a lent
+ * invocation leaves, where the closure's caller reads it, as libffi wants a
+ * closure's (closure.c): the last one is what the caller gets. */
+void dc__invocation_return_to_caller(const dc_invocation *call, const dc_value *value);
 
 /* The invocation's parameter_count typed argument values. */
 static inline dc_value *dc__invocation_arguments(const dc_invocation *invocation) {
@@ -539,34 +572,36 @@ static inline void **dc__invocation_ffi_arguments(const dc_invocation *invocatio
     return (void **)(dc__invocation_arguments(invocation) + invocation->signature->parameter_count);
 }
 
-/* Parameter `index` of `signature` as a value, from the argument at
- * `address`. Every member of a dc_value starts at its union's first byte, so
- * the bytes copied there are the member of that type on any byte order. A
- * struct (size 0, as signatures record it) is its address. */
-static inline dc_value dc__load_parameter(const dc_signature *signature, size_t index, const void *address) {
-    dc_type type = signature->parameter_types[index];
+/* Writes parameter `index` of `signature` as a value to `out`, from the
+ * argument at `address`. Every member of a dc_value starts at its union's
+ * first byte, so the bytes copied there are the member of that type on any
+ * byte order. A struct (size 0, as signatures record it) is its address.
+ * Written in place, head first, rather than returned: a returned value is
+ * assembled in a vector register, and the copies stop being one load and
+ * one store each. */
+static inline void dc__load_parameter(const dc_signature *signature, size_t index, const void *address,
+                                      dc_value *out) {
     size_t size = signature->parameter_sizes[index];
-    dc_value value;
-    value.type = type;
-    value.struct_id = 0;
+    memcpy(out, &signature->parameters[index], sizeof(dc__parameter)); /* type and struct_id */
     /* Fixed sizes, so each copy is one load; pointers and 64-bit values,
      * the commonest, first. Only a one-byte value may be a bool. */
-    if (size == 8) {
-        memcpy(&value.u64, address, 8);
-        return value;
+    if (DC__LIKELY(size == 8)) {
+        memcpy(&out->u64, address, 8);
+        return;
     }
+    dc_value value;
     value.u64 = 0;
     if (size == 4) {
         memcpy(&value.u64, address, 4);
     } else if (size == 2) {
         memcpy(&value.u64, address, 2);
     } else if (size == 0) {
-        value = dc__struct_value((void *)address, signature->parameter_layouts[index]);
+        value.pointer = (void *)address;
     } else {
         memcpy(&value.u64, address, 1);
-        if (type == DC_TYPE_BOOL) value.b = value.u8 != 0;
+        if (out->type == DC_TYPE_BOOL) value.b = value.u8 != 0;
     }
-    return value;
+    out->u64 = value.u64;
 }
 
 /* Reads a lent invocation's arguments into its values, and sets what a call

@@ -17,7 +17,7 @@
 __attribute__((noinline)) static dc_status convert_argument_slowly(const dc_signature *signature, size_t index,
                                                                   const dc_value *value, dc_value *out,
                                                                   const char *function) {
-    dc_status status = dc_value_convert(value, signature->parameter_types[index], out);
+    dc_status status = dc_value_convert(value, signature->parameters[index].type, out);
     if (status == DC_OK) {
         const dc__layout_node *layout = signature->parameter_layouts[index];
         if (layout == NULL || dc__struct_fits(out, layout)) return DC_OK;
@@ -39,7 +39,7 @@ __attribute__((noinline)) static dc_status convert_argument_slowly(const dc_sign
  * has more to check). */
 static inline dc_status convert_argument(const dc_signature *signature, size_t index, const dc_value *value,
                                          dc_value *out, const char *function) {
-    dc_type type = signature->parameter_types[index];
+    dc_type type = signature->parameters[index].type;
     if (DC__LIKELY(value->type == type && type != DC_TYPE_STRUCT)) {
         *out = dc__same_type_value(*value);
         return DC_OK;
@@ -103,14 +103,14 @@ DC_API dc_status dc_invocation_create(dc_signature *signature, dc_function funct
 
     invocation->signature = dc_signature_retain(signature);
     invocation->function = function;
-    invocation->has_function = true;
+    invocation->state.has_function = true;
     invocation->call_path = signature->call_path;
     invocation->stub = signature->stub;
     invocation->return_class = signature->return_class;
     dc_value *arguments = dc__invocation_arguments(invocation);
     void **ffi_arguments = dc__invocation_ffi_arguments(invocation);
     for (size_t i = 0; i < count; i++) {
-        arguments[i].type = signature->parameter_types[i];
+        arguments[i].type = signature->parameters[i].type;
         arguments[i].struct_id = 0;
         arguments[i].u64 = 0;
         if (signature->parameter_layouts[i] != NULL) {
@@ -125,7 +125,7 @@ DC_API dc_status dc_invocation_create(dc_signature *signature, dc_function funct
 }
 
 DC_API void dc_invocation_destroy(dc_invocation *invocation) {
-    if (invocation == NULL || invocation->lent) return;
+    if (invocation == NULL || invocation->state.lent) return;
     dc_signature_release(invocation->signature);
     free(invocation);
 }
@@ -158,7 +158,7 @@ DC_API dc_status dc_invocation_set_argument(dc_invocation *invocation, size_t in
         return DC_OK; /* the argument keeps its pointer and size */
     }
     *argument = converted;
-    if (invocation->signature->stub != NULL && !invocation->images_stale)
+    if (invocation->signature->stub != NULL && !invocation->state.images_stale)
         dc__store_register_image(invocation->signature, invocation->integers, invocation->floats, index, &converted);
     return DC_OK;
 }
@@ -166,8 +166,10 @@ DC_API dc_status dc_invocation_set_argument(dc_invocation *invocation, size_t in
 DC_API dc_status dc_invocation_get_argument(const dc_invocation *invocation, size_t index, dc_value *out) {
     if (DC__LIKELY(invocation != NULL && out != NULL && index < invocation->signature->parameter_count)) {
         const dc_signature *signature = invocation->signature;
-        *out = invocation->unread == NULL ? dc__invocation_arguments(invocation)[index]
-                                          : dc__load_parameter(signature, index, invocation->unread[index]);
+        if (invocation->unread == NULL)
+            *out = dc__invocation_arguments(invocation)[index];
+        else
+            dc__load_parameter(signature, index, invocation->unread[index], out);
         return DC_OK;
     }
     if (invocation == NULL || out == NULL)
@@ -184,7 +186,7 @@ DC_API dc_status dc_invocation_set_call_path(dc_invocation *invocation, dc_call_
                         invocation->signature->encoding);
     dc__invocation_ready(invocation);
     invocation->call_path = path;
-    bool callable = invocation->has_function && !invocation->images_stale;
+    bool callable = invocation->state.has_function && !invocation->state.images_stale && !invocation->state.lent;
     invocation->stub = path == DC_CALL_PATH_STUB && callable ? invocation->signature->stub : NULL;
     return DC_OK;
 }
@@ -198,7 +200,7 @@ DC_API dc_status dc_invocation_set_function(dc_invocation *invocation, dc_functi
     if (invocation == NULL || function == NULL)
         return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_invocation_set_function: invocation and function must not be NULL");
     invocation->function = function;
-    invocation->has_function = true;
+    invocation->state.has_function = true;
     return DC_OK;
 }
 
@@ -217,48 +219,53 @@ static inline void call_with_structs(dc_invocation *invocation) {
     ffi_call(&invocation->signature->cif, invocation->function, invocation->rvalue, pointers);
 }
 
-/* The call itself, with the arguments as they are. */
-DC__ALWAYS_INLINE void call(dc_invocation *invocation) {
-    if (invocation->stub != NULL)
-        dc__stub_call(invocation->return_class, invocation->stub, invocation->function, invocation->integers,
-                      invocation->floats, &invocation->result);
+/* The call itself, with the arguments as they are: through `stub` when it
+ * is not NULL, else through libffi. */
+DC__ALWAYS_INLINE void call(dc_invocation *invocation, dc_stub stub) {
+    if (stub != NULL)
+        dc__stub_call(invocation->return_class, stub, invocation->function, invocation->integers, invocation->floats,
+                      &invocation->result);
     else if (invocation->signature->struct_parameter_count == 0)
         ffi_call(&invocation->signature->cif, invocation->function, invocation->rvalue,
                  dc__invocation_ffi_arguments(invocation));
     else
         call_with_structs(invocation);
-    invocation->has_returned = true;
+    invocation->state.has_returned = true;
 }
 
-/* dc_invocation_invoke() of NULL or of a lent invocation not called yet on
- * the stub path: it may have no function yet, its arguments unread and its
- * register images not written. Once they are, its stub (on the stub path)
- * lets the next invoke call at once. */
-__attribute__((noinline, cold)) static dc_status invoke_lent(dc_invocation *invocation) {
+/* dc_invocation_invoke() of NULL or of a lent invocation: it may have no
+ * function yet, its arguments unread and its register images not written,
+ * and its result goes to the closure's caller as well. */
+__attribute__((noinline)) static dc_status invoke_lent(dc_invocation *invocation) {
     if (invocation == NULL) return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_invocation_invoke: invocation is NULL");
-    if (!invocation->has_function)
+    if (!invocation->state.has_function)
         return dc__fail(DC_ERR_STATE,
                         "dc_invocation_invoke: the forwarded call of \"%s\" has no function to invoke yet; "
                         "set one with dc_invocation_set_function()",
                         invocation->signature->encoding);
     dc__invocation_ready(invocation);
+    dc_stub stub = NULL;
     if (invocation->call_path == DC_CALL_PATH_STUB) {
-        if (invocation->images_stale) {
+        if (invocation->state.images_stale) {
             for (size_t i = 0; i < invocation->signature->parameter_count; i++)
                 dc__store_register_image(invocation->signature, invocation->integers, invocation->floats, i,
                                          &dc__invocation_arguments(invocation)[i]);
-            invocation->images_stale = false;
+            invocation->state.images_stale = false;
         }
-        invocation->stub = invocation->signature->stub;
+        stub = invocation->signature->stub;
     }
-    call(invocation);
+    call(invocation, stub);
+    if (invocation->signature->return_kind == DC_RETURNS_SCALAR) {
+        dc_value returned = dc__return_value(invocation->signature, &invocation->result);
+        dc__invocation_return_to_caller(invocation, &returned);
+    }
     return DC_OK;
 }
 
 DC_API dc_status dc_invocation_invoke(dc_invocation *invocation) {
-    if (!DC__LIKELY(invocation != NULL && (invocation->stub != NULL || !invocation->lent)))
+    if (!DC__LIKELY(invocation != NULL && (invocation->stub != NULL || !invocation->state.lent)))
         return invoke_lent(invocation);
-    call(invocation);
+    call(invocation, invocation->stub);
     return DC_OK;
 }
 
@@ -286,14 +293,16 @@ DC_API dc_status dc_invocation_set_return_value(dc_invocation *invocation, const
         memmove(invocation->rvalue, converted.pointer, signature->return_layout->size);
     else
         invocation->result = dc__raw_return(&converted);
-    invocation->has_returned = true;
+    invocation->state.has_returned = true;
+    if (invocation->state.lent && signature->return_kind == DC_RETURNS_SCALAR)
+        dc__invocation_return_to_caller(invocation, &converted);
     return DC_OK;
 }
 
 DC_API dc_status dc_invocation_get_return_value(const dc_invocation *invocation, dc_value *out) {
     if (invocation == NULL || out == NULL)
         return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_invocation_get_return_value: invocation and out must not be NULL");
-    if (!invocation->has_returned)
+    if (!invocation->state.has_returned)
         return dc__fail(DC_ERR_NOT_INVOKED, "the invocation of \"%s\" has no return value before it is invoked",
                         invocation->signature->encoding);
     *out = invocation->signature->return_layout != NULL ? dc__struct_value(invocation->rvalue, invocation->signature->return_layout)

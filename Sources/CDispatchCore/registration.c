@@ -240,11 +240,11 @@ static dc_status check_target(const dc_table *table, const char *event, const dc
         return dc__fail(DC_ERR_TYPE,
                         "table %s, event \"%s\": a bound target needs parameter 0, but signature \"%s\" has none",
                         display_name(table), event, signature->encoding);
-    if (!dc__is_pointer_like(signature->parameter_types[0]))
+    if (!dc__is_pointer_like(signature->parameters[0].type))
         return dc__fail(DC_ERR_TYPE,
                         "table %s, event \"%s\": a bound target is passed as parameter 0, which is %s in signature "
                         "\"%s\" (expected object, pointer or string)",
-                        display_name(table), event, dc_type_name(signature->parameter_types[0]), signature->encoding);
+                        display_name(table), event, dc_type_name(signature->parameters[0].type), signature->encoding);
     return DC_OK;
 }
 

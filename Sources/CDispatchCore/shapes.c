@@ -51,14 +51,14 @@ static void summarize_shapes(shape_set *set, bool lean) {
          * makes every shape here strict. */
         if (shape->state_flags & DC__STATE_STRICT) counts &= (uint64_t)1 << takes;
         strict_counts &= (uint64_t)1 << takes;
-        const dc_type *parameter_types = shape->signature->parameter_types + first_argument_parameter(shape->state_flags);
+        const dc__parameter *parameters = shape->signature->parameters + first_argument_parameter(shape->state_flags);
         for (uint32_t i = 0; i < takes; i++) {
             if (i >= set->most_takes)
-                set->types[i] = (uint8_t)parameter_types[i];
-            else if (set->types[i] != parameter_types[i])
+                set->types[i] = (uint8_t)parameters[i].type;
+            else if (set->types[i] != parameters[i].type)
                 counts = strict_counts = 0; /* no argument type fits both exactly */
             /* A struct argument's pointer, size and layout are each shape's to check. */
-            if (parameter_types[i] == DC_TYPE_STRUCT) counts = strict_counts = 0;
+            if (parameters[i].type == DC_TYPE_STRUCT) counts = strict_counts = 0;
         }
         if (takes > set->most_takes) set->most_takes = takes;
     }

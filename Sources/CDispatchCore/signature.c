@@ -569,13 +569,14 @@ static dc_status prepare(dc_signature *signature) {
     size_t largest_struct = 0;
     signature->word_images = true;
     for (size_t i = 0; i < signature->parameter_count; i++) {
-        dc_type type = signature->parameter_types[i];
+        dc_type type = signature->parameters[i].type;
         const dc__layout_node *layout = signature->parameter_layouts[i];
         if (!dc__is_pointer_like(type) && type != DC_TYPE_INT64 && type != DC_TYPE_UINT64)
             signature->word_images = false;
         signature->ffi_parameter_types[i] = layout != NULL ? layout->ffi : ffi_type_of(type);
         signature->parameter_sizes[i] = layout != NULL ? 0 : (uint8_t)signature->ffi_parameter_types[i]->size;
         if (layout != NULL) {
+            signature->parameters[i].struct_id = dc__struct_value(NULL, layout).struct_id;
             signature->struct_parameters[signature->struct_parameter_count++] = (uint8_t)i;
             signature->struct_storage += dc__struct_storage_size(layout->size);
             if (layout->size > largest_struct) largest_struct = layout->size;
@@ -587,7 +588,10 @@ static dc_status prepare(dc_signature *signature) {
         (*counter)++;
     }
     signature->return_class = return_class_of(signature->return_type);
-    signature->scalar_return = signature->return_type != DC_TYPE_VOID && signature->return_layout == NULL;
+    if (signature->return_layout != NULL)
+        signature->return_kind = DC_RETURNS_STRUCT;
+    else
+        signature->return_kind = signature->return_type != DC_TYPE_VOID ? DC_RETURNS_SCALAR : DC_RETURNS_NOTHING;
     if (signature->return_layout != NULL)
         signature->struct_storage += dc__struct_storage_size(signature->return_layout->size);
     if (largest_struct > 0 && (signature->zero_struct = arena_allocate(&signature->arena, largest_struct)) == NULL)
@@ -646,7 +650,7 @@ static dc_status intern(parsed_signature *parsed, dc_signature **out) {
     signature->hash = hash;
     signature->return_type = parsed->return_type;
     signature->parameter_count = parsed->parameter_count;
-    memcpy(signature->parameter_types, parsed->parameter_types, parsed->parameter_count * sizeof(dc_type));
+    for (size_t i = 0; i < parsed->parameter_count; i++) signature->parameters[i].type = parsed->parameter_types[i];
     signature->return_layout = parsed->return_layout;
     memcpy(signature->parameter_layouts, parsed->parameter_layouts,
            parsed->parameter_count * sizeof parsed->parameter_layouts[0]);
@@ -772,7 +776,7 @@ DC_API dc_status dc_signature_parameter_type(const dc_signature *signature, size
     if (index >= signature->parameter_count)
         return dc__fail(DC_ERR_INDEX, "parameter index %zu is out of range for signature \"%s\" with %zu parameters",
                         index, signature->encoding, signature->parameter_count);
-    *out = signature->parameter_types[index];
+    *out = signature->parameters[index].type;
     return DC_OK;
 }
 
@@ -824,7 +828,7 @@ DC_API dc_status dc_signature_parameter_layout(const dc_signature *signature, si
     if (index >= signature->parameter_count)
         return dc__fail(DC_ERR_INDEX, "parameter index %zu is out of range for signature \"%s\" with %zu parameters",
                         index, signature->encoding, signature->parameter_count);
-    describe(signature->parameter_types[index], signature->parameter_layouts[index], out);
+    describe(signature->parameters[index].type, signature->parameter_layouts[index], out);
     return DC_OK;
 }
 
@@ -846,7 +850,7 @@ DC_API size_t dc_signature_frame_size(const dc_signature *signature) {
     size_t frame = 0;
     for (size_t i = 0; i < signature->parameter_count; i++) {
         dc_layout layout;
-        describe(signature->parameter_types[i], signature->parameter_layouts[i], &layout);
+        describe(signature->parameters[i].type, signature->parameter_layouts[i], &layout);
         frame = align_up(frame, layout.alignment) + align_up(layout.size, sizeof(void *));
     }
     return frame;

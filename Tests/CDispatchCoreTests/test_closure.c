@@ -296,6 +296,135 @@ static void a_handler_changes_arguments_resends_and_sets_the_result(void **state
     dc_closure_destroy(closure);
 }
 
+/* Scalar returns of every register class and width: what the caller of a
+ * closure gets is the zero value until the handler sets one or invokes, and
+ * then the last value set or invoked. Each case's callee returns `invoked`;
+ * `set` and `set_first` are two more values of the type, `set` not zero. */
+CALLEE static int8_t returns_int8(void) { return -7; }
+CALLEE static uint16_t returns_uint16(void) { return 60001; }
+CALLEE static bool returns_true(void) { return true; }
+CALLEE static float returns_float(void) { return -2.5f; }
+CALLEE static double returns_double(void) { return 1e300; }
+CALLEE static int64_t returns_int64(void) { return INT64_MIN + 3; }
+static int pointed_at[3];
+CALLEE static void *returns_pointer(void) { return &pointed_at[0]; }
+
+typedef struct scalar_return {
+    const char *encoding;
+    dc_function function;
+    dc_value invoked;
+    dc_value set;
+    dc_value set_first;
+    bool through_libffi; /* the handler invokes on the libffi path */
+} scalar_return;
+
+/* Calls a closure of no parameters returning `encoding`'s type through a
+ * pointer of that type. */
+static dc_value call_returning(const char *encoding, dc_function function) {
+    switch (encoding[0]) {
+    case 'c': return dc_int8(((int8_t (*)(void))function)());
+    case 'S': return dc_uint16(((uint16_t (*)(void))function)());
+    case 'B': return dc_bool(((bool (*)(void))function)());
+    case 'f': return dc_float(((float (*)(void))function)());
+    case 'd': return dc_double(((double (*)(void))function)());
+    case 'q': return dc_int64(((int64_t (*)(void))function)());
+    default: return dc_pointer(((void *(*)(void))function)());
+    }
+}
+
+static void set_return(dc_invocation *call, dc_value value) {
+    assert_ok(dc_invocation_set_return_value(call, &value));
+}
+
+static void invoke_returning(dc_invocation *call, const scalar_return *c) {
+    if (c->through_libffi) assert_ok(dc_invocation_set_call_path(call, DC_CALL_PATH_FFI));
+    assert_ok(dc_invocation_set_function(call, c->function));
+    assert_ok(dc_invocation_invoke(call));
+}
+
+static void set_then_invoke(dc_invocation *call, void *user_data) {
+    const scalar_return *c = user_data;
+    set_return(call, c->set);
+    invoke_returning(call, c);
+}
+
+static void invoke_then_set(dc_invocation *call, void *user_data) {
+    const scalar_return *c = user_data;
+    invoke_returning(call, c);
+    set_return(call, c->set);
+}
+
+static void set_twice(dc_invocation *call, void *user_data) {
+    const scalar_return *c = user_data;
+    set_return(call, c->set_first);
+    set_return(call, c->set);
+}
+
+static void invoke_twice_setting_between(dc_invocation *call, void *user_data) {
+    const scalar_return *c = user_data;
+    invoke_returning(call, c);
+    set_return(call, c->set);
+    invoke_returning(call, c);
+}
+
+static dc_value call_closure(const scalar_return *c, dc_forward_handler handler) {
+    dc_closure *closure = closure_of(c->encoding, handler, (void *)c);
+    dc_value returned = call_returning(c->encoding, dc_closure_function(closure));
+    dc_closure_destroy(closure);
+    return returned;
+}
+
+static void a_scalar_return_is_the_last_value_set_or_invoked(void **state) {
+    (void)state;
+    scalar_return cases[] = {
+        {"c", DC_FUNCTION(returns_int8), dc_int8(-7), dc_int8(-5), dc_int8(100), false},
+        {"S", DC_FUNCTION(returns_uint16), dc_uint16(60001), dc_uint16(65535), dc_uint16(7), false},
+        {"B", DC_FUNCTION(returns_true), dc_bool(true), dc_bool(true), dc_bool(false), false},
+        {"f", DC_FUNCTION(returns_float), dc_float(-2.5f), dc_float(0.125f), dc_float(3.0f), false},
+        {"d", DC_FUNCTION(returns_double), dc_double(1e300), dc_double(-0.5), dc_double(2.0), false},
+        {"q", DC_FUNCTION(returns_int64), dc_int64(INT64_MIN + 3), dc_int64(-1), dc_int64(1LL << 40), false},
+        {"^v", DC_FUNCTION(returns_pointer), dc_pointer(&pointed_at[0]), dc_pointer(&pointed_at[1]),
+         dc_pointer(&pointed_at[2]), false},
+    };
+    for (size_t i = 0; i < ARRAY_COUNT(cases); i++) {
+        for (int libffi = 0; libffi < 2; libffi++) {
+            scalar_return *c = &cases[i];
+            c->through_libffi = libffi;
+            char context[64];
+            snprintf(context, sizeof context, "\"%s\"%s", c->encoding, libffi ? " through libffi" : "");
+            dc_value zero = c->set;
+            zero.u64 = 0; /* the zero of every scalar type */
+            assert_value_equal(zero, call_closure(c, do_nothing), context);
+            assert_value_equal(c->invoked, call_closure(c, set_then_invoke), context);
+            assert_value_equal(c->set, call_closure(c, invoke_then_set), context);
+            assert_value_equal(c->set, call_closure(c, set_twice), context);
+            assert_value_equal(c->invoked, call_closure(c, invoke_twice_setting_between), context);
+        }
+    }
+}
+
+static void sets_a_negative_int8(dc_invocation *call, void *user_data) {
+    (void)user_data;
+    set_return(call, dc_int8(-5));
+}
+
+static void a_negative_int8_set_reaches_the_caller_sign_extended(void **state) {
+    (void)state;
+    dc_closure *closure = closure_of("c", sets_a_negative_int8, NULL);
+    int8_t (*function)(void) = (int8_t (*)(void))dc_closure_function(closure);
+    int64_t widened = function();
+    assert_int_equal(widened, -5);
+    /* And through dc_call, which reads the return register as a typed stub
+     * does, 64 bits wide where the stubs cover the ABI, and narrows it. */
+    dc_signature *signature = signature_of("c");
+    dc_value returned;
+    assert_ok(dc_call(signature, dc_closure_function(closure), NULL, 0, &returned));
+    assert_int_equal(returned.type, DC_TYPE_INT8);
+    assert_int_equal(returned.i8, -5);
+    dc_signature_release(signature);
+    dc_closure_destroy(closure);
+}
+
 static dc_status last_status;
 static char last_message[512];
 
@@ -649,6 +778,8 @@ int main(void) {
         cmocka_unit_test(pthread_create_runs_a_start_routine_made_at_run_time),
         cmocka_unit_test(a_call_whose_handler_sets_nothing_returns_zero),
         cmocka_unit_test(a_handler_changes_arguments_resends_and_sets_the_result),
+        cmocka_unit_test(a_scalar_return_is_the_last_value_set_or_invoked),
+        cmocka_unit_test(a_negative_int8_set_reaches_the_caller_sign_extended),
         cmocka_unit_test(misuse_inside_a_call_is_a_status_and_leaves_the_return_value),
         cmocka_unit_test(invoking_a_forwarded_call_without_a_function_is_a_state_error),
         cmocka_unit_test(destroy_notify_runs_once_with_the_user_data),
