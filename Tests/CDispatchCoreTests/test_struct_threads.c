@@ -81,6 +81,14 @@ static void race_end(race *r, pthread_t *threads, int count) {
     if (r->failure[0] != '\0') fail_msg("%s", r->failure);
 }
 
+/* Runs `body` on THREADS threads, each given its index, as one race. */
+static void race_threads(race *r, void *(*body)(void *)) {
+    race_begin(r, THREADS);
+    pthread_t threads[THREADS];
+    for (int i = 0; i < THREADS; i++) pthread_create(&threads[i], NULL, body, (void *)(intptr_t)i);
+    race_end(r, threads, THREADS);
+}
+
 /* ---- struct signatures from four threads ---------------------------------------------------------- */
 
 static const char *const rect_spellings[] = {
@@ -123,11 +131,7 @@ static void *create_and_call(void *argument) {
 
 static void struct_signatures_are_created_called_and_released_from_four_threads_at_once(void **state) {
     (void)state;
-    race *r = &signatures_race;
-    race_begin(r, THREADS);
-    pthread_t threads[THREADS];
-    for (int i = 0; i < THREADS; i++) pthread_create(&threads[i], NULL, create_and_call, (void *)(intptr_t)i);
-    race_end(r, threads, THREADS);
+    race_threads(&signatures_race, create_and_call);
 }
 
 /* ---- layout identities from four threads ----------------------------------------------------------- */
@@ -177,11 +181,7 @@ static int compare_identities(const void *a, const void *b) {
 
 static void each_layout_gets_one_identity_when_four_threads_see_it_at_once(void **state) {
     (void)state;
-    race *r = &identities_race;
-    race_begin(r, THREADS);
-    pthread_t threads[THREADS];
-    for (int i = 0; i < THREADS; i++) pthread_create(&threads[i], NULL, identify_layouts, (void *)(intptr_t)i);
-    race_end(r, threads, THREADS);
+    race_threads(&identities_race, identify_layouts);
     static uint32_t sorted[LAYOUTS];
     for (int i = 0; i < LAYOUTS; i++) {
         for (int t = 1; t < THREADS; t++)
