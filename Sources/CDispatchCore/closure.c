@@ -200,7 +200,11 @@ static void table_closure_entry(ffi_cif *cif, void *ret, void **arguments, void 
     }
     dc_result result;
     dc_status status;
-    if (signature->struct_parameter_count > 0 || signature->return_layout != NULL) {
+    /* An execute that knows the callback's signature checks that every
+     * handler returns what it can return (a struct of its layout, or none
+     * when it returns a scalar) before any runs; a void callback takes
+     * anything, and without struct parameters it needs no signature. */
+    if (signature->struct_parameter_count > 0 || signature->return_type != DC_TYPE_VOID) {
         /* The handlers' struct return, if any, is kept where the caller reads it. */
         dc_execute_options options = {DC_ACCUMULATE_FIRST, 0, NULL, 0, NULL, 0};
         if (signature->return_layout != NULL) {
@@ -249,8 +253,15 @@ DC_API dc_status dc_table_closure_create(dc_table *table, const char *event, dc_
                                          dc_closure **out) {
     if (table == NULL || event == NULL || signature == NULL || out == NULL)
         return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_closure_create: table, event, signature and out must not be NULL");
-    dc_event_id id;
-    dc_status status = dc_table_intern(table, event, &id);
+    /* The closure first: a refused signature leaves the table as it was. */
+    dc_closure *closure = NULL;
+    dc_status status = dc__table_closure_create(table, 0, signature, 0, &closure);
     if (status != DC_OK) return status;
-    return dc__table_closure_create(table, id, signature, 0, out);
+    status = dc_table_intern(table, event, &closure->event);
+    if (status != DC_OK) {
+        dc_closure_destroy(closure);
+        return status;
+    }
+    *out = closure;
+    return DC_OK;
 }

@@ -235,15 +235,26 @@ COLD static bool call_returning_struct(execution *run, dc_thread_record *reader,
                                        uint32_t state, dc_value *values, size_t count) {
     const dc__layout_node *layout = handler->signature->return_layout;
     void *slot = struct_return_slot(run, layout);
+    /* A slot that holds a kept value (the last's, or the true-handled's) is
+     * written only once this handler has returned one: a marshal may decline.
+     * DC_ACCUMULATE_ALL's slot is always a fresh one. */
+    bool in_place =
+        slot != NULL && (!run->result.has_return_value || run->options->accumulator == DC_ACCUMULATE_ALL);
     _Alignas(DC__STRUCT_ALIGNMENT) unsigned char scratch[256];
     void *allocated = NULL;
-    void *bytes = slot != NULL ? slot : layout->size <= sizeof scratch ? (void *)scratch : (allocated = malloc(layout->size));
+    void *bytes = in_place ? slot : layout->size <= sizeof scratch ? (void *)scratch : (allocated = malloc(layout->size));
     if (bytes == NULL) return false;
     memset(bytes, 0, layout->size);
     dc_value returned = call_with_values(handler, state, values, count, bytes);
     dc__read_called(reader);
     run->result.handled++;
-    if (returned.type == DC_TYPE_STRUCT) accumulate_struct(run, returned, slot != NULL, layout);
+    if (returned.type == DC_TYPE_STRUCT) {
+        if (slot != NULL && !in_place) {
+            memcpy(slot, bytes, layout->size);
+            returned.pointer = slot;
+        }
+        accumulate_struct(run, returned, slot != NULL, layout);
+    }
     free(allocated);
     return true;
 }

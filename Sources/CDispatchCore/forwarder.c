@@ -103,7 +103,9 @@ DC_API dc_status dc_forwarder_create(const char *const *slot_encodings, size_t s
         status = dc__fail(DC_ERR_NO_MEMORY, "dc_forwarder_create: no memory for %zu slots", slot_count);
     else
         status = dc_table_create("forwarder", NULL, &forwarder->table);
-    forwarder->slot_count = slot_count; /* what destroy frees; the rest is NULL */
+    /* What destroy frees: every slot once the arrays are there (the slots
+     * not made yet are NULL), none before. */
+    if (status == DC_OK) forwarder->slot_count = slot_count;
     for (size_t i = 0; i < slot_count && status == DC_OK; i++) status = make_slot(forwarder, i, slot_encodings[i]);
     if (status != DC_OK) {
         dc_forwarder_destroy(forwarder);

@@ -88,8 +88,9 @@ void dc__table_observe(dc_table *table, dc_table_change change, dc_event_id even
     if (atomic_load_explicit(&table->observer, memory_order_relaxed) == NULL ||
         atomic_load_explicit(&table->destroy_called, memory_order_relaxed))
         return;
+    /* Every change made deeper was refused (refuse_unobservable()). */
     dc_thread_record *reader = dc__current_record;
-    if (reader != NULL && reader->depth >= DC_MAX_EXECUTE_DEPTH) return; /* no frame left for the call */
+    if (reader != NULL && reader->depth > DC_MAX_EXECUTE_DEPTH) return;
     if ((reader = dc__read_begin()) == NULL) return;
     /* One found replaced since it was loaded was swapped out before it was
      * marked: the one in its place is told instead. */
@@ -103,6 +104,16 @@ void dc__table_observe(dc_table *table, dc_table_change change, dc_event_id even
     }
     dc__read_called(reader);
     dc__read_end(reader);
+}
+
+/* The frames hold one call beyond the deepest handler's, the observer's
+ * call of a change that handler made; a change made inside that call could
+ * not be told. */
+COLD dc_status dc__fail_unobservable(const dc_table *table, const char *function) {
+    return dc__fail(DC_ERR_DEPTH,
+                    "%s: table %s: inside the observer's call for a handler %u executes deep, a change could not "
+                    "be told to the observer; nothing was changed",
+                    function, display_name(table), DC_MAX_EXECUTE_DEPTH);
 }
 
 /* ---- removing ------------------------------------------------------------------------------- */

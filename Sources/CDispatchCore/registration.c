@@ -46,7 +46,6 @@ void dc__table_release_slot(void *object, void *context) {
     handler->extras = 0;
     handler->function = NULL;
     handler->target = NULL;
-    if (handler->generation == UINT32_MAX) return; /* its ids are used up: never reused */
     handler->position = table->free_slots;
     table->free_slots = handler->slot + 1;
 }
@@ -170,6 +169,17 @@ static dc_handler *default_of(event_record *record) {
 
 
 /* ---- registering -------------------------------------------------------------------------------- */
+
+/* The upper half of a new handler's id, from one count for the process, so
+ * that an id names one handler of one table: a foreign id finds nothing. 0
+ * is skipped; the count wraps after 2^32 - 1 adds in the process. */
+static uint32_t next_generation(void) {
+    static _Atomic uint32_t generations;
+    uint32_t generation;
+    do generation = atomic_fetch_add_explicit(&generations, 1, memory_order_relaxed) + 1;
+    while (generation == 0);
+    return generation;
+}
 
 /* A free slot, fresh or reused; UINT32_MAX when memory is short. */
 static uint32_t take_slot(dc_table *table) {
@@ -335,7 +345,7 @@ static dc_status add_locked(dc_table *table, event_record *record, dc_signature 
     handler->signature = dc_signature_retain(signature);
     handler->target = target;
     handler->event = record->id;
-    handler->generation++;
+    handler->generation = next_generation();
     handler->slot = slot;
     handler->extras = 0;
     if (extras != NULL) {
@@ -388,6 +398,19 @@ static dc_status add_locked(dc_table *table, event_record *record, dc_signature 
     return DC_OK;
 }
 
+/* True for a key with a detail ("event::detail"); a malformed key is
+ * interning's to report. */
+static bool key_has_detail(const char *key) {
+    size_t length = strlen(key);
+    long event_length = key_event_length(key, length);
+    return event_length != NOT_A_KEY && (size_t)event_length < length;
+}
+
+static dc_status fail_default_for_detail(const dc_table *table, const char *key) {
+    return dc__fail(DC_ERR_INVALID_ARGUMENT, "table %s, event key \"%s\": a default handler is its event's, not a detail's",
+                    display_name(table), key);
+}
+
 static dc_status add_checked(dc_table *table, const char *event, dc_event_id event_id, dc_signature *signature,
                              dc_function function, void *target, bool marshal, const dc_handler_options *options,
                              dc_handler_id *out) {
@@ -404,26 +427,25 @@ static dc_status add_checked(dc_table *table, const char *event, dc_event_id eve
                         : marshal ? "the marshal"
                                             : "the function");
     dc_status status = check_options(options, marshal, variadic, signature);
+    if (status == DC_OK) status = refuse_unobservable(table, marshal ? "dc_table_add_marshal" : "dc_table_add");
     if (status != DC_OK) return status;
+    bool as_default = options != NULL && (options->flags & (DC_HANDLER_RUN_FIRST | DC_HANDLER_RUN_LAST));
     lock_table(table);
     event_record *record = NULL;
+    /* Everything that can refuse the add is checked before a new event is
+     * interned: a refused add changes nothing. */
     if (atomic_load_explicit(&table->destroy_called, memory_order_relaxed)) {
         status = dc__fail(DC_ERR_STATE, "table %s is being destroyed: no handler can be added", display_name(table));
     } else if (event != NULL) {
-        /* The target is checked before a new event is interned: a refused add
-         * changes nothing. */
         if (!marshal) status = check_target(table, event, signature, target, options);
+        if (status == DC_OK && as_default && key_has_detail(event)) status = fail_default_for_detail(table, event);
         if (status == DC_OK) status = dc__table_intern_locked(table, event, &record);
     } else if ((record = record_by_id(table, event_id)) == NULL) {
         status = dc__fail(DC_ERR_NOT_FOUND, "table %s has no event with id %u", display_name(table), event_id);
-    } else if (!marshal) {
-        status = check_target(table, record->name, signature, target, options);
+    } else {
+        if (!marshal) status = check_target(table, record->name, signature, target, options);
+        if (status == DC_OK && as_default && record->base != NULL) status = fail_default_for_detail(table, record->name);
     }
-    if (status == DC_OK && record->base != NULL && options != NULL &&
-        (options->flags & (DC_HANDLER_RUN_FIRST | DC_HANDLER_RUN_LAST)))
-        status = dc__fail(DC_ERR_INVALID_ARGUMENT,
-                          "table %s, event key \"%s\": a default handler is its event's, not a detail's",
-                          display_name(table), record->name);
     dc_handler_id id = 0;
     if (status == DC_OK) status = add_locked(table, record, signature, function, target, marshal, variadic, options, &id);
     if (status == DC_OK) dc__table_reclaim(table);
@@ -569,7 +591,10 @@ static void unlink_handler(dc_table *table, dc_handler *handler, removal_batch *
     batch->handlers[batch->count++] = handler;
 }
 
-/* Tells the table's observer, if any, of the batch's removals, after them. */
+/* Tells the table's observer, if any, of the batch's removals, after them and
+ * inside the remover's finishing: a destroy notify that destroyed the table
+ * left the freeing to the finishing's end, so the table is still there (and
+ * says it is going, which the observer is not told of). */
 static inline void observe_removals(dc_table *table, const removal_batch *batch, size_t count) {
     if (!batch->observed) return;
     for (size_t i = 0; i < count; i++) dc__table_observe(table, DC_HANDLER_REMOVED, batch->events[i], batch->ids[i]);
@@ -678,6 +703,8 @@ static bool finish_alone(dc_table *table, removal_batch *batch, callout *out) {
 
 DC_API dc_status dc_table_remove(dc_table *table, dc_handler_id id) {
     if (table == NULL) return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_remove: the table must not be NULL");
+    dc_status refused = refuse_unobservable(table, "dc_table_remove");
+    if (refused != DC_OK) return refused;
     removal_batch batch;
     begin_batch(&batch);
     callout callouts[1];
@@ -698,8 +725,10 @@ DC_API dc_status dc_table_remove(dc_table *table, dc_handler_id id) {
         call_out(callouts, 1, table->callbacks.release);
     else
         finish_removal(table, &batch);
-    dc__finishing_end();
+    /* Before the finishing ends: a destroy notify that destroyed the table
+     * left it to the end of the finishing. */
     observe_removals(table, &batch, batch.count);
+    dc__finishing_end();
     return DC_OK;
 }
 
@@ -755,6 +784,8 @@ static bool any_handler(const dc_table *table, const dc_handler *handler, const 
 DC_API dc_status dc_table_remove_target(dc_table *table, void *target, size_t *removed) {
     if (table == NULL || target == NULL)
         return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_remove_target: table and target must not be NULL");
+    dc_status refused = refuse_unobservable(table, "dc_table_remove_target");
+    if (refused != DC_OK) return refused;
     size_t count = remove_where(table, has_target, target, false);
     if (removed != NULL) *removed = count;
     return DC_OK;
@@ -762,6 +793,8 @@ DC_API dc_status dc_table_remove_target(dc_table *table, void *target, size_t *r
 
 DC_API dc_status dc_table_remove_event_id(dc_table *table, dc_event_id event, size_t *removed) {
     if (table == NULL) return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_remove_event_id: the table must not be NULL");
+    dc_status refused = refuse_unobservable(table, "dc_table_remove_event_id");
+    if (refused != DC_OK) return refused;
     lock_table(table);
     bool known = record_by_id(table, event) != NULL;
     unlock_table(table);
@@ -776,6 +809,8 @@ DC_API dc_status dc_table_remove_event(dc_table *table, const char *event, size_
         return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_remove_event: table and event must not be NULL");
     size_t length = strlen(event);
     if (key_event_length(event, length) == NOT_A_KEY) return dc__fail_key(table, event);
+    dc_status refused = refuse_unobservable(table, "dc_table_remove_event");
+    if (refused != DC_OK) return refused;
     lock_table(table);
     event_record *record = record_by_name(table, event, length, hash_name(event, length));
     unlock_table(table);
@@ -786,6 +821,8 @@ DC_API dc_status dc_table_remove_event(dc_table *table, const char *event, size_
 
 DC_API dc_status dc_table_remove_all(dc_table *table, size_t *removed) {
     if (table == NULL) return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_remove_all: the table must not be NULL");
+    dc_status refused = refuse_unobservable(table, "dc_table_remove_all");
+    if (refused != DC_OK) return refused;
     size_t count = remove_where(table, any_handler, NULL, false);
     if (removed != NULL) *removed = count;
     return DC_OK;
@@ -803,8 +840,8 @@ void dc__table_remove_handler(dc_table *table, dc_handler *handler) {
     unlock_table(table);
     dc__finishing_begin();
     finish_removal(table, &batch);
-    dc__finishing_end();
     observe_removals(table, &batch, batch.count);
+    dc__finishing_end();
 }
 /* ---- blocking --------------------------------------------------------------------------------------- */
 

@@ -507,6 +507,16 @@ void dc__run_hooks(dc_table *table, const hook_list *hooks, const event_record *
 /* Tells the observer, if any, of a change; no lock held. */
 void dc__table_observe(dc_table *table, dc_table_change change, dc_event_id event, dc_handler_id handler);
 
+/* DC_ERR_DEPTH, naming `function`, for an add or remove that the observer
+ * could not be told of (made inside its call at the deepest nesting);
+ * DC_OK otherwise. Checked before anything changes. */
+dc_status dc__fail_unobservable(const dc_table *table, const char *function);
+static inline dc_status refuse_unobservable(const dc_table *table, const char *function) {
+    dc_thread_record *reader = dc__current_record;
+    return LIKELY(reader == NULL || reader->depth <= DC_MAX_EXECUTE_DEPTH) ? DC_OK
+                                                                           : dc__fail_unobservable(table, function);
+}
+
 /* Removes every hook and the observer, for the table's destroy. */
 void dc__table_remove_hooks(dc_table *table);
 

@@ -59,7 +59,9 @@ typedef struct dc_queue dc_queue;
 /* An interned event name; stable for the table's life. 0 is never valid. */
 typedef uint32_t dc_event_id;
 
-/* A registered handler; never reused within a table. 0 is never valid. */
+/* A registered handler. Unique in the process, so an id names a handler of
+ * one table only, until 2^32 - 1 handlers have been added to the process's
+ * tables; after that an id may be issued again. 0 is never valid. */
 typedef uint64_t dc_handler_id;
 
 /*
@@ -195,8 +197,9 @@ typedef struct dc_handler_options {
  * parameter 0 is not pointer-like, or it has no parameters);
  * DC_ERR_STATE (the table is being destroyed); DC_ERR_NO_MEMORY (also when
  * the table holds 134,217,727 handlers, the most one table can; a removed
- * handler's place is free again once no execute holds it). The table is
- * unchanged on every error.
+ * handler's place is free again once no execute holds it); DC_ERR_DEPTH
+ * (inside an observer's call at the deepest nesting, see dc_table_observer).
+ * The table is unchanged on every error.
  */
 DC_API dc_status dc_table_add(dc_table *table, const char *event, dc_signature *signature,
                               dc_function function, void *target,
@@ -249,7 +252,10 @@ DC_API dc_status dc_table_add_marshal_id(dc_table *table, dc_event_id event, dc_
  * Removes one handler in O(1). Once this returns the handler is not called
  * again (see re-entrancy above), its queued deliveries are dropped and its
  * destroy notify has run (but see "Waiting" above). Errors:
- * DC_ERR_NULL_ARGUMENT; DC_ERR_NOT_FOUND (0, never issued, or already removed).
+ * DC_ERR_NULL_ARGUMENT; DC_ERR_NOT_FOUND (0, never issued, issued by another
+ * table, or already removed); DC_ERR_DEPTH (inside an observer's call at the
+ * deepest nesting, see dc_table_observer). The remove-by-target, -event and
+ * -all calls below fail with DC_ERR_DEPTH there too, removing nothing.
  * Replaces: g_signal_handler_disconnect.
  */
 DC_API dc_status dc_table_remove(dc_table *table, dc_handler_id handler);
@@ -347,7 +353,11 @@ typedef enum dc_table_change {
  * 'newListener' and 'removeListener', after the fact. Called on the thread
  * that added or removed it, before that call returns, with no lock held: it
  * may add and remove handlers (it is told of those too) and use the table as
- * a handler may.
+ * a handler may. It is told of changes made at every depth, by a handler
+ * DC_MAX_EXECUTE_DEPTH executes deep too; inside its call for such a change
+ * it is itself one call deeper than any handler runs, and an add or remove it
+ * makes there fails with DC_ERR_DEPTH, changing nothing, since it could not
+ * be told of it.
  */
 typedef void (*dc_table_observer)(void *data, dc_table *table, dc_table_change change, dc_event_id event,
                                   dc_handler_id handler);
