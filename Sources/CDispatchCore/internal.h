@@ -153,6 +153,14 @@ typedef struct dc__text {
  * memory, does nothing more. */
 void dc__text_append(dc__text *t, const char *bytes, size_t count);
 
+/* ---- libffi's known defects (libffi_defects.c) ---------------------------- */
+
+/* DC_OK, or DC_ERR_UNSUPPORTED with a message naming the defect when `cif`
+ * (prepared for the signature `encoding`) has a shape the running libffi's
+ * ffi_call passes wrongly: a defect the library knows of, which a probe call
+ * shows at the first such shape. */
+dc_status dc__refuse_libffi_defects(const ffi_cif *cif, const char *encoding);
+
 /* ---- struct layouts' identities (layout_ids.c) ---------------------------- */
 
 /* The identity of `layout`'s struct (an array's element, for an array of

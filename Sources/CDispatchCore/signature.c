@@ -611,6 +611,8 @@ static dc_status prepare(dc_signature *signature) {
     dc_status status = check_ffi_layout(signature, signature->return_layout);
     for (size_t i = 0; status == DC_OK && i < signature->parameter_count; i++)
         status = check_ffi_layout(signature, signature->parameter_layouts[i]);
+    if (status == DC_OK && signature->struct_parameter_count > 0)
+        status = dc__refuse_libffi_defects(&signature->cif, signature->encoding);
     if (status != DC_OK) return status;
 
     /* Stubs pass scalars in registers with the ordinary convention only. */
