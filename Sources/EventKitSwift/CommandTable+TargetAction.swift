@@ -99,7 +99,9 @@ enum TargetHandlers {
     }
 
     /// A handler of a target.
-    struct Entry {
+    // @unchecked: what it holds (an id, a name or an address, a weak
+    // reference, a registration) is safe to send.
+    struct Entry: @unchecked Sendable {
         let event: dc_event_id
         /// `nil` for a closure bound to an owner, which is never the same.
         let action: Action?
@@ -110,9 +112,17 @@ enum TargetHandlers {
     }
 
     /// The handlers of each table and target, by id.
-    // @unchecked: the entries are only read and written under the lock, and
-    // what they hold (ids, names, addresses, weak references) is safe to
-    // send.
+    ///
+    /// No reference is loaded or released under the lock that can be the
+    /// last one of something whose deinit does more than free memory: loading
+    /// an entry's weak `box` makes a strong reference, which is the box's last
+    /// when an execute on another thread has pruned the handler meanwhile
+    /// (and the box's deinit takes this lock); an entry's registration may
+    /// hold the last reference to the table's handle (whose deinit destroys
+    /// the C table). So entries leave the lock as copies and are looked into,
+    /// or dropped, after it; the lock is taken under no other lock of the
+    /// Swift layer's but `CommandTable.targetActionAdds`, and takes none.
+    // @unchecked: the entries are only read and written under the lock.
     private struct Registry: @unchecked Sendable {
         var handlers: [Key: [dc_handler_id: Entry]] = [:]
     }
@@ -125,9 +135,12 @@ enum TargetHandlers {
 
     static func remove(_ handler: dc_handler_id, for key: Key) {
         guard handler != 0 else { return }
-        registry.withLock { registry in
-            registry.handlers[key]?[handler] = nil
+        // The entry is handed out of the lock and dropped there (see
+        // `Registry`).
+        _ = registry.withLock { registry -> Entry? in
+            let removed = registry.handlers[key]?.removeValue(forKey: handler)
             if registry.handlers[key]?.isEmpty == true { registry.handlers[key] = nil }
+            return removed
         }
     }
 
@@ -147,34 +160,40 @@ enum TargetHandlers {
     }
 
     /// The boxes of every target handler of the table `serial`, by handler
-    /// id. The boxes, held strongly, are released by the caller, outside the
-    /// lock: a box's deinit takes it.
+    /// id, loaded after the lock is let go (see `Registry`). The caller
+    /// releases them, holding no lock: a box's deinit takes this one.
     static func targets(inTable serial: UInt64) -> [dc_handler_id: WeakTargetHandlerBox] {
-        registry.withLock { registry in
-            var boxes: [dc_handler_id: WeakTargetHandlerBox] = [:]
-            for (key, entries) in registry.handlers where key.table == serial {
-                for (handler, entry) in entries {
-                    if let box = entry.box { boxes[handler] = box }
-                }
-            }
-            return boxes
+        let tables = registry.withLock { registry in
+            registry.handlers.compactMap { key, entries in key.table == serial ? entries : nil }
         }
+        var boxes: [dc_handler_id: WeakTargetHandlerBox] = [:]
+        for entries in tables {
+            for (handler, entry) in entries {
+                if let box = entry.box { boxes[handler] = box }
+            }
+        }
+        return boxes
     }
 
     /// The registration of `target`'s `action` for `event` in the table
-    /// `key` names, if it is registered for this very object.
+    /// `key` names, if it is registered for this very object, and the boxes
+    /// loaded to find out, which the caller releases once it holds no lock
+    /// (see `Registry`).
     static func registration(
         for key: Key, event: dc_event_id, action: Action, of target: AnyObject, in cTable: OpaquePointer
-    ) -> Registration? {
+    ) -> (registration: Registration?, loaded: [WeakTargetHandlerBox]) {
         let candidates = registry.withLock { registry in
-            (registry.handlers[key] ?? [:]).compactMap { handler, entry in
-                entry.event == event && entry.action == action && entry.box?.target === target
-                    ? (handler, entry.registration) : nil
-            }
+            (registry.handlers[key] ?? [:]).filter { _, entry in entry.event == event && entry.action == action }
         }
-        // An entry outlives its handler until the table releases the box, which
-        // a removal may leave to the last call running it.
-        return candidates.first { handler, _ in dc_table_contains(cTable, handler) }?.1
+        // A live target loaded here is `target` itself (the key holds its
+        // address), which the caller holds. An entry outlives its handler
+        // until the table releases the box, which a removal may leave to the
+        // last call running it.
+        let loaded = candidates.compactMap { handler, entry in entry.box.map { (handler, $0, entry.registration) } }
+        let registration = loaded.first { handler, box, _ in
+            box.target === target && dc_table_contains(cTable, handler)
+        }?.2
+        return (registration, loaded.map(\.1))
     }
 }
 
@@ -206,16 +225,19 @@ extension CommandTable {
                 target, key: key, event: event, signature: signature, action: nil, options: options, call)
         }
         // One add of an action at a time, so two racing adds of the same one
-        // register it once. Adding calls no handler and waits for none.
-        return try targetActionAdds.withLock { _ throws(DispatchError) in
-            if let existing = TargetHandlers.registration(
+        // register it once. Adding calls no handler and waits for none; the
+        // boxes loaded to look for the action leave the lock with the result,
+        // and are released after it.
+        let (registration, _) = try targetActionAdds.withLock {
+            _ throws(DispatchError) -> (Registration, [WeakTargetHandlerBox]) in
+            let (existing, loaded) = TargetHandlers.registration(
                 for: key, event: event, action: action, of: target, in: cTable)
-            {
-                return existing
-            }
-            return try addTargetHandler(
+            if let existing { return (existing, loaded) }
+            let added = try addTargetHandler(
                 target, key: key, event: event, signature: signature, action: action, options: options, call)
+            return (added, loaded)
         }
+        return registration
     }
 
     private func addTargetHandler<Target: AnyObject>(
