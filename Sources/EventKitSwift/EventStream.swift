@@ -1,3 +1,5 @@
+internal import CDispatchCoreBinding
+
 /// The executes of one event as an `AsyncSequence`: each element is made
 /// from one execute's arguments, in the order the executes ran.
 ///
@@ -246,7 +248,7 @@ extension CommandTable {
     ) -> EventStream<Element> {
         stream(bufferingPolicy) { feed in
             on(event) { (values: [Value]) -> Value in
-                feed.continuation.yield(transform(values))
+                feed.send(transform(values))
                 return .void
             }
         }
@@ -298,14 +300,23 @@ extension CommandTable {
 
     /// A stream fed by the handler `register` registers, which is removed
     /// when the stream terminates.
+    ///
+    /// Termination runs where the stream ends: when the consuming task is
+    /// cancelled, under the task's status lock, which a `yield` to the
+    /// stream takes too. So it never waits for a call of the handler that
+    /// is yielding: it closes the handler's gate, and removes the handler at
+    /// once when no call is inside it, or from a Dispatch worker once the
+    /// call has returned (``CallGate``). A call after termination yields
+    /// nothing and is not counted by its execute.
     private func stream<Element: Sendable>(
         _ bufferingPolicy: EventStream<Element>.BufferingPolicy,
         _ register: (StreamFeed<Element>) -> Subscription
     ) -> EventStream<Element> {
         let (stream, continuation) = AsyncStream.makeStream(
             of: Element.self, bufferingPolicy: bufferingPolicy.asyncStreamPolicy)
-        let subscription = register(StreamFeed(continuation))
-        continuation.onTermination = { _ in subscription.cancel() }
+        let gate = CallGate()
+        let subscription = register(StreamFeed(continuation, gate: gate, cTable: cTable))
+        continuation.onTermination = { _ in gate.close(cancelling: subscription) }
         return EventStream(base: stream)
     }
 }
@@ -313,15 +324,25 @@ extension CommandTable {
 /// The continuation an event stream's handler yields to. The handler's
 /// closure holds the only reference, so the feed goes away with the handler
 /// and finishes the stream then, however the handler was removed.
-private final class StreamFeed<Element: Sendable>: Sendable {
+// @unchecked: the continuation and the gate are Sendable, and the C table
+// is thread-safe and outlives its handlers.
+private final class StreamFeed<Element: Sendable>: @unchecked Sendable {
     let continuation: AsyncStream<Element>.Continuation
+    /// What the stream's termination closes before removing the handler.
+    let gate: CallGate
+    let cTable: OpaquePointer
 
-    init(_ continuation: AsyncStream<Element>.Continuation) {
+    init(_ continuation: AsyncStream<Element>.Continuation, gate: CallGate, cTable: OpaquePointer) {
         self.continuation = continuation
+        self.gate = gate
+        self.cTable = cTable
     }
 
-    func send(_ element: Element) {
-        continuation.yield(element)
+    /// Yields `element`, made inside the gate (a transform is user code);
+    /// once the stream has terminated, declines the call instead.
+    func send(_ element: @autoclosure () -> Element) {
+        let sent = gate.pass { continuation.yield(element()) }
+        if !sent { _ = dc__table_decline_call(cTable) }
     }
 
     deinit {
