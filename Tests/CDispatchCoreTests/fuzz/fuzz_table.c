@@ -12,10 +12,15 @@
  * taken from the input (brief ones also the Swift layer's way, from the
  * event's record, and inline without arguments), drains the posting queue,
  * interns a key, or adds and removes emission hooks (on a key, an event or
- * every event). Every handler and hook, when it runs, reads what to do next
- * from the input too: execute again (re-entrantly), remove or block a handler
- * (itself included), add one, add or remove a hook, stop the emission, drain,
- * or destroy the table; a hook also says whether it stays installed.
+ * every event), gives a second table's handler id to this table (and this
+ * table's to it), or makes a table closure (a variadic one, or one for a
+ * malformed key, is refused). Every handler and hook, when it runs, reads
+ * what to do next from the input too: execute again (re-entrantly), remove or
+ * block a handler (itself included), add one, add or remove a hook, stop the
+ * emission, drain, or destroy the table; a hook also says whether it stays
+ * installed. Features meet: the observer, told of an add, adds, removes or
+ * blocks a handler or destroys the table; a handler's destroy notify removes
+ * another handler or destroys the table.
  *
  * The model checks what the library promises, not how it does it:
  *  - a handler runs only while registered and unblocked, never once `remove`
@@ -37,7 +42,9 @@
  *    cannot take its arguments, and then nothing ran; otherwise `handled`,
  *    the accumulated return values and `stopped` are what the handlers did;
  *  - statuses of every call are the documented ones, and every failure leaves
- *    a message of its own;
+ *    a message of its own; a call the model expects to fail leaves what the
+ *    table shows (interned keys, listed events, each key's handlers and their
+ *    blocks) as it was; a handler id names a handler of one table only;
  *  - contains, handler counts, the handlers listed for each key in call
  *    order, each handler's info, the handler found by function and target,
  *    and the events list match the model after each operation; the observer
@@ -112,6 +119,7 @@ typedef struct registration {
     int destroy_calls;
     int target_releases; /* data that is the registration itself, released by the table */
     int removed_notes;   /* the observer told of its removal */
+    bool going;          /* its destroy notify ran: the table removed it, the model not yet */
 } registration;
 
 /* An emission hook, and what the model knows of it. */
@@ -162,6 +170,18 @@ static hook_record hook_records[MAX_HOOKS];
 static unsigned hook_count;
 static bool interned[KEY_COUNT]; /* keys the model knows the table interned */
 static int observer_destroys;
+/* A second table, whose handler's id the first must not know. */
+static dc_table *other_table;
+static dc_handler_id other_id;
+static dc_signature *variadic_signature;
+/* Observer calls acting now: they act one level deep only. */
+static unsigned observer_acting;
+/* The add in progress: live in the model from the observer's note of it on,
+ * so that what the observer does sees it. */
+static registration *pending_add;
+/* Destroy notifies running now: the removal that runs them has taken its
+ * handlers out of the table, and the model learns which when it returns. */
+static unsigned in_destroy_notify;
 /* The observer's note of the add in progress. */
 static struct {
     int notes;
@@ -214,6 +234,19 @@ static void release_object(void *object) {
 }
 
 static void count_destroy(void *counter) { (*(int *)counter)++; }
+
+static void act_in_destroy_notify(void);
+
+/* A handler's destroy notify: counted, then what the input says: remove
+ * another handler, or destroy the table. */
+static void registration_destroyed(void *data) {
+    registration *r = data;
+    r->destroy_calls++;
+    r->going = true;
+    in_destroy_notify++;
+    act_in_destroy_notify();
+    in_destroy_notify--;
+}
 
 /* ---- values from the input -------------------------------------------------------- */
 
@@ -435,7 +468,7 @@ static void mark_removed(registration *r, const char *how) {
 /* A once-handler goes away by itself after its run (or a dropped delivery):
  * learn that from the table, and check it did once its run returned. */
 static void refresh_once(registration *r) {
-    if (table_gone || !r->live || !(r->flags & DC_HANDLER_ONCE)) return;
+    if (table_gone || !r->live || !(r->flags & DC_HANDLER_ONCE) || in_destroy_notify > 0) return;
     if (!dc_table_contains(table, r->id)) {
         mark_removed(r, "once");
         return;
@@ -495,6 +528,8 @@ static void note_interned(unsigned key) { interned[key] = interned[key_events[ke
 
 /* ---- the observer ------------------------------------------------------------------------ */
 
+static void act_in_observer(void);
+
 /* Told of an add before dc_table_add returns, when the model does not know
  * the id yet (do_add checks the note), and of a removal before the model
  * marks it, so while the registration is still live in the model. */
@@ -507,6 +542,19 @@ static void observe(void *data, dc_table *observed, dc_table_change change, dc_e
         added.notes++;
         added.event = event;
         added.id = handler;
+        if (observer_acting == 0) {
+            /* What it does may add, and be told of that: the note is kept. */
+            __typeof__(added) note = added;
+            if (pending_add != NULL) {
+                pending_add->id = handler;
+                pending_add->key_id = event;
+                pending_add->live = true;
+            }
+            observer_acting++;
+            act_in_observer();
+            observer_acting--;
+            added = note;
+        }
         return;
     }
     FUZZ_CHECK(change == DC_HANDLER_REMOVED, "the observer was told of change %d", (int)change);
@@ -515,6 +563,7 @@ static void observe(void *data, dc_table *observed, dc_table_change change, dc_e
     FUZZ_CHECK(event == r->key_id, "the observer was told handler %llu of key %u went, it was added with %u",
                (unsigned long long)handler, event, r->key_id);
     r->removed_notes++;
+    TRACE("observer: handler %llu (registration %d) removed", (unsigned long long)handler, (int)(r - registrations));
 }
 
 /* ---- checks between operations -------------------------------------------------------- */
@@ -832,10 +881,67 @@ static uint32_t phase_of(uint8_t byte) {
     return phases[byte % 8];
 }
 
+/* ---- what a failing call leaves as it was ------------------------------------------------- */
+
+/* What the table shows of itself: the keys it has interned, the events it
+ * lists, and each key's handlers in call order with their block counts. */
+typedef struct table_state {
+    bool captured;
+    size_t interned;
+    size_t listed_events;
+    const char *events[KEY_COUNT + 1];
+    size_t counts[KEY_COUNT];
+    dc_handler_id ids[KEY_COUNT][MAX_REGISTRATIONS];
+    unsigned blocks[KEY_COUNT][MAX_REGISTRATIONS];
+} table_state;
+
+static void capture_state(table_state *state) {
+    memset(state, 0, sizeof *state);
+    if (table_gone) return;
+    state->captured = true;
+    const char *name = NULL;
+    while (dc_table_event_name(table, (dc_event_id)(state->interned + 1), &name) == DC_OK) state->interned++;
+    FUZZ_CHECK(dc_table_events(table, state->events, KEY_COUNT + 1, &state->listed_events) == DC_OK,
+               "dc_table_events failed");
+    dc_handler_info infos[MAX_REGISTRATIONS];
+    for (unsigned key = 0; key < KEY_COUNT; key++) {
+        FUZZ_CHECK(dc_table_handlers(table, key_names[key], infos, MAX_REGISTRATIONS, &state->counts[key]) == DC_OK,
+                   "dc_table_handlers failed");
+        for (size_t i = 0; i < state->counts[key] && i < MAX_REGISTRATIONS; i++) {
+            state->ids[key][i] = infos[i].id;
+            state->blocks[key][i] = infos[i].blocked;
+        }
+    }
+}
+
+/* Captured before a call the model expects to fail (capturing before every
+ * call would halve the fuzzer's pace; a call that fails unexpectedly fails
+ * the run anyway). */
+static void capture_state_if(bool failure_expected, table_state *state) {
+    if (failure_expected)
+        capture_state(state);
+    else
+        state->captured = false;
+}
+
+/* "The table is unchanged on every error": a call that gave `status`, not
+ * DC_OK, left the table as `before` shows it. */
+static void expect_unchanged(dc_status status, const table_state *before, const char *what) {
+    if (status == DC_OK || table_gone || !before->captured) return;
+    table_state after;
+    capture_state(&after);
+    FUZZ_CHECK(after.interned == before->interned, "%s gave %s and interned %zu keys (%zu before)", what,
+               dc_status_name(status), after.interned, before->interned);
+    FUZZ_CHECK(memcmp(&after, before, sizeof after) == 0, "%s gave %s and changed the handlers or events listed",
+               what, dc_status_name(status));
+}
+
 static void do_add(bool marshal) {
     if (registration_count == MAX_REGISTRATIONS || table_gone) return;
     refresh_all();
-    registration *r = &registrations[registration_count];
+    /* Its place is taken now: the observer, told of the add, may add too. */
+    unsigned slot = registration_count++;
+    registration *r = &registrations[slot];
     memset(r, 0, sizeof *r);
     r->key = registrable_keys[fuzz_below(input, REGISTRABLE_COUNT)];
     r->event = key_events[r->key];
@@ -879,8 +985,8 @@ static void do_add(bool marshal) {
     options.flags = r->flags | (unknown_flag ? 1u << 12 : 0); /* no DC_HANDLER_ flag */
     options.queue = r->queue == QUEUE_OWNED ? owned_queue : r->queue == QUEUE_POSTING ? posting_queue : NULL;
     if (r->has_destroy) {
-        options.destroy = count_destroy;
-        options.destroy_data = &r->destroy_calls;
+        options.destroy = registration_destroyed;
+        options.destroy_data = r;
     }
     dc_event_id event_id = 0;
     if (by_id && !bad_id) {
@@ -917,7 +1023,14 @@ static void do_add(bool marshal) {
 
     dc_signature *signature = r->signature >= 0 ? signatures[r->signature] : NULL;
     dc_handler_id id = 0;
+    table_state before;
+    capture_state_if(expected != DC_OK || maybe_duplicate != NULL, &before);
+    /* Its place in the order is taken before the add: one the observer makes
+     * meanwhile comes after it (or before it, in front). Gaps do no harm. */
+    long order = (r->flags & DC_HANDLER_FIRST) || is_default(r) ? --front_order : ++back_order;
     added.notes = 0;
+    registration *outer_add = pending_add;
+    pending_add = r;
     const char *primed = fuzz_prime_message();
     dc_status status;
     if (marshal) {
@@ -933,15 +1046,24 @@ static void do_add(bool marshal) {
                        : dc_table_add(table, key, signature, r->callable, r->target, &options, &id);
     }
 
+    pending_add = outer_add;
     if ((expected == DC_OK || expected == DC_ERR_STATE) && maybe_duplicate != NULL && status == DC_EXISTS) {
         duplicate = maybe_duplicate;
         expected = DC_EXISTS;
     }
     if (expected == DC_OK && maybe_duplicate != NULL && status == DC_OK) maybe_duplicate->spent = true;
     TRACE("add%s registration %u: key %s, signature %d, function %u, target %p, flags 0x%x, queue %d, %s -> %s",
-          marshal ? " marshal" : "", registration_count, key, r->signature, r->function, r->target, options.flags,
+          marshal ? " marshal" : "", slot, key, r->signature, r->function, r->target, options.flags,
           (int)r->queue, by_id ? "by id" : "by name", dc_status_name(status));
     model_expect_status(status, expected, primed, marshal ? "dc_table_add_marshal" : "dc_table_add");
+    if (status != DC_EXISTS) expect_unchanged(status, &before, marshal ? "dc_table_add_marshal" : "dc_table_add");
+    if (table_gone && status == DC_OK) {
+        /* The observer destroyed the table when told of the add. */
+        FUZZ_CHECK(r->id == id && !r->live, "the observer destroyed the table, and handler %llu is live",
+                   (unsigned long long)id);
+        return;
+    }
+    if (status == DC_OK && r->id == id && !r->live) return; /* the observer removed it when told of its add */
     FUZZ_CHECK(r->destroy_calls == 0, "a destroy notify ran during its own add");
     if (status == DC_EXISTS)
         FUZZ_CHECK(id == duplicate->id, "DC_EXISTS gave id %llu, the existing handler is %llu",
@@ -950,19 +1072,22 @@ static void do_add(bool marshal) {
     if (status != DC_OK) {
         FUZZ_CHECK(added.notes == 0, "the observer was told of an add that gave %s", dc_status_name(status));
         if (owned != NULL) owned->references--; /* not taken */
+        /* The place goes back, unless an add the observer made took the next. */
+        if (registration_count == slot + 1) registration_count--;
+        r->has_destroy = false;
         return;
     }
     FUZZ_CHECK(id != 0, "add gave id 0");
     for (unsigned i = 0; i < registration_count; i++)
-        FUZZ_CHECK(registrations[i].id != id, "add gave id %llu again", (unsigned long long)id);
+        FUZZ_CHECK(registrations[i].id != id || i == slot, "add gave id %llu again", (unsigned long long)id);
+    FUZZ_CHECK(id != other_id, "add gave id %llu, the other table's handler's", (unsigned long long)id);
     FUZZ_CHECK(dc_table_intern(table, key_names[r->key], &r->key_id) == DC_OK, "intern failed");
     FUZZ_CHECK(added.notes == 1 && added.id == id && added.event == r->key_id,
                "the observer was told %d times of the add of %llu to key %u (last: %llu, key %u)", added.notes,
                (unsigned long long)id, r->key_id, (unsigned long long)added.id, added.event);
     r->id = id;
     r->live = true;
-    r->order = (r->flags & DC_HANDLER_FIRST) || is_default(r) ? --front_order : ++back_order;
-    registration_count++;
+    r->order = order;
 }
 
 static void do_remove(void) {
@@ -975,11 +1100,17 @@ static void do_remove(void) {
         id = fuzz_bytes(input, 8);
     refresh_all();
     registration *r = find_live_by_id(id);
+    /* Being removed (in a destroy notify: perhaps by the removal running it):
+     * its remover marks it. */
+    if (r != NULL && (r->going || (in_destroy_notify > 0 && !dc_table_contains(table, id)))) r = NULL;
+    table_state before;
+    capture_state_if(r == NULL, &before);
     const char *primed = fuzz_prime_message();
     dc_status status = dc_table_remove(table, id);
     TRACE("remove %llu (registration %d) -> %s", (unsigned long long)id, r != NULL ? (int)(r - registrations) : -1,
           dc_status_name(status));
     model_expect_status(status, r != NULL ? DC_OK : DC_ERR_NOT_FOUND, primed, "dc_table_remove");
+    expect_unchanged(status, &before, "dc_table_remove");
     if (r != NULL) mark_removed(r, "dc_table_remove");
 }
 
@@ -989,12 +1120,16 @@ static void do_block(bool unblock) {
     dc_handler_id id = chosen != NULL ? chosen->id : fuzz_bytes(input, 8);
     refresh_all();
     registration *r = find_live_by_id(id);
+    if (r != NULL && r->going) r = NULL;
     dc_status expected = r == NULL ? DC_ERR_NOT_FOUND : unblock && r->blocks == 0 ? DC_ERR_STATE : DC_OK;
+    table_state before;
+    capture_state_if(expected != DC_OK, &before);
     const char *primed = fuzz_prime_message();
     dc_status status = unblock ? dc_table_unblock(table, id) : dc_table_block(table, id);
     TRACE("%s %llu (registration %d) -> %s", unblock ? "unblock" : "block", (unsigned long long)id,
           r != NULL ? (int)(r - registrations) : -1, dc_status_name(status));
     model_expect_status(status, expected, primed, unblock ? "dc_table_unblock" : "dc_table_block");
+    expect_unchanged(status, &before, unblock ? "dc_table_unblock" : "dc_table_block");
     if (status == DC_OK) r->blocks += unblock ? -1u : 1u;
 }
 
@@ -1012,7 +1147,10 @@ static void do_remove_many(void) {
                                                                       : NULL;
         refresh_all();
         expected_count = live_count_where(with_target, target);
+        table_state before;
+        capture_state_if(target == NULL, &before);
         status = dc_table_remove_target(table, target, &removed);
+        expect_unchanged(status, &before, "dc_table_remove_target");
         if (target == NULL) {
             model_expect_status(status, DC_ERR_NULL_ARGUMENT, primed, "dc_table_remove_target(NULL)");
             return;
@@ -1026,7 +1164,10 @@ static void do_remove_many(void) {
         refresh_all();
         if (key == KEY_COUNT) {
             const char *malformed = malformed_keys[fuzz_below(input, MALFORMED_COUNT)];
+            table_state before;
+            capture_state(&before);
             status = dc_table_remove_event(table, malformed, &removed);
+            expect_unchanged(status, &before, "dc_table_remove_event(malformed)");
             model_expect_status(status, DC_ERR_INVALID_ARGUMENT, primed, "dc_table_remove_event(malformed)");
             FUZZ_CHECK(removed == 999999, "a refused dc_table_remove_event wrote its count");
             return;
@@ -1049,7 +1190,10 @@ static void do_remove_many(void) {
         }
         refresh_all();
         expected_count = bogus ? 0 : live_count_where(of_key, &key);
+        table_state before;
+        capture_state_if(bogus, &before);
         status = dc_table_remove_event_id(table, id, &removed);
+        expect_unchanged(status, &before, "dc_table_remove_event_id");
         if (bogus) {
             model_expect_status(status, DC_ERR_NOT_FOUND, primed, "dc_table_remove_event_id(bogus)");
             return;
@@ -1210,9 +1354,12 @@ static void do_intern(void) {
     dc_event_id id = 0, again = 0;
     const char *name = NULL;
     if (key == KEY_COUNT) {
+        table_state before;
+        capture_state(&before);
         const char *primed = fuzz_prime_message();
-        model_expect_status(dc_table_intern(table, malformed_keys[fuzz_below(input, MALFORMED_COUNT)], &id),
-                            DC_ERR_INVALID_ARGUMENT, primed, "dc_table_intern(malformed)");
+        dc_status status = dc_table_intern(table, malformed_keys[fuzz_below(input, MALFORMED_COUNT)], &id);
+        model_expect_status(status, DC_ERR_INVALID_ARGUMENT, primed, "dc_table_intern(malformed)");
+        expect_unchanged(status, &before, "dc_table_intern(malformed)");
         return;
     }
     FUZZ_CHECK(dc_table_intern(table, key_names[key], &id) == DC_OK && id != 0, "intern failed");
@@ -1301,9 +1448,12 @@ static void do_add_hook(void) {
                       : h->key >= 0           ? key_names[h->key]
                                               : NULL;
     dc_hook_id id = 0;
+    table_state before;
+    capture_state_if(choice == KEY_COUNT + 1, &before);
     const char *primed = fuzz_prime_message();
     dc_status status =
         dc_table_add_emission_hook(table, key, hook_called, h, h->has_destroy ? hook_destroyed : NULL, &id);
+    expect_unchanged(status, &before, "dc_table_add_emission_hook");
     TRACE("add hook %u on %s -> %s, id %llu", hook_count, key != NULL ? key : "every event", dc_status_name(status),
           (unsigned long long)id);
     model_expect_status(status, choice == KEY_COUNT + 1 ? DC_ERR_INVALID_ARGUMENT : DC_OK, primed,
@@ -1343,10 +1493,92 @@ static void forget_everything(const char *how) {
     for (unsigned i = 0; i < hook_count; i++) hook_records[i].live = false;
 }
 
-static void destroy_table_from_a_handler(void) {
-    TRACE("destroy the table from a handler");
+/* The model knows the table is going before its destroy starts: the destroy
+ * notifies it runs do nothing more, and the observer is not told. */
+static void destroy_the_table(const char *how) {
+    TRACE("%s", how);
+    table_gone = true;
     dc_table_destroy(table);
-    forget_everything("dc_table_destroy from a handler");
+    forget_everything(how);
+}
+
+static void destroy_table_from_a_handler(void) { destroy_the_table("dc_table_destroy from a handler"); }
+
+/* What the observer does when told of an add, as the input says: add,
+ * remove or block a handler, or destroy the table. */
+static void act_in_observer(void) {
+    if (table_gone) return;
+    uint8_t action = fuzz_byte(input);
+    switch (action % 8) {
+    case 1: do_add(false); break;
+    case 2: do_remove(); break;
+    case 3: do_block(false); break;
+    case 4:
+        if (action == 0xFC && fuzz_byte(input) == 0x3C) destroy_the_table("dc_table_destroy from the observer");
+        break;
+    default: break;
+    }
+}
+
+/* What a handler's destroy notify does, as the input says: remove another
+ * handler, or destroy the table. */
+static void act_in_destroy_notify(void) {
+    if (table_gone) return;
+    uint8_t action = fuzz_byte(input);
+    if (action >= 0xF8)
+        do_remove();
+    else if (action == 0xD5 && fuzz_byte(input) == 0x5D)
+        destroy_the_table("dc_table_destroy from a destroy notify");
+}
+
+/* Another table's handler id, given to this table, and this table's ids to
+ * the other: not found, and nothing changes. */
+static void do_use_a_foreign_id(void) {
+    if (table_gone) return;
+    registration *r = choose_registration();
+    table_state before;
+    capture_state(&before);
+    const char *primed = fuzz_prime_message();
+    dc_status status = dc_table_remove(table, other_id);
+    model_expect_status(status, DC_ERR_NOT_FOUND, primed, "dc_table_remove of another table's id");
+    primed = fuzz_prime_message();
+    model_expect_status(dc_table_block(table, other_id), DC_ERR_NOT_FOUND, primed,
+                        "dc_table_block of another table's id");
+    dc_handler_info info;
+    primed = fuzz_prime_message();
+    model_expect_status(dc_table_handler_info(table, other_id, &info), DC_ERR_NOT_FOUND, primed,
+                        "dc_table_handler_info of another table's id");
+    FUZZ_CHECK(!dc_table_contains(table, other_id), "the table contains another table's handler id");
+    expect_unchanged(status, &before, "another table's handler id");
+    if (r != NULL && r->id != 0) {
+        primed = fuzz_prime_message();
+        model_expect_status(dc_table_remove(other_table, r->id), DC_ERR_NOT_FOUND, primed,
+                            "dc_table_remove of this table's id on another");
+    }
+    FUZZ_CHECK(dc_table_contains(other_table, other_id), "the other table lost its handler");
+}
+
+/* A table closure for a key: a variadic signature or a malformed key is
+ * refused and changes nothing; any other interns the key. */
+static void do_create_table_closure(void) {
+    if (table_gone) return;
+    uint8_t how = fuzz_byte(input);
+    unsigned key = registrable_keys[how % REGISTRABLE_COUNT];
+    bool variadic = (how & 0x30) == 0x30, malformed = (how & 0xC0) == 0xC0;
+    const char *name = malformed ? malformed_keys[how % MALFORMED_COUNT] : key_names[key];
+    dc_signature *signature = variadic ? variadic_signature : signatures[how % SIGNATURE_COUNT];
+    table_state before;
+    capture_state_if(variadic || malformed, &before);
+    dc_closure *closure = NULL;
+    const char *primed = fuzz_prime_message();
+    dc_status status = dc_table_closure_create(table, name, signature, &closure);
+    TRACE("table closure for %s%s -> %s", name, variadic ? " (variadic)" : "", dc_status_name(status));
+    model_expect_status(status, variadic ? DC_ERR_UNSUPPORTED : malformed ? DC_ERR_INVALID_ARGUMENT : DC_OK, primed,
+                        "dc_table_closure_create");
+    expect_unchanged(status, &before, "dc_table_closure_create");
+    if (status != DC_OK) return;
+    note_interned(key);
+    dc_closure_destroy(closure);
 }
 
 /* What a running handler does next, as the input says. */
@@ -1395,6 +1627,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
                    dc_signature_call_path(signatures[9]) == DC_CALL_PATH_FFI,
                "the libffi signatures take the stub path");
     posting_queue = fuzz_foreign_queue();
+    FUZZ_CHECK(dc_signature_create_variadic("vi", 1, &variadic_signature) == DC_OK, "a variadic signature");
     return 0;
 }
 
@@ -1405,6 +1638,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     memset(pool, 0, sizeof pool);
     memset(hook_records, 0, sizeof hook_records);
     memset(interned, 0, sizeof interned);
+    pending_add = NULL;
     hook_count = 0;
     observer_destroys = 0;
     registration_count = 0;
@@ -1417,10 +1651,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     FUZZ_CHECK(dc_queue_create(&owned_queue) == DC_OK, "dc_queue_create failed");
     FUZZ_CHECK(dc_table_set_observer(table, observe, &observer_destroys, count_destroy) == DC_OK,
                "dc_table_set_observer failed");
+    FUZZ_CHECK(dc_table_create("other", NULL, &other_table) == DC_OK &&
+                   dc_table_add(other_table, "tap", signatures[0], functions[0], NULL, NULL, &other_id) == DC_OK,
+               "the other table");
+    observer_acting = 0;
 
     while (fuzz_has_more(&in) && !table_gone) {
         uint8_t operation = fuzz_byte(&in);
-        switch (operation % 14) {
+        switch (operation % 16) {
         case 0:
         case 1: do_add(false); break;
         case 2: do_add(true); break;
@@ -1434,6 +1672,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         case 10: do_intern(); break;
         case 11: do_add_hook(); break;
         case 12: do_remove_hook(); break;
+        case 13: do_use_a_foreign_id(); break;
+        case 14: do_create_table_closure(); break;
         default: {
             const char *primed = fuzz_prime_message();
             model_expect_status(dc_table_stop_emission(table), DC_ERR_STATE, primed,
@@ -1446,9 +1686,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
     if (!table_gone) {
         refresh_all();
-        dc_table_destroy(table);
-        forget_everything("dc_table_destroy");
+        destroy_the_table("dc_table_destroy");
     }
+    dc_table_destroy(other_table);
+    other_table = NULL;
     table = NULL;
     size_t pending = dc_queue_pending(posting_queue);
     FUZZ_CHECK(pending == 0, "%zu deliveries of a destroyed table are still pending", pending);
