@@ -113,6 +113,181 @@ struct SeamStressTests {
             try await waitFor { table.handlerCount(for: .tick) == 0 }
         }
     }
+
+    @Test("Streams ended every way (cancelled, left, released, their table released) while two threads execute")
+    func streamsEndedEveryWay() async {
+        await #expect(processExitsWith: .success) {
+            let lasting = CommandTable(name: "stress")
+            let hung = !raceRounds(
+                seconds: 2,
+                execute: { _ = try? lasting.execute(.tick, 1) },
+                round: { round in
+                    // Each round's own table too, released at the round's end
+                    // while its stream may still be iterated.
+                    var own: CommandTable? = CommandTable(name: "round \(round)")
+                    let snapshots = lasting.events(for: "tick", bufferingPolicy: .bufferingNewest(2)) { values in
+                        values.count
+                    }
+                    let left = lasting.events(for: .tick)
+                    let ownStream = own!.events(for: .tick)
+                    let ended = DispatchSemaphore(value: 0)
+                    let cancelled = Task.detached {
+                        for await _ in snapshots {}
+                        ended.signal()
+                    }
+                    Task.detached {
+                        for await _ in left { break }
+                        ended.signal()
+                    }
+                    Task.detached {
+                        for await _ in ownStream {}
+                        ended.signal()
+                    }
+                    _ = try? own!.execute(.tick, 2)
+                    usleep(200)
+                    cancelled.cancel()
+                    own = nil
+                    for _ in 0..<3 where ended.wait(timeout: .now() + 5) != .success {
+                        failHung("a stream's iteration did not end within 5 s of its end")
+                    }
+                })
+            if hung { failHung("ending a stream or an execute did not return within 10 s of the race's end") }
+            try await waitFor { lasting.handlerCount(for: .tick) == 0 }
+        }
+    }
+
+    @Test("Multicast delegates added, inserted, removed and released while two threads call them")
+    func multicastDelegatesComeAndGo() async {
+        await #expect(processExitsWith: .success) {
+            let list = MulticastDelegate<any RaceReceiving>(name: "stress")
+            let lasting = LastingReceiver()
+            list.add(lasting)
+            let made = Atomic<Int>(0)
+            let hung = !raceRounds(
+                seconds: 1.5,
+                execute: {
+                    made.add(1, ordering: .relaxed)
+                    list.invoke { $0.ping() }
+                },
+                round: { round in
+                    // Each delegate asks the list its count when it dies,
+                    // wherever that is.
+                    let delegates = (0..<20).map { _ in StressDelegate(list) }
+                    for (index, delegate) in delegates.enumerated() {
+                        switch index % 4 {
+                        case 0: list.add(delegate)
+                        case 1: try? list.insert(delegate, at: 0)
+                        case 2: list.insert(delegate, after: delegates[index - 1])
+                        default: list.insert(delegate, before: lasting)
+                        }
+                    }
+                    for delegate in delegates where round % 2 == 0 { list.remove(delegate) }
+                })
+            if hung { failHung("a delegate call, add or remove did not return within 10 s of the race's end") }
+            #expect(list.count == 1)
+            #expect(lasting.calls.load(ordering: .relaxed) == made.load(ordering: .relaxed))
+        }
+    }
+
+    @Test("Command controls whose handlers are replaced and released while two threads run their commands")
+    func commandControlsWhoseHandlersGo() async {
+        await #expect(processExitsWith: .success) {
+            let control = CommandControl<StressControlHandler>(name: "stress")
+            let hung = !raceRounds(
+                seconds: 1.5,
+                execute: {
+                    _ = try? control.execute("tap")
+                    _ = control.hasCommand(for: "tap")
+                    _ = control.commandKeys
+                },
+                round: { round in
+                    // The handler asks the control its keys when it dies.
+                    let handler = StressControlHandler(control)
+                    control.handler = handler
+                    try? control.setCommand(StressControlHandler.tap, for: "tap")
+                    try? control.setCommand(StressControlHandler.tap, for: "tap \(round % 3)")
+                    if round % 2 == 0 { control.removeCommand(for: "tap") }
+                    if round % 5 == 0 { control.handler = nil }
+                })
+            if hung { failHung("a command, or setting one, did not return within 10 s of the race's end") }
+            #expect(control.commandKeys.isEmpty)
+        }
+    }
+
+    @Test("Responders bound by owner to a table, routed from its handlers, while they are released and two threads execute")
+    func respondersBoundByOwnerComeAndGo() async {
+        await #expect(processExitsWith: .success) {
+            let table = CommandTable(name: "stress")
+            let root = StressResponder(parent: nil, handles: true)
+            let hung = !raceRounds(
+                seconds: 1.5,
+                execute: { _ = try? table.execute("tap") },
+                round: { round in
+                    // A chain leaf → middle → root whose links are weak, as a
+                    // view's superview is: the leaf's handlers route from it
+                    // while the round releases the chain.
+                    let middle = StressResponder(parent: root)
+                    let leaf = StressResponder(parent: middle)
+                    table.on("tap", owner: leaf) { [weak leaf] in
+                        // Handled by the root, or ended where a link was cut.
+                        if case .handled(let responder, _)? = leaf?.route("tap") { #expect(responder === root) }
+                    }
+                    table.addTarget(leaf, action: StressResponder.tap, named: "tap", for: "tap")
+                    if round % 2 == 0 { middle.parent = nil }
+                    if round % 3 == 0 { table.removeTarget(leaf) }
+                })
+            if hung { failHung("a route, an add or a remove did not return within 10 s of the race's end") }
+            _ = try? table.execute("tap")
+            #expect(table.handlerCount(for: "tap") == 0)
+            #expect(root.handled.load(ordering: .relaxed) > 0)
+        }
+    }
+}
+
+/// A delegate that uses its multicast delegate from its deinit.
+final class StressDelegate: RaceReceiving, Sendable {
+    let list: MulticastDelegate<any RaceReceiving>
+    init(_ list: MulticastDelegate<any RaceReceiving>) { self.list = list }
+    func ping() -> Bool { true }
+    deinit { _ = list.count }
+}
+
+/// A control's handler that uses its control from its deinit.
+final class StressControlHandler: Sendable {
+    let control: CommandControl<StressControlHandler>
+    init(_ control: CommandControl<StressControlHandler>) { self.control = control }
+    func tap() {}
+    deinit { _ = control.commandKeys }
+}
+
+/// A responder whose link to the next is weak, as a view's to its superview.
+final class StressResponder: Responder, @unchecked Sendable {
+    // @unchecked: `link` is read and written under `lock` only (an NSLock,
+    // whose ordering the thread sanitizer sees; see RaceResponder).
+    private let lock = NSLock()
+    private weak var link: StressResponder?
+    private let handles: Bool
+    let handled = Atomic<Int>(0)
+
+    init(parent: StressResponder?, handles: Bool = false) {
+        self.link = parent
+        self.handles = handles
+    }
+
+    var parent: StressResponder? {
+        get { lock.withLock { link } }
+        set { lock.withLock { link = newValue } }
+    }
+
+    var nextResponder: (any Responder)? { parent }
+
+    func respond(to selector: String, sender: Any?, info: inout [String: Any]) -> RouteDecision {
+        guard handles else { return .forward }
+        handled.add(1, ordering: .relaxed)
+        return .handled
+    }
+
+    func tap() { route("tap") }
 }
 
 /// Waits until `condition` holds, failing the test if it does not within
