@@ -56,9 +56,23 @@ public final class CommandControl<Handler: AnyObject>: @unchecked Sendable {
 
     // @unchecked: see the class; it only ever lives inside `state`'s lock.
     private struct State: @unchecked Sendable {
-        weak var handler: Handler?
+        var handler: HandlerReference
         /// The command of each key; each is a target-action of `handler`.
         var commands: [String: Registration] = [:]
+    }
+
+    /// The handler, held weakly in an object of its own, which the lock
+    /// hands out and whose handler is loaded after the lock is let go:
+    /// loading a weak reference makes a strong one, which is the handler's
+    /// last when it dies meanwhile on another thread, and its deinit, user
+    /// code, may use this control.
+    // @unchecked: `object` is never written after init, and reading a weak
+    // reference is thread-safe.
+    private final class HandlerReference: @unchecked Sendable {
+        weak let object: Handler?
+        init(_ object: Handler?) {
+            self.object = object
+        }
     }
 
     private let state: Mutex<State>
@@ -71,7 +85,7 @@ public final class CommandControl<Handler: AnyObject>: @unchecked Sendable {
     ///   - logger: Where executes log at trace level; `nil` logs nothing.
     public init(name: String = "", handler: Handler? = nil, logger: Logger? = nil) {
         table = CommandTable(name: name, logger: logger)
-        state = Mutex(State(handler: handler))
+        state = Mutex(State(handler: HandlerReference(handler)))
     }
 
     /// The object commands run against, held weakly.
@@ -79,29 +93,41 @@ public final class CommandControl<Handler: AnyObject>: @unchecked Sendable {
     /// Assigning a different object, or `nil`, removes every command;
     /// assigning the current one again changes nothing.
     public var handler: Handler? {
-        get { state.withLock { $0.handler } }
+        get { state.withLock { $0.handler }.object }
         set {
-            let removed = state.withLock { state -> [Registration] in
-                guard state.handler !== newValue else { return [] }
-                state.handler = newValue
-                defer { state.commands = [:] }
-                return Array(state.commands.values)
+            // Compared outside the lock (see `HandlerReference`), and replaced
+            // unless another thread replaced it meanwhile.
+            while true {
+                let current = state.withLock { $0.handler }
+                if current.object === newValue { return }
+                let replacement = HandlerReference(newValue)
+                let removed = state.withLock { state -> [Registration]? in
+                    guard state.handler === current else { return nil }
+                    state.handler = replacement
+                    defer { state.commands = [:] }
+                    return Array(state.commands.values)
+                }
+                guard let removed else { continue }
+                // Outside the lock: removing waits for calls of the command
+                // running on other threads, which may themselves use this
+                // control.
+                removed.forEach { $0.cancel() }
+                return
             }
-            // Outside the lock: removing waits for calls of the command running
-            // on other threads, which may themselves use this control.
-            removed.forEach { $0.cancel() }
         }
     }
 
     /// The keys that have a command, in no particular order; empty once the
     /// handler has died.
     public var commandKeys: [String] {
-        state.withLock { $0.handler == nil ? [] : Array($0.commands.keys) }
+        let (handler, keys) = state.withLock { ($0.handler, Array($0.commands.keys)) }
+        return handler.object == nil ? [] : keys
     }
 
     /// Whether `key` has a command for the current, live handler.
     public func hasCommand(for key: String) -> Bool {
-        state.withLock { $0.handler != nil && $0.commands[key] != nil }
+        let (handler, hasCommand) = state.withLock { ($0.handler, $0.commands[key] != nil) }
+        return hasCommand && handler.object != nil
     }
 
     /// Removes the command of `key`; `false` when it had none.
@@ -130,16 +156,25 @@ public final class CommandControl<Handler: AnyObject>: @unchecked Sendable {
         // never runs two commands for the key, and it goes outside the lock
         // (see `handler`).
         removeCommand(for: key)
-        let displaced = try state.withLock { state -> Registration? in
-            guard let handler = state.handler else {
+        while true {
+            // The handler is loaded outside the lock (see `HandlerReference`)
+            // and registered for under it, unless it was replaced meanwhile.
+            let current = state.withLock { $0.handler }
+            guard let handler = current.object else {
                 throw DispatchError(
                     status: DC_ERR_STATE, message: "control \(name): no handler to register \"\(key)\" for")!
             }
-            return state.commands.updateValue(try register(table, handler), forKey: key)
+            let outcome = try state.withLock { state -> Registration?? in
+                guard state.handler === current else { return nil }
+                return .some(state.commands.updateValue(try register(table, handler), forKey: key))
+            }
+            withExtendedLifetime(handler) {}
+            guard let displaced = outcome else { continue }
+            // Only another thread setting the same key at the same moment
+            // leaves a command here.
+            displaced?.cancel()
+            return
         }
-        // Only another thread setting the same key at the same moment leaves
-        // a command here.
-        displaced?.cancel()
     }
 
     // MARK: Commands

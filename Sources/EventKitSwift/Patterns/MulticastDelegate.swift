@@ -183,6 +183,15 @@ final class DelegateEntry: @unchecked Sendable {
     }
 }
 
+/// A delegate of the list beside its entry, loaded under the list's lock
+/// (see `withLiveEntries`).
+// @unchecked: made, compared and released under the list's lock or by the
+// caller that loaded it, never used across threads.
+private struct LiveEntry: @unchecked Sendable {
+    let entry: DelegateEntry
+    let object: AnyObject
+}
+
 /// A protocol, or other type, that a non-strict multicast delegate accepts.
 private struct AcceptedType: Sendable {
     let name: String
@@ -227,10 +236,9 @@ extension MulticastDelegate {
     /// Appends `object` unless it is already present.
     private func append(_ object: AnyObject) {
         let entry = DelegateEntry(object)
-        entries.withLock { entries in
-            Self.pruneDead(&entries)
-            guard !entries.contains(where: { $0.object === object }) else { return }
-            entries.append(entry)
+        withLiveEntries { live in
+            guard !live.contains(where: { $0.object === object }) else { return }
+            live.append(LiveEntry(entry: entry, object: object))
         }
     }
 
@@ -244,16 +252,15 @@ extension MulticastDelegate {
     /// Replaces `-[ILABMultiDelegate insertDelegate:atIndex:]`.
     public func insert(_ delegate: P, at index: Int) throws(DispatchError) {
         let object = Self.object(of: delegate)
-        try entries.withLock { (entries) throws(DispatchError) in
-            Self.pruneDead(&entries)
-            let existing = entries.firstIndex { $0.object === object }
-            let count = entries.count - (existing == nil ? 0 : 1)
+        try withLiveEntries { (live) throws(DispatchError) in
+            let existing = live.firstIndex { $0.object === object }
+            let count = live.count - (existing == nil ? 0 : 1)
             guard (0...count).contains(index) else {
                 throw DispatchError.indexOutOfRange(
                     "\(describedName): index \(index) is out of range for \(count) delegates")
             }
-            let entry = existing.map { entries.remove(at: $0) } ?? DelegateEntry(object)
-            entries.insert(entry, at: index)
+            let entry = existing.map { live.remove(at: $0) } ?? LiveEntry(entry: DelegateEntry(object), object: object)
+            live.insert(entry, at: index)
         }
     }
 
@@ -284,18 +291,17 @@ extension MulticastDelegate {
     private func insert(_ delegate: P, relativeTo anchor: AnyObject?, after: Bool) {
         let object = Self.object(of: delegate)
         let newEntry = DelegateEntry(object)
-        entries.withLock { entries in
-            Self.pruneDead(&entries)
-            let existing = entries.firstIndex { $0.object === object }
+        withLiveEntries { live in
+            let existing = live.firstIndex { $0.object === object }
             if existing != nil, anchor === object { return }
-            let entry = existing.map { entries.remove(at: $0) } ?? newEntry
+            let entry = existing.map { live.remove(at: $0) } ?? LiveEntry(entry: newEntry, object: object)
             let index: Int
-            if let anchor, let anchorIndex = entries.firstIndex(where: { $0.object === anchor }) {
+            if let anchor, let anchorIndex = live.firstIndex(where: { $0.object === anchor }) {
                 index = after ? anchorIndex + 1 : anchorIndex
             } else {
-                index = after ? 0 : entries.count
+                index = after ? 0 : live.count
             }
-            entries.insert(entry, at: index)
+            live.insert(entry, at: index)
         }
     }
 
@@ -308,9 +314,8 @@ extension MulticastDelegate {
     /// Replaces `-[ILABMultiDelegate removeDelegate:]`.
     @discardableResult
     public func remove(_ delegate: AnyObject) -> Bool {
-        let removed = entries.withLock { entries -> DelegateEntry? in
-            Self.pruneDead(&entries)
-            return entries.firstIndex { $0.object === delegate }.map { entries.remove(at: $0) }
+        let removed = withLiveEntries { live in
+            live.firstIndex { $0.object === delegate }.map { live.remove(at: $0).entry }
         }
         removed?.remove()
         return removed != nil
@@ -331,17 +336,14 @@ extension MulticastDelegate {
 
     /// Whether `delegate` is one of the live delegates.
     public func contains(_ delegate: AnyObject) -> Bool {
-        entries.withLock { entries in
-            entries.contains { $0.object === delegate }
+        withLiveEntries { live in
+            live.contains { $0.object === delegate }
         }
     }
 
     /// How many delegates are alive.
     public var count: Int {
-        entries.withLock { entries in
-            Self.pruneDead(&entries)
-            return entries.count
-        }
+        withLiveEntries { $0.count }
     }
 
     /// Whether no delegate is alive.
@@ -441,14 +443,28 @@ extension MulticastDelegate {
 extension MulticastDelegate {
     /// The entries whose delegates are alive, after pruning the dead ones.
     private func liveEntries() -> [DelegateEntry] {
-        entries.withLock { entries in
-            Self.pruneDead(&entries)
-            return entries
-        }
+        withLiveEntries { live in live.map(\.entry) }
     }
 
-    private static func pruneDead(_ entries: inout [DelegateEntry]) {
-        entries.removeAll { $0.object == nil }
+    /// Runs `body` under the lock with the live entries, each beside its
+    /// delegate, once the dead ones are pruned; the list becomes what `body`
+    /// leaves.
+    ///
+    /// The delegates are loaded under the lock and released after it is let
+    /// go: loading a weak reference makes a strong one, which is the
+    /// delegate's last when it dies meanwhile on another thread, and its
+    /// deinit, user code, may use this multicast delegate.
+    private func withLiveEntries<Result, Failure: Error>(
+        _ body: (inout [LiveEntry]) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+        var loaded: [LiveEntry] = []
+        defer { withExtendedLifetime(loaded) {} }
+        return try entries.withLock { (entries) throws(Failure) in
+            var live = entries.compactMap { entry in entry.object.map { LiveEntry(entry: entry, object: $0) } }
+            loaded = live
+            defer { entries = live.map(\.entry) }
+            return try body(&live)
+        }
     }
 
     /// `delegate` as the object the list holds weakly.
