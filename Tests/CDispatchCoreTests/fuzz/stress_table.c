@@ -27,6 +27,14 @@
  * thread has done its operations or both tables are destroyed; then thread 0
  * destroys what is left and checks the round.
  *
+ * Seam races. After its operations every round runs one race where features
+ * meet (round % 6: an observer that acts and is replaced; destroy notifies
+ * that remove and add; a destroy notify that destroys its table while the
+ * others execute; struct returns under every accumulator beside marshals
+ * that decline; table closures and a forwarder; ids of another table and
+ * calls that fail), on tables of its own, every thread for a bounded number
+ * of steps; "seam races" below says what each checks. --no-seams skips them.
+ *
  * Destroying a table while other threads use it. dc_table_destroy waits for
  * the executes and drains already running; nothing else may be in the table
  * when it is called, and nothing may start. So an operation a thread begins
@@ -116,6 +124,8 @@ enum {
     CROWD_MOST = 384,
     MOST_HELD = 32,                 /* records one thread holds blocks on */
     BOGUS_EVENT_ID = 200,           /* never issued: a table has NAME_COUNT names */
+    SEAM_SLOT = SLOT_COUNT,         /* the seam races' table that a destroy notify destroys */
+    ALL_SLOTS = SLOT_COUNT + 1,
     HANDLER_DESTROY_WAIT_MS = 50,
     DEFAULT_OPS = 300,
     DEFAULT_WATCHDOG_SECONDS = 30,
@@ -227,7 +237,7 @@ typedef struct table_slot {
     _Atomic(record *) registered[MAX_RECORDS];
 } table_slot;
 
-static table_slot slots[SLOT_COUNT];
+static table_slot slots[ALL_SLOTS];
 
 /* Objects given as arguments; queued deliveries retain them. */
 typedef struct pool_object {
@@ -269,7 +279,22 @@ typedef struct stats {
     unsigned long operations, executes, failed_executes, calls, deliveries, adds, failed_adds, duplicates,
         crowd_handlers, crowd_calls, removes, blocks, unblocks, removes_of_many, drains, queries, destroys_outside,
         destroys_from_handler, destroys_again, destroys_from_notify, destroy_timeouts, dropped, lingers;
+    /* The seam races (counted once per race by thread 0, the rest by each thread). */
+    unsigned long seam_races[6], seam_ops, seam_told, seam_notifies, seam_bombs, seam_structs, seam_closure_calls,
+        seam_forwarder_calls, seam_foreign, seam_refused;
 } stats;
+
+/* What one execute, table closure call or forwarder call of the seam races
+ * saw on its own thread: calls, and the structs or integers returned. */
+enum { SEAM_FRAMES = 4, SEAM_MOST_PAIRS = 16 };
+typedef struct seam_pair {
+    int64_t first, second; /* second == ~first * 3: a torn or zeroed pair breaks it */
+} seam_pair;
+typedef struct seam_frame {
+    size_t calls, returns;
+    seam_pair pairs[SEAM_MOST_PAIRS];
+    int64_t first_integer;
+} seam_frame;
 
 typedef struct worker {
     unsigned index;
@@ -277,8 +302,8 @@ typedef struct worker {
     stress_random random;
     dc_queue *queue; /* created, so owned, by this thread */
     /* Read by destroyers on other threads. */
-    _Atomic int top[SLOT_COUNT];        /* an operation begun outside any handler is in the table */
-    _Atomic int in_handler[SLOT_COUNT]; /* handlers of the table running on this thread */
+    _Atomic int top[ALL_SLOTS];        /* an operation begun outside any handler is in the table */
+    _Atomic int in_handler[ALL_SLOTS]; /* handlers of the table running on this thread */
     frame frames[MAX_FRAMES];
     unsigned frame_count;
     uint64_t sequence; /* operations begun */
@@ -286,6 +311,13 @@ typedef struct worker {
     uint16_t held_blocks[MAX_RECORDS];
     record *held[MOST_HELD];
     unsigned held_count;
+    /* The seam races: this thread's handlers and delegates, what its executes
+     * and calls saw, how deep it is in them and in observer calls. */
+    struct seam_record *owned[64];
+    unsigned owned_count;
+    seam_frame seam_frames[SEAM_FRAMES];
+    unsigned seam_depth;
+    unsigned observer_depth;
     stats stats;
 } worker;
 
@@ -296,6 +328,7 @@ static unsigned ops_per_round = DEFAULT_OPS;
 static uint64_t round_number; /* written by thread 0 between rounds */
 static uint64_t first_round = 1;
 static double run_seconds = 10;
+static bool seams = true; /* --no-seams: the rounds' operations only */
 static uint64_t started_ns;
 static _Atomic bool stopping;
 static pthread_barrier_t round_barrier;
@@ -324,8 +357,23 @@ typedef enum operation {
     OP_NOTIFY,
     OP_WAIT_FOR_TABLE,
     OP_LINGER,
-    OP_ROUND_END
+    OP_ROUND_END,
+    OP_SEAM,      /* a seam race: detail its kind */
+    OP_SEAM_STEP, /* one step of it: detail what (seam_step_names) */
+    OP_SEAM_OBSERVER
 } operation;
+
+static const char *const seam_names[] = {"an observer that acts, replaced",
+                                         "destroy notifies that remove and add",
+                                         "a destroy notify that destroys the table",
+                                         "struct returns under every accumulator",
+                                         "table closures and a forwarder",
+                                         "ids of another table and refused calls"};
+static const char *const seam_step_names[] = {
+    "add a handler", "remove own handler", "block own handler", "unblock own handler", "execute",
+    "replace the observer", "remove the bomb", "call the table closure", "add a delegate", "remove a delegate",
+    "call the forwarder's value slot", "call the forwarder's ping slot", "use an id of the other table",
+    "make a call that fails", "remove another's handler", "add from a destroy notify"};
 
 #define NO_RECORD 0xFFFFu
 #define NO_EVENT 0xFu
@@ -364,6 +412,11 @@ static void stress_describe(uint64_t packed, char *buffer, size_t size) {
     case OP_WAIT_FOR_TABLE: snprintf(buffer, size, "waiting for the other threads to leave table %u%s", slot, detail ? " (a while)" : ""); break;
     case OP_LINGER: snprintf(buffer, size, "lingering"); break;
     case OP_ROUND_END: snprintf(buffer, size, "the end of the round, on table %u", slot); break;
+    case OP_SEAM: snprintf(buffer, size, "seam race: %s", detail < 6 ? seam_names[detail] : "?"); break;
+    case OP_SEAM_STEP:
+        snprintf(buffer, size, "seam step: %s %s", detail < 16 ? seam_step_names[detail] : "?", who);
+        break;
+    case OP_SEAM_OBSERVER: snprintf(buffer, size, "in the seam observer (generation %u)", detail); break;
     default: snprintf(buffer, size, "operation %u", op); break;
     }
 }
@@ -1570,10 +1623,1269 @@ static void top_level_operation(void) {
     leave_table(slot);
 }
 
+/* ---- seam races: features meeting on side tables ---------------------------------------------
+ *
+ * After its operations, every round runs one seam race (round % SEAM_KINDS)
+ * on tables of its own, all threads at once for SEAM_OPS steps each; thread
+ * 0 sets it up between two barriers and checks it at the round's end. The
+ * races, and what each checks beyond "no report, no hang":
+ *
+ *  SEAM_OBSERVER: an observer that, told of a change, sometimes adds,
+ *    removes or executes, and that any thread replaces (under a lock of this
+ *    program's, so the one replaced is known) while the others add, remove
+ *    and execute. Every add that returned DC_OK was told exactly once before
+ *    it returned, every remove that returned DC_OK too, and nothing else was
+ *    told; a replaced observer is never called once dc_table_set_observer
+ *    returned, and its destroy notify has run once by then; the last one's
+ *    runs once at the table's destroy.
+ *  SEAM_NOTIFIES: destroy notifies that remove another thread's handler or
+ *    add a handler, beside an observer, while the threads add, remove, block
+ *    and execute. Each notify runs once per handler added (DC_OK), never for
+ *    a refused add (during the table's destroy an add from a notify is
+ *    DC_ERR_STATE), before a remove outside any execute returns; no handler
+ *    starts after its notify ran, or after a remove or block returned.
+ *  SEAM_BOMB: a table (slot SEAM_SLOT, through the gate) whose "bomb"
+ *    handler's destroy notify destroys it; the bomb is removed by thread 0
+ *    outside any execute, or by a handler inside one, while the other threads
+ *    execute, add and remove, with an observer set (issue 37, case 3, with
+ *    threads). The table is freed once (the sanitizers), every notify runs
+ *    once, no handler starts after the destroy returned, the observer is not
+ *    called after its notify, which runs once.
+ *  SEAM_STRUCTS: handlers returning {pair=qq}, C functions and marshals that
+ *    sometimes decline (writing junk where they were told, then setting
+ *    DC_TYPE_VOID), executed under every accumulator with and without
+ *    return storage while the threads add, remove, block and unblock: the
+ *    result counts exactly the calls and returns the executing thread saw,
+ *    the kept struct is the one the accumulator picks among those returned
+ *    (never zeroed, torn or a decliner's junk), DC_ACCUMULATE_ALL's array
+ *    holds them in order; each of the thread's own handlers, not blocked,
+ *    ran exactly once.
+ *  SEAM_CLOSURES: a table closure ("qq") and a forwarder (slots "q^vq" and
+ *    "v^v") called from every thread while each adds and removes its own
+ *    handlers and delegates: a call returns the first value its thread saw
+ *    returned, or 0; each of the caller's own handlers or implementing
+ *    delegates ran exactly once in it; a removed one never runs; no error
+ *    handler is reached; re-adding a delegate is DC_EXISTS; the delegate
+ *    count adds up at the end.
+ *  SEAM_REFUSALS: two tables; the ids of one given to dc_table_remove,
+ *    _block, _unblock, _contains and _handler_info of the other are
+ *    DC_ERR_NOT_FOUND / false and change nothing (the handler is still
+ *    listed with its own block count, and an execute runs exactly the
+ *    thread's live handlers); calls that fail (a default handler for a
+ *    detailed key, a second default, malformed keys, unknown flags, a NULL
+ *    function, a target without a parameter for it, a variadic table
+ *    closure, a bad accumulator) give their status and message, leave the
+ *    thread's event's listing as it was and intern no key.
+ */
+
+enum {
+    SEAM_KINDS = 6,
+    SEAM_OBSERVER = 0,
+    SEAM_NOTIFIES,
+    SEAM_BOMB,
+    SEAM_STRUCTS,
+    SEAM_CLOSURES,
+    SEAM_REFUSALS,
+    SEAM_OPS = 40,
+    SEAM_MAX_RECORDS = 4096,
+    SEAM_OBSERVERS = 64,
+    TOLD_SIZE = 8192, /* a power of two, well above the handlers of a race */
+    SEAM_RESULTS = 4
+};
+
+enum seam_step {
+    STEP_ADD,
+    STEP_REMOVE,
+    STEP_BLOCK,
+    STEP_UNBLOCK,
+    STEP_EXECUTE,
+    STEP_REPLACE_OBSERVER,
+    STEP_REMOVE_BOMB,
+    STEP_CALL_CLOSURE,
+    STEP_ADD_DELEGATE,
+    STEP_REMOVE_DELEGATE,
+    STEP_CALL_VALUE,
+    STEP_CALL_PING,
+    STEP_FOREIGN_ID,
+    STEP_FAILING_CALL,
+    STEP_REMOVE_OTHER,
+    STEP_ADD_FROM_NOTIFY
+};
+
+typedef enum seam_plan { PLAN_NOTHING, PLAN_REMOVE_OTHER, PLAN_ADD, PLAN_BOMB } seam_plan;
+
+typedef enum seam_handler_kind { SEAM_PLAIN, SEAM_PAIR_FUNCTION, SEAM_PAIR_MARSHAL, SEAM_INTEGER, SEAM_DELEGATE } seam_handler_kind;
+
+typedef struct seam_record {
+    uint64_t round;
+    unsigned index;
+    unsigned owner;
+    unsigned table; /* 0 or 1: seam_tables */
+    seam_handler_kind kind;
+    seam_plan plan;
+    bool full_delegate; /* SEAM_DELEGATE: implements the value slot too */
+    bool default_handler;
+    bool with_notify;
+    uint64_t added_at; /* the owner's sequence when the add began */
+    _Atomic int add_status;
+    _Atomic dc_handler_id id;
+    _Atomic bool removed; /* a remove outside any execute returned DC_OK */
+    _Atomic bool blocked; /* a block returned, no unblock began since (the owner's only) */
+    _Atomic unsigned notifies;
+    _Atomic unsigned runs;
+    /* The owner thread's only. */
+    bool live; /* added (DC_OK) and not removed by the owner, nor known removed */
+    unsigned blocks;
+    unsigned own_calls; /* calls on the owner thread, in the owner's current call */
+} seam_record;
+
+typedef struct told_entry {
+    _Atomic uint64_t id;
+    _Atomic unsigned added, removed;
+} told_entry;
+
+typedef struct seam_observer {
+    unsigned table;
+    bool acts;
+    _Atomic bool retired;
+    _Atomic unsigned destroyed;
+    _Atomic unsigned calls;
+} seam_observer;
+
+typedef struct delegate_interface {
+    int64_t (*value)(void *context, int64_t x);
+    void (*ping)(void *context);
+} delegate_interface;
+
+static seam_record seam_records[SEAM_MAX_RECORDS];
+static _Atomic unsigned seam_record_count;
+static told_entry told[TOLD_SIZE];
+static seam_observer seam_observers[SEAM_OBSERVERS];
+static unsigned seam_observer_current; /* under seam_observer_lock */
+static pthread_mutex_t seam_observer_lock = PTHREAD_MUTEX_INITIALIZER;
+static int seam_kind = -1; /* this round's race; written by thread 0 between barriers */
+static dc_table *seam_tables[2];
+static dc_event_id seam_event_ids[2];
+static _Atomic bool seam_quiet; /* the race is over: observers and notifies only count */
+static _Atomic bool seam_gone;  /* SEAM_BOMB: the destroy from the bomb's notify returned */
+static _Atomic bool seam_destroying; /* the round's end destroys the race's tables */
+static _Atomic(seam_record *) seam_bomb;
+static dc_closure *seam_closure;
+static dc_forwarder *seam_forwarder;
+static _Atomic unsigned seam_errors; /* error handlers reached */
+static dc_signature *seam_signatures[6];
+static const char *const seam_encodings[6] = {"v^v", "{pair=qq}^v", "{pair=qq}", "q^vq", "qq", "v"};
+enum { SIG_PLAIN, SIG_PAIR_BOUND, SIG_PAIR, SIG_INTEGER_BOUND, SIG_CLOSURE, SIG_VOID };
+
+static seam_pair make_pair(int64_t first) { return (seam_pair){first, ~first * 3}; }
+static bool pair_sound(seam_pair p) { return p.first != 0 && p.second == ~p.first * 3; }
+
+static void seam_create_signatures(void) {
+    for (unsigned i = 0; i < 6; i++)
+        STRESS_CHECK(dc_signature_create(seam_encodings[i], &seam_signatures[i]) == DC_OK, "signature \"%s\"",
+                     seam_encodings[i]);
+}
+
+static void seam_release_signatures(void) {
+    for (unsigned i = 0; i < 6; i++) dc_signature_release(seam_signatures[i]);
+}
+
+static const char *seam_event(unsigned table_index) {
+    static const char *const own[STRESS_MAX_THREADS] = {"own-0", "own-1", "own-2", "own-3"};
+    (void)table_index;
+    switch (seam_kind) {
+    case SEAM_STRUCTS: return "s";
+    case SEAM_CLOSURES: return "c";
+    case SEAM_REFUSALS: return own[me->index];
+    default: return "e";
+    }
+}
+
+static dc_table *seam_table(unsigned table_index) {
+    return seam_kind == SEAM_BOMB ? slots[SEAM_SLOT].table : seam_tables[table_index];
+}
+
+/* Whether a step may use the race's tables now: SEAM_BOMB's only while it is open. */
+static bool seam_usable(void) { return seam_kind != SEAM_BOMB || table_open(SEAM_SLOT); }
+
+static seam_record *seam_new_record(unsigned table_index, seam_handler_kind kind) {
+    unsigned index = atomic_fetch_add(&seam_record_count, 1);
+    if (index >= SEAM_MAX_RECORDS) return NULL;
+    seam_record *r = &seam_records[index];
+    memset(r, 0, sizeof *r);
+    r->round = round_number;
+    r->index = index;
+    r->owner = me->index;
+    r->table = table_index;
+    r->kind = kind;
+    r->added_at = ++me->sequence;
+    atomic_store(&r->add_status, ADD_PENDING);
+    return r;
+}
+
+static seam_record *seam_record_from(const void *pointer) {
+    uintptr_t p = (uintptr_t)pointer, first = (uintptr_t)seam_records;
+    if (p < first || p >= first + sizeof seam_records || (p - first) % sizeof(seam_record) != 0) return NULL;
+    return (seam_record *)(uintptr_t)pointer;
+}
+
+/* ---- what the observers were told ---------------------------------------------------------- */
+
+static told_entry *told_find(uint64_t id, bool insert) {
+    size_t at = (size_t)((id * 0x9e3779b97f4a7c15ull) >> 51) & (TOLD_SIZE - 1);
+    for (size_t probe = 0; probe < TOLD_SIZE; probe++, at = (at + 1) & (TOLD_SIZE - 1)) {
+        uint64_t key = atomic_load(&told[at].id);
+        if (key == id) return &told[at];
+        if (key != 0) continue;
+        if (!insert) return NULL;
+        uint64_t empty = 0;
+        if (atomic_compare_exchange_strong(&told[at].id, &empty, id) || empty == id) return &told[at];
+    }
+    STRESS_CHECK(false, "the observers' record of handler ids is full");
+    return NULL;
+}
+
+static unsigned told_added(dc_handler_id id) {
+    told_entry *e = told_find(id, false);
+    return e != NULL ? atomic_load(&e->added) : 0;
+}
+
+static unsigned told_removed(dc_handler_id id) {
+    told_entry *e = told_find(id, false);
+    return e != NULL ? atomic_load(&e->removed) : 0;
+}
+
+/* Whether this race's observer tells of the changes on table `table_index`. */
+static bool seam_observed(unsigned table_index) {
+    return table_index == 0 && (seam_kind == SEAM_OBSERVER || seam_kind == SEAM_NOTIFIES || seam_kind == SEAM_BOMB);
+}
+
+static void seam_own(seam_record *r) {
+    r->live = true;
+    if (me->owned_count < 64) me->owned[me->owned_count++] = r;
+}
+
+static seam_record *seam_pick_own(bool (*wanted)(const seam_record *)) {
+    for (unsigned attempt = 0; attempt < 4 && me->owned_count > 0; attempt++) {
+        seam_record *r = me->owned[below(me->owned_count)];
+        if (r->live && (wanted == NULL || wanted(r))) return r;
+    }
+    return NULL;
+}
+
+static void seam_disown(seam_record *r) {
+    r->live = false;
+    for (unsigned i = 0; i < me->owned_count; i++)
+        if (me->owned[i] == r) me->owned[i] = me->owned[--me->owned_count];
+}
+
+/* A registered record of any thread; NULL when none turned up. */
+static seam_record *seam_pick_any(void) {
+    unsigned count = atomic_load(&seam_record_count);
+    if (count > SEAM_MAX_RECORDS) count = SEAM_MAX_RECORDS;
+    for (unsigned attempt = 0; attempt < 4 && count > 0; attempt++) {
+        seam_record *r = &seam_records[below(count)];
+        if (atomic_load(&r->add_status) == DC_OK && r->kind != SEAM_DELEGATE) return r;
+    }
+    return NULL;
+}
+
+static void seam_act_in_observer(unsigned table_index);
+static void seam_plain(void *target);
+static void seam_destroy_from_notify(void);
+
+static void seam_observe(void *data, dc_table *table, dc_table_change change, dc_event_id event,
+                         dc_handler_id handler) {
+    seam_observer *o = data;
+    unsigned generation = (unsigned)(o - seam_observers);
+    stress_push_note(note(OP_SEAM_OBSERVER, 0, NO_EVENT, NO_RECORD, generation), true);
+    STRESS_CHECK(!atomic_load(&o->retired), "observer %u was called after dc_table_set_observer replaced it",
+                 generation);
+    STRESS_CHECK(atomic_load(&o->destroyed) == 0, "observer %u was called after its destroy notify ran", generation);
+    STRESS_CHECK(table == seam_table(o->table), "observer %u was told of table %p, not its own", generation,
+                 (void *)table);
+    STRESS_CHECK(change == DC_HANDLER_ADDED || change == DC_HANDLER_REMOVED, "observer told of change %d",
+                 (int)change);
+    STRESS_CHECK(handler != 0, "observer told of handler id 0");
+    if (seam_event_ids[o->table] != 0)
+        STRESS_CHECK(event == seam_event_ids[o->table], "observer told of event %u, handlers are added to %u", event,
+                     seam_event_ids[o->table]);
+    atomic_fetch_add(&o->calls, 1);
+    me->stats.seam_told++;
+    told_entry *e = told_find(handler, true);
+    if (change == DC_HANDLER_ADDED) {
+        unsigned before = atomic_fetch_add(&e->added, 1);
+        STRESS_CHECK(before == 0, "the observers were told twice that handler %llu was added",
+                     (unsigned long long)handler);
+    } else {
+        STRESS_CHECK(atomic_load(&e->added) == 1, "the observers were told handler %llu was removed, never added",
+                     (unsigned long long)handler);
+        unsigned before = atomic_fetch_add(&e->removed, 1);
+        STRESS_CHECK(before == 0, "the observers were told twice that handler %llu was removed",
+                     (unsigned long long)handler);
+    }
+    if (o->acts && me->observer_depth == 0 && !atomic_load(&seam_quiet) && seam_usable()) {
+        me->observer_depth++;
+        seam_act_in_observer(o->table);
+        me->observer_depth--;
+    }
+    stress_pop();
+}
+
+static void seam_observer_destroyed(void *data) {
+    seam_observer *o = data;
+    unsigned before = atomic_fetch_add(&o->destroyed, 1);
+    STRESS_CHECK(before == 0, "observer %u's destroy notify ran a second time", (unsigned)(o - seam_observers));
+}
+
+/* Sets generation `generation` as table 0's observer (under the lock). */
+static void seam_set_observer(unsigned generation, bool acts) {
+    seam_observer *o = &seam_observers[generation];
+    memset(o, 0, sizeof *o);
+    o->table = 0;
+    o->acts = acts;
+    const char *primed = fuzz_prime_message();
+    dc_status status = dc_table_set_observer(seam_table(0), seam_observe, o, seam_observer_destroyed);
+    model_expect_status(status, DC_OK, primed, "dc_table_set_observer");
+}
+
+/* ---- destroy notifies ---------------------------------------------------------------------- */
+
+static bool seam_add(unsigned table_index, seam_handler_kind kind, seam_plan plan, uint32_t flags);
+static bool seam_remove(seam_record *r, bool own);
+
+static void seam_notify(void *data) {
+    seam_record *r = seam_record_from(data);
+    STRESS_CHECK(r != NULL, "a seam destroy notify ran with data %p", data);
+    stress_push_note(note(OP_NOTIFY, SEAM_SLOT, NO_EVENT, r->index, 0), true);
+    unsigned before = atomic_fetch_add(&r->notifies, 1);
+    STRESS_CHECK(before == 0, "the destroy notify of seam r%u ran a second time", r->index);
+    int added = atomic_load(&r->add_status);
+    STRESS_CHECK(added == ADD_PENDING || added == DC_OK, "the destroy notify of seam r%u ran, its add gave %s",
+                 r->index, dc_status_name((dc_status)added));
+    me->stats.seam_notifies++;
+    if (r->plan == PLAN_BOMB) {
+        seam_destroy_from_notify();
+    } else if (r->plan == PLAN_ADD && atomic_load(&seam_destroying)) {
+        /* Run by the table's destroy: an add is refused. */
+        seam_record *added = seam_new_record(r->table, SEAM_PLAIN);
+        if (added != NULL) {
+            dc_handler_options options = {0, NULL, seam_notify, added};
+            const char *primed = fuzz_prime_message();
+            dc_status status = dc_table_add(seam_table(r->table), seam_event(r->table), seam_signatures[SIG_PLAIN],
+                                            DC_FUNCTION(seam_plain), added, &options, NULL);
+            atomic_store(&added->add_status, status);
+            model_expect_status(status, DC_ERR_STATE, primed, "an add from a destroy notify run by the table's destroy");
+        }
+    } else if (!atomic_load(&seam_quiet) && seam_usable() && me->observer_depth == 0) {
+        /* Not from an observer's call: its depth is the observer's. */
+        if (r->plan == PLAN_REMOVE_OTHER) {
+            seam_record *victim = seam_pick_any();
+            if (victim != NULL && victim != r && victim->table == r->table) seam_remove(victim, false);
+        } else if (r->plan == PLAN_ADD) {
+            stress_push(note(OP_SEAM_STEP, 0, NO_EVENT, r->index, STEP_ADD_FROM_NOTIFY));
+            seam_add(r->table, SEAM_PLAIN, PLAN_NOTHING, 0);
+            stress_pop();
+        }
+    }
+    stress_pop();
+}
+
+/* The bomb: destroys SEAM_SLOT's table from its destroy notify, the way a
+ * handler does inside an execute on this thread, the way an outside
+ * destroyer does from a remove outside any (through the gate). */
+static void seam_destroy_from_notify(void) {
+    if (atomic_load(&seam_quiet)) return; /* the round's end destroys it */
+    if (me->seam_depth > 0)
+        destroy_from_handler(SEAM_SLOT, OP_DESTROY_FROM_NOTIFY);
+    else if (atomic_load(&me->top[SEAM_SLOT]))
+        destroy_from_outside(SEAM_SLOT, OP_DESTROY_FROM_NOTIFY);
+    else
+        return;
+    int state = atomic_load(&slots[SEAM_SLOT].state);
+    if (state == TABLE_DESTROYED_OUTSIDE || state == TABLE_DESTROYED_FROM_HANDLER) {
+        atomic_store(&seam_gone, true);
+        me->stats.seam_bombs++;
+    }
+}
+
+/* ---- handlers ------------------------------------------------------------------------------ */
+
+static void seam_act_in_handler(seam_record *r);
+
+/* The start of a seam handler's call: checks it may run, counts it. */
+static seam_frame *seam_enter(seam_record *r, const char *what) {
+    STRESS_CHECK(r != NULL, "a seam %s ran with data that is no record", what);
+    if (seam_kind == SEAM_BOMB) atomic_fetch_add(&me->in_handler[SEAM_SLOT], 1);
+    stress_push_note(note(OP_HANDLER, SEAM_SLOT, NO_EVENT, r->index, me->seam_depth), true);
+    STRESS_CHECK(r->round == round_number, "seam %s r%u of round %llu ran in round %llu", what, r->index,
+                 (unsigned long long)r->round, (unsigned long long)round_number);
+    STRESS_CHECK(me->seam_depth > 0, "seam %s r%u ran outside any call of this thread", what, r->index);
+    STRESS_CHECK(!atomic_load(&r->removed), "seam %s r%u started after a remove of it returned", what, r->index);
+    STRESS_CHECK(!atomic_load(&r->blocked), "seam %s r%u started after a block of it returned", what, r->index);
+    STRESS_CHECK(atomic_load(&r->notifies) == 0, "seam %s r%u started after its destroy notify ran", what, r->index);
+    int added = atomic_load(&r->add_status);
+    STRESS_CHECK(added == ADD_PENDING || added == DC_OK, "seam %s r%u ran, its add gave %s", what, r->index,
+                 dc_status_name((dc_status)added));
+    if (seam_kind == SEAM_BOMB)
+        STRESS_CHECK(!atomic_load(&seam_gone), "seam %s r%u started after the bomb's destroy of its table returned",
+                     what, r->index);
+    if (r->owner == me->index && me->seam_depth == 1) r->own_calls++; /* in the outermost call only */
+    atomic_fetch_add(&r->runs, 1);
+    seam_frame *f = &me->seam_frames[me->seam_depth - 1];
+    f->calls++;
+    return f;
+}
+
+static void seam_leave(void) {
+    stress_pop();
+    if (seam_kind == SEAM_BOMB) atomic_fetch_sub(&me->in_handler[SEAM_SLOT], 1);
+}
+
+static void seam_plain(void *target) {
+    seam_record *r = seam_record_from(target);
+    seam_enter(r, "handler");
+    seam_act_in_handler(r);
+    seam_leave();
+}
+
+static void note_pair(seam_frame *f, seam_pair p) {
+    if (f->returns < SEAM_MOST_PAIRS) f->pairs[f->returns] = p;
+    f->returns++;
+}
+
+static seam_pair seam_pair_function(void *target) {
+    seam_record *r = seam_record_from(target);
+    seam_frame *f = seam_enter(r, "struct function");
+    seam_pair p = make_pair((int64_t)(r->index + 1) << 20 | (int64_t)(f->calls & 0xFFFFF));
+    note_pair(f, p);
+    seam_leave();
+    return p;
+}
+
+static void seam_pair_marshal(void *data, const dc_value *arguments, size_t count, dc_value *result) {
+    (void)arguments;
+    seam_record *r = seam_record_from(data);
+    seam_frame *f = seam_enter(r, "struct marshal");
+    STRESS_CHECK(count == 0, "struct marshal r%u received %zu values", r->index, count);
+    STRESS_CHECK(result != NULL && result->type == DC_TYPE_STRUCT && result->pointer != NULL,
+                 "struct marshal r%u: the result arrives as %s, not a struct to fill", r->index,
+                 result != NULL ? dc_type_name(result->type) : "NULL");
+    seam_pair arrived;
+    memcpy(&arrived, result->pointer, sizeof arrived);
+    STRESS_CHECK(arrived.first == 0 && arrived.second == 0,
+                 "struct marshal r%u: the result arrives as {%lld, %lld}, not zeroed", r->index,
+                 (long long)arrived.first, (long long)arrived.second);
+    if (chance(40)) {
+        /* Declines, having written junk where it was told to. */
+        memset(result->pointer, 0x5a, sizeof(seam_pair));
+        result->type = DC_TYPE_VOID;
+    } else {
+        seam_pair p = make_pair((int64_t)(r->index + 1) << 20 | (int64_t)(f->calls & 0xFFFFF));
+        memcpy(result->pointer, &p, sizeof p);
+        note_pair(f, p);
+    }
+    seam_leave();
+}
+
+static int64_t integer_of(const seam_record *r, int64_t x) { return x * 10000 + (int64_t)r->index + 1; }
+
+static int64_t seam_integer(void *target, int64_t x) {
+    seam_record *r = seam_record_from(target);
+    seam_frame *f = seam_enter(r, "integer handler");
+    int64_t value = integer_of(r, x);
+    if (f->returns++ == 0) f->first_integer = value;
+    seam_leave();
+    return value;
+}
+
+static int64_t delegate_value(void *context, int64_t x) {
+    seam_record *r = seam_record_from(context);
+    seam_frame *f = seam_enter(r, "delegate's value slot");
+    STRESS_CHECK(r->full_delegate, "delegate r%u's value slot ran, but its vtable has none", r->index);
+    int64_t value = integer_of(r, x);
+    if (f->returns++ == 0) f->first_integer = value;
+    seam_leave();
+    return value;
+}
+
+static void delegate_ping(void *context) {
+    seam_enter(seam_record_from(context), "delegate's ping slot");
+    seam_leave();
+}
+
+static const delegate_interface full_delegate = {delegate_value, delegate_ping};
+static const delegate_interface ping_delegate = {NULL, delegate_ping};
+
+static void seam_closure_error(const dc_closure *closure, dc_status status, const char *message, void *data) {
+    (void)closure, (void)data;
+    atomic_fetch_add(&seam_errors, 1);
+    STRESS_CHECK(false, "a seam closure or forwarder reached its error handler: %s, \"%s\"", dc_status_name(status),
+                 message != NULL ? message : "");
+}
+
+/* ---- steps ----------------------------------------------------------------------------------- */
+
+static void seam_open_frame(void) {
+    STRESS_CHECK(me->seam_depth < SEAM_FRAMES, "seam calls nested too deep");
+    seam_frame *f = &me->seam_frames[me->seam_depth++];
+    f->calls = f->returns = 0;
+    f->first_integer = 0;
+}
+
+/* Adds a handler of this race's kind to table `table_index` (this race's
+ * event); true when it was added. */
+static bool seam_add(unsigned table_index, seam_handler_kind kind, seam_plan plan, uint32_t flags) {
+    seam_record *r = seam_new_record(table_index, kind);
+    if (r == NULL) return false;
+    r->plan = plan;
+    r->default_handler = (flags & DC_HANDLER_RUN_FIRST) != 0;
+    stress_push(note(OP_SEAM_STEP, 0, NO_EVENT, r->index, STEP_ADD));
+    dc_table *table = seam_table(table_index);
+    bool with_notify = plan != PLAN_NOTHING || seam_kind == SEAM_NOTIFIES || seam_kind == SEAM_BOMB || chance(30);
+    r->with_notify = with_notify;
+    dc_handler_options options = {flags, NULL, with_notify ? seam_notify : NULL, r};
+    dc_handler_id id = 0;
+    const char *primed = fuzz_prime_message();
+    dc_status status;
+    switch (kind) {
+    case SEAM_PAIR_FUNCTION:
+        status = dc_table_add(table, seam_event(table_index), seam_signatures[SIG_PAIR_BOUND],
+                              DC_FUNCTION(seam_pair_function), r, &options, &id);
+        break;
+    case SEAM_PAIR_MARSHAL:
+        status = dc_table_add_marshal(table, seam_event(table_index), seam_signatures[SIG_PAIR], seam_pair_marshal, r,
+                                      &options, &id);
+        break;
+    case SEAM_INTEGER:
+        status = dc_table_add(table, seam_event(table_index), seam_signatures[SIG_INTEGER_BOUND],
+                              DC_FUNCTION(seam_integer), r, &options, &id);
+        break;
+    default:
+        status = dc_table_add(table, seam_event(table_index), seam_signatures[SIG_PLAIN], DC_FUNCTION(seam_plain), r,
+                              &options, &id);
+        break;
+    }
+    atomic_store(&r->id, id);
+    atomic_store(&r->add_status, status);
+    if (status == DC_OK) {
+        STRESS_CHECK(id != 0, "a seam add gave id 0");
+        if (seam_observed(table_index) && !atomic_load(&seam_quiet))
+            STRESS_CHECK(told_added(id) == 1, "the add of seam r%u (id %llu) returned DC_OK, the observers were told "
+                                              "of it %u times",
+                         r->index, (unsigned long long)id, told_added(id));
+        seam_own(r);
+    } else {
+        /* Only while the bomb's table is destroyed may an add fail. */
+        STRESS_CHECK(status == DC_ERR_STATE && (seam_kind == SEAM_BOMB || atomic_load(&seam_quiet)),
+                     "a seam add gave %s", dc_status_name(status));
+        model_check_message(status, primed, "a seam add while the table is destroyed");
+        STRESS_CHECK(atomic_load(&r->notifies) == 0, "a refused seam add ran its destroy notify");
+    }
+    stress_pop();
+    return status == DC_OK;
+}
+
+/* Removes `r` by id: one of this thread's (`own`) or anyone's. Outside any
+ * call of this thread, a DC_OK remove has run its notify and been told. */
+static bool seam_remove(seam_record *r, bool own) {
+    dc_handler_id id = atomic_load(&r->id);
+    stress_push(note(OP_SEAM_STEP, 0, NO_EVENT, r->index, own ? STEP_REMOVE : STEP_REMOVE_OTHER));
+    if (own && r->blocks > 0) atomic_store(&r->blocked, false); /* a removed handler's block ends too */
+    if (own) seam_disown(r); /* before: an observer told of this remove may pick another */
+    const char *primed = fuzz_prime_message();
+    dc_status status = dc_table_remove(seam_table(r->table), id);
+    bool outside = me->seam_depth == 0;
+    if (own && !atomic_load(&r->removed)) {
+        /* Only a notify's remove of another thread's handler races this one. */
+        if (seam_kind == SEAM_NOTIFIES || seam_kind == SEAM_BOMB)
+            expect_either(status, DC_OK, DC_ERR_NOT_FOUND, primed, "a seam remove of an own handler");
+        else
+            model_expect_status(status, DC_OK, primed, "a seam remove of an own handler");
+    } else {
+        expect_either(status, DC_OK, DC_ERR_NOT_FOUND, primed, "a seam remove");
+    }
+    if (status == DC_OK && outside) {
+        atomic_store(&r->removed, true);
+        if (r->with_notify)
+            STRESS_CHECK(atomic_load(&r->notifies) == 1, "the remove of seam r%u returned, its destroy notify had run %u times",
+                         r->index, atomic_load(&r->notifies));
+        if (seam_observed(r->table) && !atomic_load(&seam_quiet) && seam_usable())
+            STRESS_CHECK(told_removed(id) == 1, "the remove of seam r%u returned DC_OK, the observers were told of it %u "
+                                                "times",
+                         r->index, told_removed(id));
+    }
+    stress_pop();
+    return status == DC_OK;
+}
+
+static bool blockable(const seam_record *r) { return r->plan != PLAN_BOMB && !r->default_handler; }
+
+static void seam_block(void) {
+    seam_record *r = seam_pick_own(blockable);
+    if (r == NULL || me->seam_depth > 0) return;
+    stress_push(note(OP_SEAM_STEP, 0, NO_EVENT, r->index, STEP_BLOCK));
+    const char *primed = fuzz_prime_message();
+    dc_status status = dc_table_block(seam_table(r->table), atomic_load(&r->id));
+    if (status == DC_OK) {
+        r->blocks++;
+        atomic_store(&r->blocked, true);
+    } else {
+        /* Removed meanwhile by another thread's destroy notify. */
+        STRESS_CHECK(seam_kind == SEAM_NOTIFIES || seam_kind == SEAM_BOMB, "a seam block gave %s",
+                     dc_status_name(status));
+        model_expect_status(status, DC_ERR_NOT_FOUND, primed, "a seam block");
+        seam_disown(r);
+    }
+    stress_pop();
+}
+
+static bool blocked_by_me(const seam_record *r) { return r->blocks > 0; }
+
+static void seam_unblock(void) {
+    seam_record *r = seam_pick_own(blocked_by_me);
+    if (r == NULL) return;
+    stress_push(note(OP_SEAM_STEP, 0, NO_EVENT, r->index, STEP_UNBLOCK));
+    if (r->blocks == 1) atomic_store(&r->blocked, false);
+    r->blocks--;
+    const char *primed = fuzz_prime_message();
+    dc_status status = dc_table_unblock(seam_table(r->table), atomic_load(&r->id));
+    if (seam_kind == SEAM_NOTIFIES || seam_kind == SEAM_BOMB)
+        expect_either(status, DC_OK, DC_ERR_NOT_FOUND, primed, "a seam unblock");
+    else
+        model_expect_status(status, DC_OK, primed, "a seam unblock of a handler this thread blocked");
+    stress_pop();
+}
+
+/* Before one of this thread's calls: its own handlers' calls counted from 0. */
+static void seam_clear_own_calls(void) {
+    for (unsigned i = 0; i < me->owned_count; i++) me->owned[i]->own_calls = 0;
+}
+
+/* After it (begun at `began`, on table `table_index`): each live one of
+ * them added before that `takes_part` ran exactly once, or not at all when
+ * blocked. */
+static void seam_check_own_calls(bool (*takes_part)(const seam_record *), unsigned table_index, uint64_t began,
+                                 const char *what) {
+    for (unsigned i = 0; i < me->owned_count; i++) {
+        seam_record *r = me->owned[i];
+        if (!r->live || r->table != table_index || r->added_at > began || (takes_part != NULL && !takes_part(r)))
+            continue;
+        unsigned expected = r->blocks > 0 ? 0u : 1u;
+        STRESS_CHECK(r->own_calls == expected, "%s: this thread's handler r%u (%sblocked) ran %u times in it", what,
+                     r->index, r->blocks > 0 ? "" : "not ", r->own_calls);
+    }
+}
+
+/* A plain execute of this race's event on table `table_index`. */
+static void seam_execute(unsigned table_index) {
+    if (me->seam_depth >= SEAM_FRAMES - 1) return;
+    stress_push(note(OP_SEAM_STEP, 0, NO_EVENT, NO_RECORD, STEP_EXECUTE));
+    bool outermost = me->seam_depth == 0 && me->observer_depth == 0;
+    if (outermost) seam_clear_own_calls();
+    uint64_t began = ++me->sequence;
+    seam_open_frame();
+    dc_result result;
+    memset(&result, 0xcc, sizeof result);
+    const char *primed = fuzz_prime_message();
+    dc_status status = dc_table_execute(seam_table(table_index), seam_event(table_index), NULL, 0, &result);
+    seam_frame *f = &me->seam_frames[--me->seam_depth];
+    model_expect_status(status, DC_OK, primed, "a seam execute");
+    STRESS_CHECK(result.handled == f->calls, "a seam execute handled %zu, this thread saw %zu calls", result.handled,
+                 f->calls);
+    /* Nested ones may meet own handlers added or removed since the outer began. */
+    if (outermost && seam_kind != SEAM_NOTIFIES && seam_kind != SEAM_BOMB) seam_check_own_calls(NULL, table_index, began, "a seam execute");
+    stress_pop();
+}
+
+/* What a seam handler does while it runs. */
+static void seam_act_in_handler(seam_record *r) {
+    if (atomic_load(&seam_quiet) || !seam_usable()) return;
+    unsigned roll = below(100);
+    switch (seam_kind) {
+    case SEAM_OBSERVER:
+        /* Its observer then runs inside an execute. */
+        if (roll < 8) seam_add(r->table, SEAM_PLAIN, PLAN_NOTHING, 0);
+        break;
+    case SEAM_NOTIFIES:
+        if (roll < 6) {
+            seam_record *victim = seam_pick_any();
+            if (victim != NULL && victim != r && victim->table == r->table) seam_remove(victim, false);
+        }
+        break;
+    case SEAM_BOMB: {
+        seam_record *bomb = atomic_load(&seam_bomb);
+        if (roll < 3 && bomb != NULL) seam_remove(bomb, false);
+        else if (roll < 8) {
+            seam_record *victim = seam_pick_any();
+            if (victim != NULL && victim != r && victim->plan != PLAN_BOMB) seam_remove(victim, false);
+        }
+        break;
+    }
+    default: break;
+    }
+}
+
+/* What an acting observer does when told of a change. */
+static void seam_act_in_observer(unsigned table_index) {
+    unsigned roll = below(100);
+    if (roll < 10) {
+        seam_add(table_index, SEAM_PLAIN, PLAN_NOTHING, 0);
+    } else if (roll < 20) {
+        seam_record *r = seam_pick_own(blockable);
+        if (r != NULL && r->blocks == 0) seam_remove(r, true);
+    } else if (roll < 28) {
+        seam_execute(table_index);
+    } else if (roll < 30 && seam_kind == SEAM_BOMB) {
+        seam_record *bomb = atomic_load(&seam_bomb);
+        if (bomb != NULL) seam_remove(bomb, false);
+    }
+}
+
+static void seam_replace_observer(void) {
+    stress_push(note(OP_SEAM_STEP, 0, NO_EVENT, NO_RECORD, STEP_REPLACE_OBSERVER));
+    pthread_mutex_lock(&seam_observer_lock);
+    if (seam_observer_current + 1 < SEAM_OBSERVERS) {
+        unsigned old = seam_observer_current++;
+        seam_set_observer(seam_observer_current, true);
+        STRESS_CHECK(atomic_load(&seam_observers[old].destroyed) == 1,
+                     "dc_table_set_observer returned, the replaced observer %u's destroy notify ran %u times", old,
+                     atomic_load(&seam_observers[old].destroyed));
+        atomic_store(&seam_observers[old].retired, true);
+    }
+    pthread_mutex_unlock(&seam_observer_lock);
+    stress_pop();
+}
+
+/* Struct returns: one execute with a random accumulator and storage. */
+static void seam_execute_structs(void) {
+    stress_push(note(OP_SEAM_STEP, 0, NO_EVENT, NO_RECORD, STEP_EXECUTE));
+    seam_pair storage[SEAM_RESULTS];
+    memset(storage, 0xa5, sizeof storage);
+    dc_value results[SEAM_RESULTS];
+    memset(results, 0, sizeof results);
+    dc_accumulator accumulator = (dc_accumulator)below(4);
+    bool with_storage = chance(85);
+    size_t capacity = accumulator == DC_ACCUMULATE_ALL ? 1 + below(SEAM_RESULTS) : 1;
+    dc_execute_options options = {accumulator, 0, NULL, 0, with_storage ? storage : NULL,
+                                  with_storage ? capacity * sizeof(seam_pair) : 0};
+    if (accumulator == DC_ACCUMULATE_ALL) options.results = results, options.results_capacity = capacity;
+    seam_clear_own_calls();
+    uint64_t began = ++me->sequence;
+    seam_open_frame();
+    dc_result result;
+    memset(&result, 0xcc, sizeof result);
+    const char *primed = fuzz_prime_message();
+    dc_status status = dc_table_execute_with(seam_table(0), "s", NULL, 0, &options, &result);
+    seam_frame *f = &me->seam_frames[--me->seam_depth];
+    model_expect_status(status, DC_OK, primed, "a struct execute");
+    me->stats.seam_structs++;
+    STRESS_CHECK(result.handled == f->calls, "a struct execute handled %zu, this thread saw %zu calls",
+                 result.handled, f->calls);
+    seam_check_own_calls(NULL, 0, began, "a struct execute");
+    size_t returned = with_storage ? f->returns : 0; /* without room, not kept and not counted */
+    STRESS_CHECK(result.return_count == returned, "accumulator %d%s: return_count %zu, %zu structs returned",
+                 (int)accumulator, with_storage ? "" : " without storage", result.return_count, returned);
+    STRESS_CHECK(result.has_return_value == (returned > 0), "accumulator %d: has_return_value %d, %zu returned",
+                 (int)accumulator, result.has_return_value, returned);
+    if (returned == 0 || returned > SEAM_MOST_PAIRS) {
+        if (returned == 0)
+            STRESS_CHECK(result.return_value.type == DC_TYPE_VOID, "a struct execute with nothing kept returned %s",
+                         dc_type_name(result.return_value.type));
+        stress_pop();
+        return;
+    }
+    size_t pick = accumulator == DC_ACCUMULATE_FIRST || accumulator == DC_ACCUMULATE_ALL ? 0 : returned - 1;
+    seam_pair expected = f->pairs[pick];
+    STRESS_CHECK(result.return_value.type == DC_TYPE_STRUCT && result.return_value.pointer == (void *)&storage[0],
+                 "accumulator %d: the return value is %s at %p, not the struct kept at %p", (int)accumulator,
+                 dc_type_name(result.return_value.type), result.return_value.pointer, (void *)&storage[0]);
+    STRESS_CHECK(pair_sound(storage[0]) && storage[0].first == expected.first && storage[0].second == expected.second,
+                 "accumulator %d, %zu structs returned: kept {%lld, %lld}, returned %zu-th was {%lld, %lld}%s",
+                 (int)accumulator, returned, (long long)storage[0].first, (long long)storage[0].second, pick + 1,
+                 (long long)expected.first, (long long)expected.second,
+                 pair_sound(storage[0]) ? "" : " (a struct no handler returned: zeroed, torn or junk)");
+    if (accumulator == DC_ACCUMULATE_ALL) {
+        for (size_t i = 0; i < capacity && i < returned; i++) {
+            STRESS_CHECK(results[i].type == DC_TYPE_STRUCT && results[i].pointer == (void *)&storage[i],
+                         "DC_ACCUMULATE_ALL: results[%zu] is %s at %p, not the struct at %p", i,
+                         dc_type_name(results[i].type), results[i].pointer, (void *)&storage[i]);
+            STRESS_CHECK(storage[i].first == f->pairs[i].first && storage[i].second == f->pairs[i].second,
+                         "DC_ACCUMULATE_ALL: struct %zu kept as {%lld, %lld}, returned as {%lld, %lld}", i,
+                         (long long)storage[i].first, (long long)storage[i].second, (long long)f->pairs[i].first,
+                         (long long)f->pairs[i].second);
+        }
+    }
+    stress_pop();
+}
+
+static bool integer_handler(const seam_record *r) { return r->kind == SEAM_INTEGER; }
+static bool full_delegate_record(const seam_record *r) { return r->kind == SEAM_DELEGATE && r->full_delegate; }
+static bool any_delegate(const seam_record *r) { return r->kind == SEAM_DELEGATE; }
+
+static void seam_call_closure(void) {
+    stress_push(note(OP_SEAM_STEP, 0, NO_EVENT, NO_RECORD, STEP_CALL_CLOSURE));
+    int64_t x = (int64_t)below(1000);
+    seam_clear_own_calls();
+    uint64_t began = ++me->sequence;
+    seam_open_frame();
+    int64_t got = ((int64_t(*)(int64_t))dc_closure_function(seam_closure))(x);
+    seam_frame *f = &me->seam_frames[--me->seam_depth];
+    me->stats.seam_closure_calls++;
+    int64_t expected = f->returns > 0 ? f->first_integer : 0;
+    STRESS_CHECK(got == expected, "the table closure returned %lld, the first handler this thread saw returned %lld "
+                                  "(%zu calls)",
+                 (long long)got, (long long)expected, f->calls);
+    seam_check_own_calls(integer_handler, 0, began, "a table closure call");
+    stress_pop();
+}
+
+static void seam_add_delegate(void) {
+    seam_record *r = seam_new_record(0, SEAM_DELEGATE);
+    if (r == NULL) return;
+    r->full_delegate = chance(70);
+    stress_push(note(OP_SEAM_STEP, 0, NO_EVENT, r->index, STEP_ADD_DELEGATE));
+    const delegate_interface *vtable = r->full_delegate ? &full_delegate : &ping_delegate;
+    const char *primed = fuzz_prime_message();
+    dc_status status = dc_forwarder_add(seam_forwarder, vtable, r);
+    atomic_store(&r->add_status, status);
+    model_expect_status(status, DC_OK, primed, "dc_forwarder_add");
+    seam_own(r);
+    if (chance(20)) {
+        primed = fuzz_prime_message();
+        model_expect_status(dc_forwarder_add(seam_forwarder, vtable, r), DC_EXISTS, primed,
+                            "dc_forwarder_add of a delegate added already");
+    }
+    stress_pop();
+}
+
+static void seam_remove_delegate(void) {
+    seam_record *r = seam_pick_own(any_delegate);
+    if (r == NULL) return;
+    stress_push(note(OP_SEAM_STEP, 0, NO_EVENT, r->index, STEP_REMOVE_DELEGATE));
+    const char *primed = fuzz_prime_message();
+    model_expect_status(dc_forwarder_remove(seam_forwarder, r->full_delegate ? &full_delegate : &ping_delegate, r),
+                        DC_OK, primed, "dc_forwarder_remove");
+    atomic_store(&r->removed, true);
+    seam_disown(r);
+    if (chance(20)) {
+        primed = fuzz_prime_message();
+        model_expect_status(dc_forwarder_remove(seam_forwarder, r->full_delegate ? &full_delegate : &ping_delegate, r),
+                            DC_ERR_NOT_FOUND, primed, "dc_forwarder_remove of a delegate removed already");
+    }
+    stress_pop();
+}
+
+static void seam_call_forwarder(bool value_slot) {
+    stress_push(note(OP_SEAM_STEP, 0, NO_EVENT, NO_RECORD, value_slot ? STEP_CALL_VALUE : STEP_CALL_PING));
+    const delegate_interface *vtable = dc_forwarder_vtable(seam_forwarder);
+    void *context = dc_forwarder_context(seam_forwarder);
+    int64_t x = (int64_t)below(1000);
+    seam_clear_own_calls();
+    uint64_t began = ++me->sequence;
+    seam_open_frame();
+    int64_t got = 0;
+    if (value_slot)
+        got = vtable->value(context, x);
+    else
+        vtable->ping(context);
+    seam_frame *f = &me->seam_frames[--me->seam_depth];
+    me->stats.seam_forwarder_calls++;
+    if (value_slot) {
+        int64_t expected = f->returns > 0 ? f->first_integer : 0;
+        STRESS_CHECK(got == expected, "the forwarder's value slot returned %lld, the first delegate this thread saw "
+                                      "returned %lld (%zu calls)",
+                     (long long)got, (long long)expected, f->calls);
+        seam_check_own_calls(full_delegate_record, 0, began, "a forwarder's value slot call");
+    } else {
+        seam_check_own_calls(any_delegate, 0, began, "a forwarder's ping slot call");
+    }
+    stress_pop();
+}
+
+/* The interned keys of table `table_index` are all among those a call that
+ * succeeds interns: a refused call interned none. */
+static void seam_check_interned(unsigned table_index, const char *after) {
+    for (dc_event_id id = 1;; id++) {
+        const char *name = NULL;
+        if (dc_table_event_name(seam_table(table_index), id, &name) != DC_OK) break;
+        bool known = strcmp(name, "own-0") == 0 || strcmp(name, "own-1") == 0 || strcmp(name, "own-2") == 0 ||
+                     strcmp(name, "own-3") == 0;
+        STRESS_CHECK(known, "\"%s\" is interned in table %u after %s", name, table_index, after);
+    }
+}
+
+static bool in_table_1(const seam_record *r) { return r->table == 1 && r->kind == SEAM_PLAIN; }
+
+/* Ids of table 1 given to table 0: refused, nothing changes. */
+static void seam_use_foreign_id(void) {
+    seam_record *r = chance(70) ? seam_pick_own(in_table_1) : NULL;
+    bool own = r != NULL;
+    if (r == NULL) r = seam_pick_any();
+    if (r == NULL || r->table != 1) return;
+    stress_push(note(OP_SEAM_STEP, 0, NO_EVENT, r->index, STEP_FOREIGN_ID));
+    me->stats.seam_foreign++;
+    dc_table *a = seam_table(0), *b = seam_table(1);
+    dc_handler_id id = atomic_load(&r->id);
+    const char *primed = fuzz_prime_message();
+    model_expect_status(dc_table_remove(a, id), DC_ERR_NOT_FOUND, primed, "dc_table_remove of another table's id");
+    primed = fuzz_prime_message();
+    model_expect_status(dc_table_block(a, id), DC_ERR_NOT_FOUND, primed, "dc_table_block of another table's id");
+    primed = fuzz_prime_message();
+    model_expect_status(dc_table_unblock(a, id), DC_ERR_NOT_FOUND, primed, "dc_table_unblock of another table's id");
+    STRESS_CHECK(!dc_table_contains(a, id), "table 0 contains table 1's handler r%u", r->index);
+    dc_handler_info info;
+    primed = fuzz_prime_message();
+    model_expect_status(dc_table_handler_info(a, id, &info), DC_ERR_NOT_FOUND, primed,
+                        "dc_table_handler_info of another table's id");
+    if (own) {
+        STRESS_CHECK(dc_table_contains(b, id), "table 1's handler r%u is gone after its id was used on table 0",
+                     r->index);
+        STRESS_CHECK(dc_table_handler_info(b, id, &info) == DC_OK && info.blocked == r->blocks && info.target == r,
+                     "table 1's handler r%u: blocked %u times, the owner blocked it %u", r->index, info.blocked,
+                     r->blocks);
+    }
+    stress_pop();
+}
+
+/* The listing of this thread's event: only this thread changes it. */
+typedef struct listing {
+    size_t count;
+    dc_handler_info handlers[66];
+} listing;
+
+static void list_own(unsigned table_index, listing *out) {
+    out->count = 0;
+    STRESS_CHECK(dc_table_handlers(seam_table(table_index), seam_event(table_index), out->handlers, 66, &out->count) ==
+                     DC_OK && out->count <= 66,
+                 "dc_table_handlers of \"%s\" failed or listed %zu", seam_event(table_index), out->count);
+}
+
+static void seam_failing_call(void) {
+    unsigned which = below(10);
+    unsigned table_index = which == 2 ? 0 : below(2); /* table 0 has this thread's default handler */
+    stress_push(note(OP_SEAM_STEP, table_index, NO_EVENT, NO_RECORD, STEP_FAILING_CALL));
+    me->stats.seam_refused++;
+    dc_table *table = seam_table(table_index);
+    const char *own = seam_event(table_index);
+    char key[48];
+    listing before, after;
+    list_own(table_index, &before);
+    size_t count_before = 99, count_after = 98;
+    STRESS_CHECK(dc_table_handler_count(table, own, &count_before) == DC_OK, "dc_table_handler_count failed");
+    dc_handler_options first = {DC_HANDLER_RUN_FIRST, NULL, seam_notify, NULL};
+    dc_handler_options last = {DC_HANDLER_RUN_LAST, NULL, seam_notify, NULL};
+    seam_record *r = seam_new_record(table_index, SEAM_PLAIN);
+    if (r == NULL) {
+        stress_pop();
+        return;
+    }
+    first.destroy_data = last.destroy_data = r;
+    const char *primed = fuzz_prime_message();
+    dc_status status, expected;
+    const char *what;
+    switch (which) {
+    case 0:
+        snprintf(key, sizeof key, "%s::detail", own);
+        status = dc_table_add(table, key, seam_signatures[SIG_PLAIN], DC_FUNCTION(seam_plain), r, &first, NULL);
+        expected = DC_ERR_INVALID_ARGUMENT, what = "a run-first default handler for a detailed key";
+        break;
+    case 1:
+        snprintf(key, sizeof key, "fresh-%u-%u::detail", me->index, r->index);
+        status = dc_table_add_marshal(table, key, seam_signatures[SIG_PAIR], seam_pair_marshal, r, &last, NULL);
+        expected = DC_ERR_INVALID_ARGUMENT, what = "a run-last default marshal for a fresh detailed key";
+        break;
+    case 2:
+        status = dc_table_add(table, own, seam_signatures[SIG_PLAIN], DC_FUNCTION(seam_plain), r, &first, NULL);
+        expected = DC_ERR_STATE, what = "a second default handler";
+        break;
+    case 3: {
+        static const char *const malformed[] = {"::x", "x::", "a::b::c", "a:::b"};
+        snprintf(key, sizeof key, "%s%s", below(2) ? "fresh" : "", malformed[below(4)]);
+        status = dc_table_add(table, key, seam_signatures[SIG_PLAIN], DC_FUNCTION(seam_plain), r, &last, NULL);
+        expected = DC_ERR_INVALID_ARGUMENT, what = "an add to a malformed key";
+        break;
+    }
+    case 4: {
+        dc_handler_options unknown = {1u << 12, NULL, seam_notify, r};
+        snprintf(key, sizeof key, "fresh-%u-%u", me->index, r->index);
+        status = dc_table_add(table, chance(50) ? own : key, seam_signatures[SIG_PLAIN], DC_FUNCTION(seam_plain), r,
+                              &unknown, NULL);
+        expected = DC_ERR_INVALID_ARGUMENT, what = "an add with an unknown flag";
+        break;
+    }
+    case 5:
+        snprintf(key, sizeof key, "fresh-%u-%u", me->index, r->index);
+        status = dc_table_add(table, key, seam_signatures[SIG_PLAIN], NULL, r, NULL, NULL);
+        expected = DC_ERR_NULL_ARGUMENT, what = "an add of a NULL function";
+        break;
+    case 6:
+        snprintf(key, sizeof key, "fresh-%u-%u", me->index, r->index);
+        status = dc_table_add(table, chance(50) ? own : key, seam_signatures[SIG_VOID], DC_FUNCTION(seam_plain), r,
+                              NULL, NULL);
+        expected = DC_ERR_TYPE, what = "an add with a target and no parameter for it";
+        break;
+    case 7: {
+        dc_signature *variadic = NULL;
+        STRESS_CHECK(dc_signature_create_variadic("vi", 1, &variadic) == DC_OK, "a variadic signature");
+        dc_closure *closure = (dc_closure *)(uintptr_t)1;
+        snprintf(key, sizeof key, "variadic-%u-%u", me->index, r->index);
+        primed = fuzz_prime_message();
+        status = dc_table_closure_create(table, chance(50) ? own : key, variadic, &closure);
+        STRESS_CHECK(closure == (dc_closure *)(uintptr_t)1, "a refused table closure wrote *out");
+        dc_signature_release(variadic);
+        expected = DC_ERR_UNSUPPORTED, what = "a table closure of a variadic signature";
+        break;
+    }
+    case 8: {
+        dc_execute_options options = {(dc_accumulator)7, 0, NULL, 0, NULL, 0};
+        snprintf(key, sizeof key, "fresh-%u-%u", me->index, r->index);
+        dc_result result;
+        status = dc_table_execute_with(table, chance(50) ? own : key, NULL, 0, &options, &result);
+        expected = DC_ERR_INVALID_ARGUMENT, what = "an execute with an unknown accumulator";
+        break;
+    }
+    default:
+        snprintf(key, sizeof key, "fresh-%u-%u", me->index, r->index);
+        status = dc_table_remove_event(table, "::", NULL);
+        expected = DC_ERR_INVALID_ARGUMENT, what = "a remove of a malformed key";
+        break;
+    }
+    atomic_store(&r->add_status, status);
+    model_expect_status(status, expected, primed, what);
+    STRESS_CHECK(atomic_load(&r->notifies) == 0, "%s ran the destroy notify it was given", what);
+    list_own(table_index, &after);
+    STRESS_CHECK(dc_table_handler_count(table, own, &count_after) == DC_OK && count_after == count_before,
+                 "\"%s\" had %zu handlers before %s, %zu after", own, count_before, what, count_after);
+    STRESS_CHECK(after.count == before.count, "\"%s\" listed %zu handlers before %s, %zu after", own, before.count,
+                 what, after.count);
+    for (size_t i = 0; i < after.count; i++)
+        STRESS_CHECK(after.handlers[i].id == before.handlers[i].id && after.handlers[i].flags == before.handlers[i].flags &&
+                         after.handlers[i].blocked == before.handlers[i].blocked &&
+                         after.handlers[i].target == before.handlers[i].target,
+                     "\"%s\"'s handler %zu changed across %s", own, i, what);
+    seam_check_interned(table_index, what);
+    stress_pop();
+}
+
+/* ---- one race ---------------------------------------------------------------------------------- */
+
+/* Thread 0, every other thread waiting: the race's tables and handlers. */
+static void seam_begin(void) {
+    seam_kind = (int)(round_number % SEAM_KINDS);
+    stress_push(note(OP_SEAM, 0, NO_EVENT, NO_RECORD, (uint32_t)seam_kind));
+    unsigned used = atomic_load(&seam_record_count);
+    memset(seam_records, 0, (used < SEAM_MAX_RECORDS ? used : SEAM_MAX_RECORDS) * sizeof seam_records[0]);
+    atomic_store(&seam_record_count, 0);
+    memset(told, 0, sizeof told);
+    atomic_store(&seam_quiet, false);
+    atomic_store(&seam_gone, false);
+    atomic_store(&seam_destroying, false);
+    atomic_store(&seam_bomb, NULL);
+    atomic_store(&seam_errors, 0);
+    seam_event_ids[0] = seam_event_ids[1] = 0;
+    seam_tables[0] = seam_tables[1] = NULL;
+    const dc_object_callbacks callbacks = {retain_object, release_object};
+    if (seam_kind == SEAM_BOMB) {
+        table_slot *s = &slots[SEAM_SLOT];
+        snprintf(s->name, sizeof s->name, "seam-bomb");
+        STRESS_CHECK(dc_table_create(s->name, &callbacks, &s->table) == DC_OK, "dc_table_create failed");
+        atomic_store(&s->registered_count, 0);
+        atomic_store(&s->broad_removals_in_flight, 0);
+        atomic_store(&s->state, TABLE_OPEN);
+    } else {
+        for (unsigned t = 0; t < 2; t++)
+            STRESS_CHECK(dc_table_create(t == 0 ? "seam-a" : "seam-b", &callbacks, &seam_tables[t]) == DC_OK,
+                         "dc_table_create failed");
+    }
+    if (seam_kind != SEAM_REFUSALS)
+        STRESS_CHECK(dc_table_intern(seam_table(0), seam_event(0), &seam_event_ids[0]) == DC_OK, "intern");
+    if (seam_observed(0)) {
+        seam_observer_current = 0;
+        seam_set_observer(0, seam_kind != SEAM_NOTIFIES);
+    }
+    if (seam_kind == SEAM_BOMB) {
+        seam_add(0, SEAM_PLAIN, PLAN_BOMB, 0);
+        atomic_store(&seam_bomb, &seam_records[0]);
+        seam_disown(&seam_records[0]);
+    }
+    if (seam_kind == SEAM_CLOSURES) {
+        STRESS_CHECK(dc_table_closure_create(seam_table(0), "c", seam_signatures[SIG_CLOSURE], &seam_closure) == DC_OK,
+                     "dc_table_closure_create failed");
+        dc_closure_set_error_handler(seam_closure, seam_closure_error, NULL);
+        static const char *const slot_encodings[] = {"q^vq", "v^v"};
+        STRESS_CHECK(dc_forwarder_create(slot_encodings, 2, &seam_forwarder) == DC_OK, "dc_forwarder_create failed");
+        dc_forwarder_set_error_handler(seam_forwarder, seam_closure_error, NULL);
+    }
+    me->stats.seam_races[seam_kind]++;
+    stress_pop();
+}
+
+/* One step of this thread in the race. */
+static void seam_step(void) {
+    unsigned roll = below(100);
+    me->stats.seam_ops++;
+    switch (seam_kind) {
+    case SEAM_OBSERVER:
+        if (roll < 35) seam_add(0, SEAM_PLAIN, PLAN_NOTHING, 0);
+        else if (roll < 55) {
+            seam_record *r = seam_pick_own(NULL);
+            if (r != NULL) seam_remove(r, true);
+        } else if (roll < 62) seam_block();
+        else if (roll < 67) seam_unblock();
+        else if (roll < 92) seam_execute(0);
+        else seam_replace_observer();
+        break;
+    case SEAM_NOTIFIES:
+    case SEAM_BOMB:
+        if (seam_kind == SEAM_BOMB && me->index == 0 && roll < 4) {
+            seam_record *bomb = atomic_load(&seam_bomb);
+            stress_push(note(OP_SEAM_STEP, 0, NO_EVENT, NO_RECORD, STEP_REMOVE_BOMB));
+            if (bomb != NULL) seam_remove(bomb, false);
+            stress_pop();
+        } else if (roll < 35) {
+            unsigned plan = below(100);
+            seam_add(0, SEAM_PLAIN, plan < 30 ? PLAN_REMOVE_OTHER : plan < 55 ? PLAN_ADD : PLAN_NOTHING, 0);
+        } else if (roll < 55) {
+            seam_record *r = seam_pick_own(NULL);
+            if (r != NULL) seam_remove(r, true);
+        } else if (roll < 60 && seam_kind == SEAM_NOTIFIES) seam_block();
+        else if (roll < 64 && seam_kind == SEAM_NOTIFIES) seam_unblock();
+        else seam_execute(0);
+        break;
+    case SEAM_STRUCTS:
+        if (roll < 25) seam_add(0, chance(50) ? SEAM_PAIR_FUNCTION : SEAM_PAIR_MARSHAL, PLAN_NOTHING, 0);
+        else if (roll < 38) {
+            seam_record *r = seam_pick_own(NULL);
+            if (r != NULL) seam_remove(r, true);
+        } else if (roll < 46) seam_block();
+        else if (roll < 52) seam_unblock();
+        else seam_execute_structs();
+        break;
+    case SEAM_CLOSURES:
+        if (roll < 18) seam_add(0, SEAM_INTEGER, PLAN_NOTHING, 0);
+        else if (roll < 28) {
+            seam_record *r = seam_pick_own(integer_handler);
+            if (r != NULL) seam_remove(r, true);
+        } else if (roll < 50) seam_call_closure();
+        else if (roll < 62) seam_add_delegate();
+        else if (roll < 70) seam_remove_delegate();
+        else seam_call_forwarder(roll < 88);
+        break;
+    default: /* SEAM_REFUSALS */
+        if (roll < 25) seam_add(below(2), SEAM_PLAIN, PLAN_NOTHING, 0);
+        else if (roll < 35) {
+            seam_record *r = seam_pick_own(blockable);
+            if (r != NULL) seam_remove(r, true);
+        } else if (roll < 45) seam_block();
+        else if (roll < 50) seam_unblock();
+        else if (roll < 65) seam_execute(below(2));
+        else if (roll < 82) seam_use_foreign_id();
+        else seam_failing_call();
+        break;
+    }
+}
+
+/* Every thread: its steps, then nothing left blocked by it. */
+static void seam_run(void) {
+    stress_push(note(OP_SEAM, 0, NO_EVENT, NO_RECORD, (uint32_t)seam_kind));
+    me->owned_count = 0;
+    me->seam_depth = me->observer_depth = 0;
+    if (seam_kind == SEAM_REFUSALS) {
+        /* This thread's event's default handler, first in its listing. */
+        seam_add(0, SEAM_PLAIN, PLAN_NOTHING, DC_HANDLER_RUN_FIRST);
+        STRESS_CHECK(dc_table_intern(seam_table(1), seam_event(1), &(dc_event_id){0}) == DC_OK, "intern");
+    }
+    for (unsigned step = 0; step < SEAM_OPS; step++) {
+        if (seam_kind == SEAM_BOMB && !enter_table(SEAM_SLOT)) break;
+        seam_step();
+        if (seam_kind == SEAM_BOMB) leave_table(SEAM_SLOT);
+    }
+    if (seam_kind == SEAM_REFUSALS) {
+        /* What the other table's ids and the refused calls left: exactly this
+         * thread's live handlers run, its default among them. */
+        for (unsigned t = 0; t < 2; t++) seam_execute(t);
+    }
+    stress_pop();
+}
+
+/* Thread 0, the others waiting: the race's end, checked. */
+static void seam_finish(void) {
+    if (seam_kind < 0) return;
+    stress_push(note(OP_SEAM, 0, NO_EVENT, NO_RECORD, (uint32_t)seam_kind));
+    atomic_store(&seam_quiet, true);
+    unsigned count = atomic_load(&seam_record_count);
+    if (count > SEAM_MAX_RECORDS) count = SEAM_MAX_RECORDS;
+    if (seam_kind == SEAM_OBSERVER) {
+        /* Every handler left goes now, told: then each add was told once, and
+         * each removal, and nothing else. */
+        size_t removed = 0;
+        STRESS_CHECK(dc_table_remove_all(seam_table(0), &removed) == DC_OK, "dc_table_remove_all failed");
+        unsigned added = 0;
+        for (unsigned i = 0; i < count; i++) {
+            seam_record *r = &seam_records[i];
+            if (atomic_load(&r->add_status) != DC_OK) continue;
+            added++;
+            dc_handler_id id = atomic_load(&r->id);
+            STRESS_CHECK(told_added(id) == 1 && told_removed(id) == 1,
+                         "seam r%u (id %llu): the observers were told %u times of its add, %u of its removal",
+                         r->index, (unsigned long long)id, told_added(id), told_removed(id));
+        }
+        unsigned entries = 0;
+        for (size_t i = 0; i < TOLD_SIZE; i++) entries += atomic_load(&told[i].id) != 0;
+        STRESS_CHECK(entries == added, "the observers were told of %u handlers, %u were added", entries, added);
+    }
+    if (seam_kind == SEAM_CLOSURES) {
+        unsigned live = 0;
+        for (unsigned i = 0; i < count; i++) {
+            seam_record *r = &seam_records[i];
+            if (r->kind == SEAM_DELEGATE && atomic_load(&r->add_status) == DC_OK && !atomic_load(&r->removed)) live++;
+        }
+        STRESS_CHECK(dc_forwarder_count(seam_forwarder) == live, "the forwarder counts %zu delegates, %u are added",
+                     dc_forwarder_count(seam_forwarder), live);
+        STRESS_CHECK(atomic_load(&seam_errors) == 0, "error handlers reached");
+        dc_closure_destroy(seam_closure);
+        dc_forwarder_destroy(seam_forwarder);
+        seam_closure = NULL, seam_forwarder = NULL;
+    }
+    unsigned last_observer = seam_observer_current;
+    atomic_store(&seam_destroying, true);
+    if (seam_kind == SEAM_BOMB) {
+        table_slot *s = &slots[SEAM_SLOT];
+        int open = TABLE_OPEN;
+        if (atomic_compare_exchange_strong(&s->state, &open, TABLE_DESTROYED_OUTSIDE)) dc_table_destroy(s->table);
+        STRESS_CHECK(atomic_load(&s->state) != TABLE_CLOSING, "the bomb's table is left closing");
+        s->table = NULL;
+    } else {
+        for (unsigned t = 0; t < 2; t++) dc_table_destroy(seam_tables[t]);
+        seam_tables[0] = seam_tables[1] = NULL;
+    }
+    for (unsigned t = 0; t < thread_count; t++)
+        STRESS_CHECK(atomic_load(&workers[t].top[SEAM_SLOT]) == 0 && atomic_load(&workers[t].in_handler[SEAM_SLOT]) == 0,
+                     "thread %u is still in the bomb's table after the race", t);
+    if (seam_observed(0))
+        STRESS_CHECK(atomic_load(&seam_observers[last_observer].destroyed) == 1,
+                     "the last observer's destroy notify ran %u times once the table was destroyed",
+                     atomic_load(&seam_observers[last_observer].destroyed));
+    for (unsigned i = 0; i < count; i++) {
+        seam_record *r = &seam_records[i];
+        if (r->kind == SEAM_DELEGATE) continue;
+        int status = atomic_load(&r->add_status);
+        bool notified = status == DC_OK && r->with_notify;
+        unsigned notifies = atomic_load(&r->notifies);
+        STRESS_CHECK(notifies == (notified ? 1u : 0u),
+                     "seam r%u (add %s) ended the race with its destroy notify run %u times", r->index,
+                     status == ADD_PENDING ? "never returned" : dc_status_name((dc_status)status), notifies);
+    }
+    seam_kind = -1;
+    stress_pop();
+}
+
 /* ---- rounds ------------------------------------------------------------------------------- */
 
 /* Thread 0, all others waiting: destroy the tables left, check the round. */
 static void finish_round(void) {
+    seam_finish();
     stress_push(note(OP_ROUND_END, 0, NO_EVENT, NO_RECORD, 0));
     for (unsigned t = 0; t < thread_count; t++)
         for (unsigned s = 0; s < SLOT_COUNT; s++)
@@ -1687,6 +2999,13 @@ static void *run_worker(void *argument) {
         memset(me->held_blocks, 0, sizeof me->held_blocks);
         me->held_count = 0;
         for (unsigned op = 0; op < ops_per_round && !all_tables_destroyed(); op++) top_level_operation();
+        if (!seams) continue;
+        /* The round's seam race, on tables of its own. */
+        pthread_barrier_wait(&round_barrier);
+        if (me->index == 0) seam_begin();
+        pthread_barrier_wait(&round_barrier);
+        stress_random_seed(&me->random, stress.seed ^ 0x5ea3, round_number, me->index);
+        seam_run();
     }
     return NULL;
 }
@@ -1696,12 +3015,14 @@ static void *run_worker(void *argument) {
 static void usage(const char *program) {
     fprintf(stderr,
             "usage: %s [--seconds N] [--seed S] [--threads 1..%d] [--round R] [--ops N] [--watchdog N] [--trace]\n"
+            "          [--no-seams]\n"
             "  --seconds   how long to run (default 10); rounds then stop\n"
             "  --seed      what every thread's program comes from (default: from the clock; printed)\n"
             "  --round     the first round, to replay a failing one (default 1)\n"
             "  --ops       operations each thread begins per round outside any handler (default %d)\n"
             "  --watchdog  seconds without a completed round that count as a hang (default %d)\n"
-            "  --trace     print every operation as it begins\n",
+            "  --trace     print every operation as it begins\n"
+            "  --no-seams  run no seam race after each round's operations\n",
             program, STRESS_MAX_THREADS, DEFAULT_OPS, DEFAULT_WATCHDOG_SECONDS);
     exit(2);
 }
@@ -1714,6 +3035,10 @@ int main(int argc, char **argv) {
         const char *option = argv[i], *value = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(option, "--trace") == 0) {
             stress.tracing = true;
+            continue;
+        }
+        if (strcmp(option, "--no-seams") == 0) {
+            seams = false;
             continue;
         }
         if (value == NULL) usage(argv[0]);
@@ -1738,6 +3063,7 @@ int main(int argc, char **argv) {
     fflush(stdout);
 
     model_create_signatures();
+    seam_create_signatures();
     round_number = first_round - 1;
     started_ns = stress_now_ns();
     stress_start_watchdog();
@@ -1757,6 +3083,7 @@ int main(int argc, char **argv) {
     atomic_store(&stress.finished, true);
     pthread_barrier_destroy(&round_barrier);
     for (unsigned i = 0; i < SIGNATURE_COUNT; i++) dc_signature_release(signatures[i]);
+    seam_release_signatures();
 
     double elapsed = (double)(stress_now_ns() - started_ns) / 1e9;
     printf("stress_table: passed: %llu rounds in %.1f s, seed 0x%llx\n"
@@ -1771,5 +3098,13 @@ int main(int argc, char **argv) {
            total.blocks, total.unblocks, total.drains, total.queries, total.lingers, total.destroys_outside,
            total.destroys_from_handler, total.destroys_again, total.destroy_timeouts, total.destroys_from_notify,
            total.dropped);
+    printf("  seam races: %lu observer, %lu notify, %lu bomb, %lu struct, %lu closure, %lu refusal races;\n"
+           "  %lu steps; %lu observer calls, %lu seam destroy notifies, %lu tables destroyed by a bomb;\n"
+           "  %lu struct executes, %lu table closure calls, %lu forwarder calls; %lu foreign-id uses,\n"
+           "  %lu refused calls checked unchanged\n",
+           total.seam_races[0], total.seam_races[1], total.seam_races[2], total.seam_races[3], total.seam_races[4],
+           total.seam_races[5], total.seam_ops, total.seam_told, total.seam_notifies, total.seam_bombs,
+           total.seam_structs, total.seam_closure_calls, total.seam_forwarder_calls, total.seam_foreign,
+           total.seam_refused);
     return 0;
 }
