@@ -281,7 +281,8 @@ typedef struct stats {
         destroys_from_handler, destroys_again, destroys_from_notify, destroy_timeouts, dropped, lingers;
     /* The seam races (counted once per race by thread 0, the rest by each thread). */
     unsigned long seam_races[6], seam_ops, seam_told, seam_notifies, seam_bombs, seam_structs, seam_closure_calls,
-        seam_forwarder_calls, seam_foreign, seam_refused;
+        seam_forwarder_calls, seam_foreign, seam_refused, seam_replaced, seam_kept, seam_declined,
+        seam_bombs_in_handler, seam_bombs_in_observer;
 } stats;
 
 /* What one execute, table closure call or forwarder call of the seam races
@@ -2006,6 +2007,8 @@ static void seam_destroy_from_notify(void) {
     if (state == TABLE_DESTROYED_OUTSIDE || state == TABLE_DESTROYED_FROM_HANDLER) {
         atomic_store(&seam_gone, true);
         me->stats.seam_bombs++;
+        if (me->observer_depth > 0) me->stats.seam_bombs_in_observer++;
+        else if (me->seam_depth > 0) me->stats.seam_bombs_in_handler++;
     }
 }
 
@@ -2080,6 +2083,7 @@ static void seam_pair_marshal(void *data, const dc_value *arguments, size_t coun
         /* Declines, having written junk where it was told to. */
         memset(result->pointer, 0x5a, sizeof(seam_pair));
         result->type = DC_TYPE_VOID;
+        me->stats.seam_declined++;
     } else {
         seam_pair p = make_pair((int64_t)(r->index + 1) << 20 | (int64_t)(f->calls & 0xFFFFF));
         memcpy(result->pointer, &p, sizeof p);
@@ -2352,6 +2356,7 @@ static void seam_replace_observer(void) {
                      "dc_table_set_observer returned, the replaced observer %u's destroy notify ran %u times", old,
                      atomic_load(&seam_observers[old].destroyed));
         atomic_store(&seam_observers[old].retired, true);
+        me->stats.seam_replaced++;
     }
     pthread_mutex_unlock(&seam_observer_lock);
     stress_pop();
@@ -2395,6 +2400,7 @@ static void seam_execute_structs(void) {
         stress_pop();
         return;
     }
+    me->stats.seam_kept++;
     size_t pick = accumulator == DC_ACCUMULATE_FIRST || accumulator == DC_ACCUMULATE_ALL ? 0 : returned - 1;
     seam_pair expected = f->pairs[pick];
     STRESS_CHECK(result.return_value.type == DC_TYPE_STRUCT && result.return_value.pointer == (void *)&storage[0],
@@ -3099,12 +3105,14 @@ int main(int argc, char **argv) {
            total.destroys_from_handler, total.destroys_again, total.destroy_timeouts, total.destroys_from_notify,
            total.dropped);
     printf("  seam races: %lu observer, %lu notify, %lu bomb, %lu struct, %lu closure, %lu refusal races;\n"
-           "  %lu steps; %lu observer calls, %lu seam destroy notifies, %lu tables destroyed by a bomb;\n"
-           "  %lu struct executes, %lu table closure calls, %lu forwarder calls; %lu foreign-id uses,\n"
-           "  %lu refused calls checked unchanged\n",
+           "  %lu steps; %lu observer calls, %lu observers replaced; %lu seam destroy notifies; %lu tables\n"
+           "  destroyed by a bomb (%lu in a handler, %lu in an observer's call); %lu struct executes (%lu kept\n"
+           "  one, %lu marshals declined); %lu table closure calls, %lu forwarder calls; %lu foreign-id\n"
+           "  uses, %lu refused calls checked unchanged\n",
            total.seam_races[0], total.seam_races[1], total.seam_races[2], total.seam_races[3], total.seam_races[4],
-           total.seam_races[5], total.seam_ops, total.seam_told, total.seam_notifies, total.seam_bombs,
-           total.seam_structs, total.seam_closure_calls, total.seam_forwarder_calls, total.seam_foreign,
-           total.seam_refused);
+           total.seam_races[5], total.seam_ops, total.seam_told, total.seam_replaced, total.seam_notifies,
+           total.seam_bombs, total.seam_bombs_in_handler, total.seam_bombs_in_observer, total.seam_structs,
+           total.seam_kept, total.seam_declined, total.seam_closure_calls, total.seam_forwarder_calls,
+           total.seam_foreign, total.seam_refused);
     return 0;
 }
