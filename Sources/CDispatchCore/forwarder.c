@@ -88,8 +88,9 @@ DC_API dc_status dc_forwarder_create(const char *const *slot_encodings, size_t s
     if (slot_encodings == NULL || out == NULL)
         return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_forwarder_create: %s must not be NULL",
                         slot_encodings == NULL ? "slot_encodings" : "out");
-    if (slot_count == 0)
-        return dc__fail(DC_ERR_INVALID_ARGUMENT, "dc_forwarder_create: an interface has at least one slot");
+    if (slot_count == 0 || slot_count > DC_MAX_FORWARDER_SLOTS)
+        return dc__fail(DC_ERR_INVALID_ARGUMENT, "dc_forwarder_create: an interface has 1 to %d slots, not %zu",
+                        DC_MAX_FORWARDER_SLOTS, slot_count);
     dc_forwarder *forwarder = calloc(1, sizeof *forwarder);
     if (forwarder == NULL) return dc__fail(DC_ERR_NO_MEMORY, "dc_forwarder_create: no memory for a forwarder");
     pthread_mutex_init(&forwarder->lock, NULL);

@@ -84,15 +84,17 @@ static void removals_by_target_event_and_all_whose_destroy_notify_destroys_the_o
 
 /* ---- a forwarder of an impossible size ---------------------------------------------------- */
 
-static void a_forwarder_of_more_slots_than_memory_holds_fails_with_a_status(void **state) {
+static void a_forwarder_of_more_slots_than_the_limit_fails_with_a_status(void **state) {
     (void)state;
     const char *encodings[] = {"v^v"};
     dc_forwarder *forwarder = (dc_forwarder *)(uintptr_t)1;
-    const char *primed = dc_test_prime_error_message();
-    assert_status(dc_forwarder_create(encodings, SIZE_MAX, &forwarder), DC_ERR_NO_MEMORY);
-    assert_string_not_equal(dc_last_error_message(), primed);
-    assert_ptr_equal(forwarder, (dc_forwarder *)(uintptr_t)1);
-    assert_status(dc_forwarder_create(encodings, SIZE_MAX / 2, &forwarder), DC_ERR_NO_MEMORY);
+    size_t counts[] = {SIZE_MAX, SIZE_MAX / 2, (size_t)DC_MAX_FORWARDER_SLOTS + 1};
+    for (size_t i = 0; i < ARRAY_COUNT(counts); i++) {
+        const char *primed = dc_test_prime_error_message();
+        assert_status(dc_forwarder_create(encodings, counts[i], &forwarder), DC_ERR_INVALID_ARGUMENT);
+        assert_string_not_equal(dc_last_error_message(), primed);
+        assert_ptr_equal(forwarder, (dc_forwarder *)(uintptr_t)1);
+    }
 }
 
 /* ---- struct returns under accumulators, beside marshals that decline -------------------- */
@@ -330,7 +332,7 @@ int main(void) {
         cmocka_unit_test(a_removal_by_id_whose_destroy_notify_destroys_the_observed_table_reads_nothing_freed),
         cmocka_unit_test(
             removals_by_target_event_and_all_whose_destroy_notify_destroys_the_observed_table_read_nothing_freed),
-        cmocka_unit_test(a_forwarder_of_more_slots_than_memory_holds_fails_with_a_status),
+        cmocka_unit_test(a_forwarder_of_more_slots_than_the_limit_fails_with_a_status),
         cmocka_unit_test(a_kept_struct_return_survives_a_later_marshal_that_declines),
         cmocka_unit_test(the_observer_is_told_of_changes_made_by_the_deepest_handler),
         cmocka_unit_test(a_table_closure_refuses_a_struct_returning_handler_whatever_its_parameters),

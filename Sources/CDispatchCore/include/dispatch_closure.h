@@ -135,6 +135,9 @@ DC_API dc_status dc_table_closure_create(dc_table *table, const char *event, dc_
  */
 typedef struct dc_forwarder dc_forwarder;
 
+/* The most slots an interface given to dc_forwarder_create() has. */
+#define DC_MAX_FORWARDER_SLOTS 65536
+
 /*
  * Creates a forwarder for an interface of `slot_count` slots, slot i of type
  * slot_encodings[i] (an encoding as for dc_signature_create(), whose first
@@ -143,7 +146,8 @@ typedef struct dc_forwarder dc_forwarder;
  * struct of that many function pointers. The caller owns *out.
  *
  * Errors, with nothing allocated: DC_ERR_NULL_ARGUMENT (slot_encodings, one of
- * them, or out NULL); DC_ERR_INVALID_ARGUMENT (no slots); DC_ERR_BAD_SIGNATURE
+ * them, or out NULL); DC_ERR_INVALID_ARGUMENT (no slots, or more than
+ * DC_MAX_FORWARDER_SLOTS); DC_ERR_BAD_SIGNATURE
  * (a slot's encoding is malformed, or its first parameter is none of those,
  * naming the slot); DC_ERR_NO_MEMORY; DC_ERR_FFI.
  */
