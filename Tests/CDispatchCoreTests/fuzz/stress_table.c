@@ -1729,6 +1729,7 @@ typedef struct seam_record {
     bool with_notify;
     uint64_t added_at; /* the owner's sequence when the add began */
     _Atomic int add_status;
+    _Atomic bool published; /* added with DC_OK, the fields above written: other threads may pick it */
     _Atomic dc_handler_id id;
     _Atomic bool removed; /* a remove outside any execute returned DC_OK */
     _Atomic bool blocked; /* a block returned, no unblock began since (the owner's only) */
@@ -1812,8 +1813,9 @@ static bool seam_usable(void) { return seam_kind != SEAM_BOMB || table_open(SEAM
 static seam_record *seam_new_record(unsigned table_index, seam_handler_kind kind) {
     unsigned index = atomic_fetch_add(&seam_record_count, 1);
     if (index >= SEAM_MAX_RECORDS) return NULL;
+    /* Zeroed by seam_begin, while no thread ran: other threads may look at
+     * it (seam_pick_any) before it is published, so no memset here. */
     seam_record *r = &seam_records[index];
-    memset(r, 0, sizeof *r);
     r->round = round_number;
     r->index = index;
     r->owner = me->index;
@@ -1886,7 +1888,7 @@ static seam_record *seam_pick_any(void) {
     if (count > SEAM_MAX_RECORDS) count = SEAM_MAX_RECORDS;
     for (unsigned attempt = 0; attempt < 4 && count > 0; attempt++) {
         seam_record *r = &seam_records[below(count)];
-        if (atomic_load(&r->add_status) == DC_OK && r->kind != SEAM_DELEGATE) return r;
+        if (atomic_load(&r->published)) return r;
     }
     return NULL;
 }
@@ -2179,6 +2181,7 @@ static bool seam_add(unsigned table_index, seam_handler_kind kind, seam_plan pla
                                               "of it %u times",
                          r->index, (unsigned long long)id, told_added(id));
         seam_own(r);
+        atomic_store(&r->published, true);
     } else {
         /* Only while the bomb's table is destroyed may an add fail. */
         STRESS_CHECK(status == DC_ERR_STATE && (seam_kind == SEAM_BOMB || atomic_load(&seam_quiet)),
@@ -2209,15 +2212,16 @@ static bool seam_remove(seam_record *r, bool own) {
     } else {
         expect_either(status, DC_OK, DC_ERR_NOT_FOUND, primed, "a seam remove");
     }
+    /* Told on this thread before the remove returns, at any depth. */
+    if (status == DC_OK && seam_observed(r->table) && !atomic_load(&seam_quiet) && seam_usable())
+        STRESS_CHECK(told_removed(id) == 1, "the remove of seam r%u returned DC_OK, the observers were told of it %u "
+                                            "times",
+                     r->index, told_removed(id));
     if (status == DC_OK && outside) {
         atomic_store(&r->removed, true);
         if (r->with_notify)
             STRESS_CHECK(atomic_load(&r->notifies) == 1, "the remove of seam r%u returned, its destroy notify had run %u times",
                          r->index, atomic_load(&r->notifies));
-        if (seam_observed(r->table) && !atomic_load(&seam_quiet) && seam_usable())
-            STRESS_CHECK(told_removed(id) == 1, "the remove of seam r%u returned DC_OK, the observers were told of it %u "
-                                                "times",
-                         r->index, told_removed(id));
     }
     stress_pop();
     return status == DC_OK;
