@@ -242,6 +242,68 @@ struct SeamStressTests {
             #expect(root.handled.load(ordering: .relaxed) > 0)
         }
     }
+
+    @Test("An execute finding a target dead while its last call runs the target's deinit does not wait for that call")
+    func pruneDoesNotWaitForTheTargetsDeinit() async {
+        await #expect(processExitsWith: .success) {
+            // B's call holds the target when the test lets it go, so B runs
+            // the target's deinit, which takes a lock A holds while A
+            // executes, finds the target dead and prunes its handler.
+            let table = CommandTable(name: "prune")
+            // A lock the test takes on this thread and the deinit on B.
+            let lock = DispatchSemaphore(value: 1)
+            let steps = (inside: DispatchSemaphore(value: 0), release: DispatchSemaphore(value: 0),
+                dying: DispatchSemaphore(value: 0), done: DispatchSemaphore(value: 0))
+            var target: DyingTarget? = DyingTarget(lock: lock, inside: steps.inside, release: steps.release,
+                dying: steps.dying)
+            table.addTarget(target!, action: DyingTarget.fire, named: "fire", for: "tap")
+            Thread {
+                _ = try? table.execute("tap")
+                steps.done.signal()
+            }.start()
+            if steps.inside.wait(timeout: .now() + 10) != .success { failHung("the target's action did not run") }
+            lock.wait()
+            target = nil
+            steps.release.signal()
+            if steps.dying.wait(timeout: .now() + 10) != .success { failHung("the target did not die") }
+            let executed = DispatchSemaphore(value: 0)
+            Thread {
+                _ = try? table.execute("tap")
+                executed.signal()
+            }.start()
+            if executed.wait(timeout: .now() + 10) != .success {
+                failHung("the execute that found the target dead waited for the call running its deinit")
+            }
+            lock.signal()
+            if steps.done.wait(timeout: .now() + 10) != .success { failHung("the target's last call did not return") }
+            _ = try? table.execute("tap")
+            #expect(table.handlerCount(for: "tap") == 0)
+        }
+    }
+}
+
+/// A target whose action waits to be let go, and whose deinit takes a lock
+/// (a semaphore of one).
+final class DyingTarget: Sendable {
+    let lock: DispatchSemaphore
+    let inside: DispatchSemaphore
+    let release: DispatchSemaphore
+    let dying: DispatchSemaphore
+
+    init(lock: DispatchSemaphore, inside: DispatchSemaphore, release: DispatchSemaphore, dying: DispatchSemaphore) {
+        (self.lock, self.inside, self.release, self.dying) = (lock, inside, release, dying)
+    }
+
+    func fire() {
+        inside.signal()
+        _ = release.wait(timeout: .now() + 10)
+    }
+
+    deinit {
+        dying.signal()
+        lock.wait()
+        lock.signal()
+    }
 }
 
 /// A delegate that uses its multicast delegate from its deinit.
