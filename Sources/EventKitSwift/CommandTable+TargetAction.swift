@@ -21,6 +21,9 @@ final class WeakTargetHandlerBox: FailableHandlerBox, @unchecked Sendable {
     let registryKey: TargetHandlers.Key
     /// The handler's id once registered; 0 until then.
     let handlerID = Atomic<UInt64>(0)
+    /// Calls running that loaded the target alive, until they have released
+    /// it: a call whose release is the target's last runs its deinit.
+    private let callsHoldingTarget = Atomic<Int>(0)
 
     init(
         cTable: OpaquePointer, target: AnyObject, registryKey: TargetHandlers.Key,
@@ -43,7 +46,22 @@ final class WeakTargetHandlerBox: FailableHandlerBox, @unchecked Sendable {
     func callIfAlive(_ arguments: UnsafePointer<dc_value>?, _ count: Int, _ result: UnsafeMutablePointer<dc_value>?)
         -> Bool
     {
+        let called = callHoldingTarget(arguments, count, result)
+        // The target is released by now, and its deinit over if it was the
+        // last reference.
+        if called { callsHoldingTarget.subtract(1, ordering: .sequentiallyConsistent) }
+        return called
+    }
+
+    /// `callIfAlive`'s call, counted in `callsHoldingTarget` from the load of
+    /// the target on; never inlined, so that the target is released before
+    /// it returns.
+    @inline(never)
+    private func callHoldingTarget(
+        _ arguments: UnsafePointer<dc_value>?, _ count: Int, _ result: UnsafeMutablePointer<dc_value>?
+    ) -> Bool {
         guard let target else { return false }
+        callsHoldingTarget.add(1, ordering: .sequentiallyConsistent)
         do {
             try call(target, arguments, count, result)
         } catch {
@@ -52,11 +70,18 @@ final class WeakTargetHandlerBox: FailableHandlerBox, @unchecked Sendable {
         return true
     }
 
-    /// Removes the handler of a dead target. A handler registered a moment ago
-    /// on another thread may not know its id yet; the next execute prunes it.
+    /// Removes the handler of a dead target, from inside the execute that
+    /// found it dead. A handler registered a moment ago on another thread may
+    /// not know its id yet, and a call on another thread that held the
+    /// target may still be running the target's deinit (user code, which may
+    /// wait for a lock this execute's caller holds, and the removal would
+    /// wait for that call): then the next execute that finds it dead prunes
+    /// it. The other calls the removal waits for found the target dead and
+    /// run no user code.
     func prune() {
         let id = handlerID.load(ordering: .acquiring)
-        if id != 0 { _ = dc_table_remove(cTable, id) }
+        guard id != 0, callsHoldingTarget.load(ordering: .sequentiallyConsistent) == 0 else { return }
+        _ = dc_table_remove(cTable, id)
     }
 
     static let trampoline: dc_marshal = { data, arguments, count, result in
