@@ -145,8 +145,8 @@ enum TargetHandlers {
     /// (and the box's deinit takes this lock); an entry's registration may
     /// hold the last reference to the table's handle (whose deinit destroys
     /// the C table). So entries leave the lock as copies and are looked into,
-    /// or dropped, after it; the lock is taken under no other lock of the
-    /// Swift layer's but `CommandTable.targetActionAdds`, and takes none.
+    /// or dropped, after it. Nothing is taken, called or released under the
+    /// lock, so a box's deinit may take it wherever the box goes.
     // @unchecked: the entries are only read and written under the lock.
     private struct Registry: @unchecked Sendable {
         var handlers: [Key: [dc_handler_id: Entry]] = [:]

@@ -13,7 +13,10 @@ internal import CDispatchCoreBinding
 /// that happen before iteration starts are buffered, as the buffering policy
 /// says. The handler is removed when the stream terminates: the consuming
 /// task is cancelled, or the stream and its iterator are released (leaving a
-/// `for await` loop releases the iterator). The stream finishes, after
+/// `for await` loop releases the iterator). Termination never waits for an
+/// execute delivering to the stream on another thread: from then on the
+/// handler yields nothing, and when such a call is running, the removal
+/// follows on another thread once it has returned (see <doc:Semantics>). The stream finishes, after
 /// handing out what it buffered, when its handler goes away in any other way:
 /// ``CommandTable/removeAll(for:)-(String)``, ``CommandTable/removeAll()``, or the
 /// table being released.
