@@ -85,8 +85,10 @@ void dc__run_hooks(dc_table *table, const hook_list *hooks, const event_record *
 }
 
 void dc__table_observe(dc_table *table, dc_table_change change, dc_event_id event, dc_handler_id handler) {
+    /* The destroy's own removals are not told; an add that overlaps it is,
+     * while the observer is there (the destroy removes it first). */
     if (atomic_load_explicit(&table->observer, memory_order_relaxed) == NULL ||
-        atomic_load_explicit(&table->destroy_called, memory_order_relaxed))
+        (change == DC_HANDLER_REMOVED && atomic_load_explicit(&table->destroy_called, memory_order_relaxed)))
         return;
     /* Every change made deeper was refused (refuse_unobservable()). */
     dc_thread_record *reader = dc__current_record;

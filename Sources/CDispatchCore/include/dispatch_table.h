@@ -41,13 +41,15 @@ extern "C" {
  * running on other threads to return, with one exception, which keeps
  * handlers that block themselves or remove each other on several threads
  * from waiting for each other forever. A remove or block made inside a
- * handler (or a queued delivery, or a destroy notify run there) does not wait
+ * handler (or a queued delivery, an emission hook or the table observer, or a
+ * destroy notify run in one of them) does not wait
  * for a call running on a thread that is itself waiting in a remove or block
  * made inside a handler. Such a call may still be running when the remove or
  * block returns; it is the handler's last, and the handler's destroy notify
  * runs once it has returned, on
  * whichever of the two threads sees it over first. Made outside every
- * handler, a remove or block waits for every running call.
+ * handler, hook and observer call, a remove or block waits for every running
+ * call.
  * A waiting remove or block is also why a handler must not be removed while
  * holding a lock the handler itself takes.
  */
@@ -349,7 +351,10 @@ typedef enum dc_table_change {
 
 /*
  * Told of each handler added (with DC_OK, not DC_EXISTS) and each removed, in
- * any way but the table's destroy, with the key it was added with: Node's
+ * any way but the table's destroy, with the key it was added with, while it
+ * is the table's observer (the destroy removes it first: an add on another
+ * thread that overlaps a destroy begun in a handler is told only if it
+ * comes before that): Node's
  * 'newListener' and 'removeListener', after the fact. Called on the thread
  * that added or removed it, before that call returns, with no lock held: it
  * may add and remove handlers (it is told of those too) and use the table as

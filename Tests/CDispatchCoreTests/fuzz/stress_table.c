@@ -1779,35 +1779,6 @@ static dc_signature *seam_signatures[6];
 static const char *const seam_encodings[6] = {"v^v", "{pair=qq}^v", "{pair=qq}", "q^vq", "qq", "v"};
 enum { SIG_PLAIN, SIG_PAIR_BOUND, SIG_PAIR, SIG_INTEGER_BOUND, SIG_CLOSURE, SIG_VOID };
 
-/*
- * Two places where the library does less than the header's letter says; the
- * stress checks the letter there only when these are 1 (each fails within a
- * few minutes of `make stress` today):
- *
- * STRESS_OBSERVER_REMOVES_WAIT: the header's "Waiting" exception (a remove
- * that does not wait for a call on a thread itself waiting in a remove made
- * inside a handler) names removes made inside a handler, a queued delivery or
- * a destroy notify run there, and says "made outside every handler, a remove
- * waits for every running call". The observer is called inside a read
- * section (hooks.c, dc__table_observe), so a remove it makes inside a
- * dc_table_add or dc_table_remove outside every handler takes the exception
- * too: it may return DC_OK before the handler's destroy notify has run
- * (which then runs when the skipped call returns). With 0, a remove from an
- * observer's call counts as one made inside a handler.
- *
- * STRESS_TELL_ADDS_OVERLAPPING_DESTROY: the observer is "told of each handler
- * added (with DC_OK)". An add that passed the destroy check just before
- * another thread's dc_table_destroy (from a handler or destroy notify, which
- * may overlap it) began returns DC_OK untold: dc__table_observe returns once
- * destroy_called is set. With 0, an add that returns when the table's
- * destroy has begun is not checked for its tell.
- */
-#ifndef STRESS_OBSERVER_REMOVES_WAIT
-#define STRESS_OBSERVER_REMOVES_WAIT 0
-#endif
-#ifndef STRESS_TELL_ADDS_OVERLAPPING_DESTROY
-#define STRESS_TELL_ADDS_OVERLAPPING_DESTROY 0
-#endif
 
 static seam_pair make_pair(int64_t first) { return (seam_pair){first, ~first * 3}; }
 static bool pair_sound(seam_pair p) { return p.first != 0 && p.second == ~p.first * 3; }
@@ -2207,7 +2178,7 @@ static bool seam_add(unsigned table_index, seam_handler_kind kind, seam_plan pla
     if (status == DC_OK) {
         STRESS_CHECK(id != 0, "a seam add gave id 0");
         if (seam_observed(table_index) && !atomic_load(&seam_quiet) &&
-            (STRESS_TELL_ADDS_OVERLAPPING_DESTROY || seam_usable()))
+            seam_usable()) /* an add overlapping a destroy is told only before the destroy removes the observer */
             STRESS_CHECK(told_added(id) == 1, "the add of seam r%u (id %llu) returned DC_OK, the observers were told "
                                               "of it %u times",
                          r->index, (unsigned long long)id, told_added(id));
@@ -2233,7 +2204,9 @@ static bool seam_remove(seam_record *r, bool own) {
     if (own) seam_disown(r); /* before: an observer told of this remove may pick another */
     const char *primed = fuzz_prime_message();
     dc_status status = dc_table_remove(seam_table(r->table), id);
-    bool outside = me->seam_depth == 0 && (STRESS_OBSERVER_REMOVES_WAIT || me->observer_depth == 0);
+    /* Inside a handler, hook or observer call a remove may not wait (the
+     * header's "Waiting"). */
+    bool outside = me->seam_depth == 0 && me->observer_depth == 0;
     if (own && !atomic_load(&r->removed)) {
         /* Only a notify's remove of another thread's handler races this one. */
         if (seam_kind == SEAM_NOTIFIES || seam_kind == SEAM_BOMB)
