@@ -35,6 +35,7 @@
 #   make deps                 install the Debian packages the build and tests need (as root)
 #   make check-exports        the .so exports exactly what the headers declare, in the version
 #                             nodes the version script (made from the headers) gives them
+#   make check-layers         the core's layers call downward only (Scripts/check-layers.sh)
 #   make test-c               only the C tests (cmocka), built into build/tests/
 #   make test-consumers       the README's C quick start (Tests/Consumers/add.c) built by cc with
 #                             pkg-config, by CMake (pkg_check_modules, IMPORTED_TARGET) and by Meson
@@ -343,10 +344,16 @@ deps:
 test:
 	@$(MAKE) --no-print-directory deps
 	@$(MAKE) --no-print-directory all
-	@$(MAKE) --no-print-directory test-c check-header check-exports check-stubs
+	@$(MAKE) --no-print-directory test-c check-header check-exports check-stubs check-layers
 	@$(MAKE) --no-print-directory test-consumers
 	$(SWIFT) test
 	@$(MAKE) --no-print-directory check-misuse
+
+# The core's layers call downward only (Scripts/check-layers.sh says which
+# file is in which layer), read from the library's objects.
+.PHONY: check-layers
+check-layers: $(OBJECTS)
+	@Scripts/check-layers.sh $(BUILD)/obj $(NM)
 
 # Misuses of the typed API that must not compile (Tests/Misuse), against the
 # module `swift test` built.

@@ -34,26 +34,6 @@ struct dc_closure {
     size_t skipped;
 };
 
-/* Writes `value`, of the scalar return type of `signature`, where libffi
- * wants a closure's return value: integers narrower than ffi_arg widened to
- * it. (A struct return is written there as it is set.) */
-static inline void store_return(const dc_signature *signature, const dc_value *value, void *ret) {
-    switch (signature->return_type) {
-    case DC_TYPE_FLOAT: memcpy(ret, &value->f, sizeof value->f); break;
-    case DC_TYPE_DOUBLE: memcpy(ret, &value->d, sizeof value->d); break;
-    case DC_TYPE_INT64:
-    case DC_TYPE_UINT64: memcpy(ret, &value->u64, sizeof value->u64); break;
-    case DC_TYPE_OBJECT:
-    case DC_TYPE_POINTER:
-    case DC_TYPE_STRING: memcpy(ret, &value->pointer, sizeof value->pointer); break;
-    default: {
-        ffi_arg widened = (ffi_arg)dc__integer_image(value);
-        memcpy(ret, &widened, sizeof widened);
-        break;
-    }
-    }
-}
-
 /* The zero value of `type`. */
 static dc_value zero_of(dc_type type) {
     dc_value value;
@@ -61,24 +41,6 @@ static dc_value zero_of(dc_type type) {
     value.struct_id = 0;
     value.u64 = 0;
     return value;
-}
-
-void dc__invocation_read_arguments(dc_invocation *invocation) {
-    const dc_signature *signature = invocation->signature;
-    dc_value *arguments = dc__invocation_arguments(invocation);
-    void **ffi_arguments = dc__invocation_ffi_arguments(invocation);
-    for (size_t i = 0; i < signature->parameter_count; i++) {
-        dc__load_parameter(signature, i, invocation->unread[i], &arguments[i]);
-        ffi_arguments[i] = dc__ffi_argument(&arguments[i]);
-    }
-    if (signature->return_layout == NULL) invocation->rvalue = &invocation->result;
-    invocation->return_class = signature->return_class;
-    invocation->call_path = signature->call_path;
-    invocation->unread = NULL;
-}
-
-void dc__invocation_return_to_caller(const dc_invocation *call, const dc_value *value) {
-    store_return(call->signature, value, ((const dc__lent_invocation *)call)->return_address);
 }
 
 /* A struct return is made where libffi wants it, zero until set. */
@@ -109,7 +71,7 @@ static void closure_entry(ffi_cif *cif, void *ret, void **arguments, void *data)
         if (signature->return_layout == NULL) {
             lent.return_address = ret;
             dc_value zero = zero_of(signature->return_type);
-            store_return(signature, &zero, ret);
+            dc__store_closure_return(signature, &zero, ret);
         } else {
             begin_struct_return(call, ret);
         }
@@ -234,7 +196,7 @@ static void table_closure_entry(ffi_cif *cif, void *ret, void **arguments, void 
                                      dc_table_name(closure->table), event, signature->encoding, reason));
         }
     }
-    if (signature->return_kind == DC_RETURNS_SCALAR) store_return(signature, &returned, ret);
+    if (signature->return_kind == DC_RETURNS_SCALAR) dc__store_closure_return(signature, &returned, ret);
 }
 
 dc_status dc__table_closure_create(dc_table *table, dc_event_id event, dc_signature *signature, size_t skipped,

@@ -565,9 +565,29 @@ typedef struct dc__lent_invocation {
 _Static_assert(offsetof(dc__lent_invocation, storage) == sizeof(dc_invocation),
                "a lent invocation's storage follows it, as a created one's does");
 
+/* Writes `value`, of the scalar return type of `signature`, where libffi
+ * wants a closure's return value: integers narrower than ffi_arg widened to
+ * it. (A struct return is written there as it is set.) */
+static inline void dc__store_closure_return(const dc_signature *signature, const dc_value *value, void *ret) {
+    switch (signature->return_type) {
+    case DC_TYPE_FLOAT: memcpy(ret, &value->f, sizeof value->f); break;
+    case DC_TYPE_DOUBLE: memcpy(ret, &value->d, sizeof value->d); break;
+    case DC_TYPE_INT64:
+    case DC_TYPE_UINT64: memcpy(ret, &value->u64, sizeof value->u64); break;
+    case DC_TYPE_OBJECT:
+    case DC_TYPE_POINTER:
+    case DC_TYPE_STRING: memcpy(ret, &value->pointer, sizeof value->pointer); break;
+    default: {
+        ffi_arg widened = (ffi_arg)dc__integer_image(value);
+        memcpy(ret, &widened, sizeof widened);
+        break;
+    }
+    }
+}
+
 /* Writes `value`, the scalar return value a set or an invoke of a lent
  * invocation leaves, where the closure's caller reads it, as libffi wants a
- * closure's (closure.c): the last one is what the caller gets. */
+ * closure's: the last one is what the caller gets. */
 void dc__invocation_return_to_caller(const dc_invocation *call, const dc_value *value);
 
 /* The invocation's parameter_count typed argument values. */
@@ -613,7 +633,7 @@ static inline void dc__load_parameter(const dc_signature *signature, size_t inde
 }
 
 /* Reads a lent invocation's arguments into its values, and sets what a call
- * needs, when it has not yet (closure.c). */
+ * needs, when it has not yet. */
 void dc__invocation_read_arguments(dc_invocation *invocation);
 
 static inline void dc__invocation_ready(dc_invocation *invocation) {

@@ -1,6 +1,8 @@
 /*
  * invocation.c — NSInvocation: argument storage, the two call paths, and the
- * one-shot dc_call().
+ * one-shot dc_call(); and the invocation a closure lends its handler for one
+ * call, over the arguments where libffi handed them (read on first use), whose
+ * results are written where the closure's caller reads them.
  *
  * Arguments are kept twice, in the shape each call path wants, so that invoke
  * does nothing but the call: typed values whose addresses libffi reads, and the
@@ -11,6 +13,28 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* ---- lent invocations (a closure's call) ---------------------------------------------- */
+
+void dc__invocation_read_arguments(dc_invocation *invocation) {
+    const dc_signature *signature = invocation->signature;
+    dc_value *arguments = dc__invocation_arguments(invocation);
+    void **ffi_arguments = dc__invocation_ffi_arguments(invocation);
+    for (size_t i = 0; i < signature->parameter_count; i++) {
+        dc__load_parameter(signature, i, invocation->unread[i], &arguments[i]);
+        ffi_arguments[i] = dc__ffi_argument(&arguments[i]);
+    }
+    if (signature->return_layout == NULL) invocation->rvalue = &invocation->result;
+    invocation->return_class = signature->return_class;
+    invocation->call_path = signature->call_path;
+    invocation->unread = NULL;
+}
+
+void dc__invocation_return_to_caller(const dc_invocation *call, const dc_value *value) {
+    dc__store_closure_return(call->signature, value, ((const dc__lent_invocation *)call)->return_address);
+}
+
+/* ---- arguments ------------------------------------------------------------------------- */
 
 /* Converts argument `index` to its parameter type; on failure the message says
  * which call, which argument, which signature and both types. */

@@ -190,19 +190,6 @@ DC_API void dc_forwarder_set_error_handler(dc_forwarder *forwarder, dc_closure_e
  * and no call may be in progress. NULL does nothing. */
 DC_API void dc_forwarder_destroy(dc_forwarder *forwarder);
 
-/* Deepest nesting of executes (a handler executing, whose handler executes, ...)
- * on one thread; deeper is DC_ERR_DEPTH instead of a stack overflow. */
-#define DC_MAX_EXECUTE_DEPTH 64
-
-/*
- * Called from a handler: the handlers after it in the innermost execute of
- * `table` running on this thread are not called; that execute reports
- * stopped. Errors: DC_ERR_NULL_ARGUMENT; DC_ERR_STATE (no execute of this
- * table is running on this thread).
- * Replaces: g_signal_stop_emission.
- */
-DC_API dc_status dc_table_stop_emission(dc_table *table);
-
 #ifdef __cplusplus
 }
 #endif

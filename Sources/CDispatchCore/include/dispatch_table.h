@@ -484,6 +484,19 @@ DC_API dc_status dc_table_execute_id_with(dc_table *table, dc_event_id event,
 
 /* ---- emission hooks ------------------------------------------------------------ */
 
+/* Deepest nesting of executes (a handler executing, whose handler executes, ...)
+ * on one thread; deeper is DC_ERR_DEPTH instead of a stack overflow. */
+#define DC_MAX_EXECUTE_DEPTH 64
+
+/*
+ * Called from a handler: the handlers after it in the innermost execute of
+ * `table` running on this thread are not called; that execute reports
+ * stopped. Errors: DC_ERR_NULL_ARGUMENT; DC_ERR_STATE (no execute of this
+ * table is running on this thread).
+ * Replaces: g_signal_stop_emission.
+ */
+DC_API dc_status dc_table_stop_emission(dc_table *table);
+
 /* One execute, as an emission hook sees it; valid during the hook's call. */
 typedef struct dc_emission {
     dc_table *table;
