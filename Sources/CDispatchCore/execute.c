@@ -608,7 +608,7 @@ NOINLINE static dc_status execute_generally(dc_table *table, dc_event_id event_i
  * writes *result). Passed by value, so on the lean path it stays in
  * registers: kept in memory, its return would load the status and
  * `detailed` together across two stores, which the processor cannot
- * forward (a stall of about 4 ns).
+ * forward to the load (a store-forwarding stall).
  */
 
 /* The outcome of an execute the general way, which wrote `full`: the report
@@ -807,7 +807,8 @@ DC__BINDING_API dc_status dc__table_execute(dc_table *table, const char *event, 
 
 /* A brief execute. One with no arguments (the Swift layer's `() -> Void`
  * events) is compiled apart, knowing that no argument is read: no NULL test,
- * no argument count to look up (9% of a Swift execute by name). Only where
+ * no argument count to look up (RESULTS.md has its share of a Swift execute
+ * by name). Only where
  * Swift calls exist (clang); gcc warns that it cannot prove the NULL unread. */
 ALWAYS_INLINE static inline dc__brief_result execute_briefly(dc_table *table, dc_event_id event_id,
                                                              const char *event_name, const event_record *known,

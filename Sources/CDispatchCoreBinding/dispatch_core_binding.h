@@ -634,7 +634,7 @@ dc__lean_execute_as(bool marshal, bool swift, unsigned parameters, bool target, 
         /* Redefined on every handler, so clang keeps the frame in a
          * callee-saved register rather than moving it in and out of a
          * caller-saved one around each call; gcc keeps it there anyway, and
-         * its loops grow by two instructions with this. */
+         * its loops grow with this. */
 #if defined(__clang__)
         DC__KEEP_IN_REGISTER(frame);
 #endif
