@@ -15,7 +15,9 @@
  */
 #include "test_support.h"
 
+#include <stdalign.h>
 #include <stdarg.h>
+#include <stdlib.h>
 
 /* ---- right or refused ------------------------------------------------------ */
 
@@ -439,6 +441,124 @@ static void eight_32_byte_structs_one_after_eight_integers_and_nine_of_four_doub
     assert_true(result.d == doubles[8].d[3]);
 }
 
+/* ---- many shapes, each checked by a closure ------------------------------------------ */
+
+/* Parameter types without padding, so every byte given must arrive: scalars,
+ * structs of each register class, homogeneous float aggregates and structs
+ * passed by reference; the two kinds each defect touches are among them. */
+static const char *const parameter_kinds[] = {"q", "d", "i", "f", "{P=QQ}", "{F=ff}", "{H=[4d]}", "{Q=[3d]}",
+                                              "{T=iif}", "{G=Qd}", "{B=[32C]}", "{W=[24C]}", "{X=QQQQQ}",
+                                              "{Y=[17C]}"};
+enum { FIRST_LARGE_KIND = 10, MAX_SHAPE_PARAMETERS = 18 };
+
+typedef struct shape_call {
+    size_t count;
+    dc_type types[MAX_SHAPE_PARAMETERS];
+    size_t sizes[MAX_SHAPE_PARAMETERS];
+    alignas(16) unsigned char bytes[MAX_SHAPE_PARAMETERS][48];
+    bool arrived;
+} shape_call;
+
+static uint32_t next_random(uint32_t *state) {
+    *state ^= *state << 13;
+    *state ^= *state >> 17;
+    *state ^= *state << 5;
+    return *state;
+}
+
+static void compare_arguments(dc_invocation *call, void *user_data) {
+    shape_call *expected = user_data;
+    for (size_t i = 0; i < expected->count; i++) {
+        dc_value value;
+        if (dc_invocation_get_argument(call, i, &value) != DC_OK) {
+            expected->arrived = false;
+            continue;
+        }
+        const void *bytes = value.type == DC_TYPE_STRUCT ? value.pointer : (const void *)&value.u64;
+        if (expected->types[i] == DC_TYPE_FLOAT) bytes = &value.f;
+        if (expected->types[i] == DC_TYPE_DOUBLE) bytes = &value.d;
+        if (memcmp(bytes, expected->bytes[i], expected->sizes[i]) != 0) expected->arrived = false;
+    }
+}
+
+static void many_shapes_of_structs_and_scalars_reach_a_closure_right_or_are_refused_naming_the_defect(void **state) {
+    (void)state;
+    static const char *const returns[] = {"v", "i", "d", "{Big=QQQ}"};
+    uint32_t random = 37;
+    size_t refused = 0, called = 0;
+    for (int n = 0; n < 400; n++) {
+        char encoding[512];
+        snprintf(encoding, sizeof encoding, "%s", returns[next_random(&random) % ARRAY_COUNT(returns)]);
+        shape_call *call = calloc(1, sizeof *call);
+        assert_non_null(call);
+        call->count = 1 + next_random(&random) % MAX_SHAPE_PARAMETERS;
+        unsigned large_share = next_random(&random) % 101; /* percent of large structs: few to most */
+        for (size_t i = 0; i < call->count; i++) {
+            size_t kind = next_random(&random) % 100 < large_share
+                              ? FIRST_LARGE_KIND + next_random(&random) % (ARRAY_COUNT(parameter_kinds) - FIRST_LARGE_KIND)
+                              : next_random(&random) % FIRST_LARGE_KIND;
+            strcat(encoding, parameter_kinds[kind]);
+        }
+        dc_signature *signature = NULL;
+        const char *primed = dc_test_prime_error_message();
+        dc_status status = dc_signature_create(encoding, &signature);
+        if (status == DC_ERR_UNSUPPORTED) {
+            dc_test_assert_failure(primed, status, DC_ERR_UNSUPPORTED,
+                                   (const char *const[]){"libffi", "defect", "refused", NULL}, encoding, __FILE__,
+                                   __LINE__);
+            refused++;
+            free(call);
+            continue;
+        }
+        dc_test_assert_status(status, DC_OK, encoding, __FILE__, __LINE__);
+
+        dc_value arguments[MAX_SHAPE_PARAMETERS];
+        for (size_t i = 0; i < call->count; i++) {
+            dc_type type;
+            assert_ok(dc_signature_parameter_type(signature, i, &type));
+            call->types[i] = type;
+            dc_value value = dc_void();
+            if (type == DC_TYPE_STRUCT) {
+                dc_layout layout;
+                assert_ok(dc_signature_parameter_layout(signature, i, &layout));
+                call->sizes[i] = layout.size;
+                for (size_t k = 0; k < layout.size; k++) call->bytes[i][k] = (unsigned char)next_random(&random);
+                value = dc_struct(call->bytes[i]);
+            } else if (type == DC_TYPE_FLOAT) {
+                value = dc_float((float)(next_random(&random) % 1000) / 8);
+                call->sizes[i] = sizeof value.f;
+                memcpy(call->bytes[i], &value.f, sizeof value.f);
+            } else if (type == DC_TYPE_DOUBLE) {
+                value = dc_double((double)(next_random(&random) % 100000) / 16);
+                call->sizes[i] = sizeof value.d;
+                memcpy(call->bytes[i], &value.d, sizeof value.d);
+            } else if (type == DC_TYPE_INT32) {
+                value = dc_int32((int32_t)next_random(&random));
+                call->sizes[i] = sizeof value.i32;
+                memcpy(call->bytes[i], &value.i32, sizeof value.i32);
+            } else {
+                value = dc_int64((int64_t)((uint64_t)next_random(&random) << 32 | next_random(&random)));
+                call->sizes[i] = sizeof value.i64;
+                memcpy(call->bytes[i], &value.i64, sizeof value.i64);
+            }
+            arguments[i] = value;
+        }
+        dc_closure *closure = NULL;
+        assert_ok(dc_closure_create(signature, compare_arguments, call, NULL, &closure));
+        alignas(16) unsigned char returned[32];
+        dc_value result = dc_struct(returned);
+        call->arrived = true;
+        assert_ok(dc_call(signature, dc_closure_function(closure), arguments, call->count, &result));
+        if (!call->arrived) fail_msg("%s: an argument arrived wrong and the signature was not refused", encoding);
+        called++;
+        dc_closure_destroy(closure);
+        dc_signature_release(signature);
+        free(call);
+    }
+    print_message("%zu shapes called right, %zu refused\n", called, refused);
+    assert_true(called > 0);
+}
+
 /* ---- a refusal keeps nothing ------------------------------------------------------ */
 
 static void a_refused_signature_is_kept_nowhere_and_is_refused_again_with_its_message(void **state) {
@@ -470,6 +590,7 @@ int main(void) {
         cmocka_unit_test(nine_32_byte_structs_arrive_right_or_their_signature_is_refused_naming_the_defect),
         cmocka_unit_test(sixteen_32_byte_structs_arrive_right_or_their_signature_is_refused_naming_the_defect),
         cmocka_unit_test(eight_32_byte_structs_one_after_eight_integers_and_nine_of_four_doubles_are_never_refused),
+        cmocka_unit_test(many_shapes_of_structs_and_scalars_reach_a_closure_right_or_are_refused_naming_the_defect),
         cmocka_unit_test(a_refused_signature_is_kept_nowhere_and_is_refused_again_with_its_message),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
