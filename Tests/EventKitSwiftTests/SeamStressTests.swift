@@ -13,13 +13,13 @@ import Testing
 
 /// Runs `round` (given its number) again and again on a thread of its own
 /// for `seconds`, while `executors` threads call `execute` in a loop until
-/// the rounds are over. Returns whether every thread has finished `grace`
-/// seconds after that: `false` is a hang, whose threads are left where they
-/// are stuck.
+/// the rounds are over. Fails the exit test it runs in when a thread has not
+/// finished `grace` seconds after that (a hang, whose threads are left where
+/// they are stuck), saying that what `watched` names did not return.
 func raceRounds(
-    seconds: Double, executors: Int = 2, grace: Double = 10,
+    seconds: Double, executors: Int = 2, grace: Double = 10, watched: String,
     execute: @escaping @Sendable () -> Void, round: @escaping @Sendable (Int) -> Void
-) -> Bool {
+) {
     let over = Atomic<Bool>(false)
     let finished = DispatchSemaphore(value: 0)
     for _ in 0..<executors {
@@ -40,9 +40,8 @@ func raceRounds(
     }.start()
     let deadline = DispatchTime.now() + seconds + grace
     for _ in 0...executors where finished.wait(timeout: deadline) != .success {
-        return false
+        failHung("\(watched) did not return within \(Int(grace)) s of the race's end")
     }
-    return true
 }
 
 /// Fails the exit test it runs in, at once, with `message`: what a watchdog
@@ -70,8 +69,8 @@ struct SeamStressTests {
     func weakTargetsAtReusedAddresses() async {
         await #expect(processExitsWith: .success) {
             let table = CommandTable(name: "stress")
-            let hung = !raceRounds(
-                seconds: 2.5,
+            raceRounds(
+                seconds: 2.5, watched: "adding targets or executing",
                 execute: { _ = try? table.execute("tap") },
                 round: { _ in
                     // Fresh targets, released at once: the next round's are
@@ -82,7 +81,6 @@ struct SeamStressTests {
                         table.addTarget(target, action: StressTarget.fire, named: "fire", for: "tap")
                     }
                 })
-            if hung { failHung("adding targets or executing did not return within 10 s of the race's end") }
             // Every target is dead: one execute prunes what is left.
             _ = try? table.execute("tap")
             #expect(table.handlerCount(for: "tap") == 0)
@@ -93,8 +91,8 @@ struct SeamStressTests {
     func streamsCancelledWhileExecuting() async {
         await #expect(processExitsWith: .success) {
             let table = CommandTable(name: "stress")
-            let hung = !raceRounds(
-                seconds: 2,
+            raceRounds(
+                seconds: 2, watched: "task.cancel() or an execute",
                 execute: { _ = try? table.execute(.tick, 1) },
                 round: { _ in
                     let stream = table.events(for: .tick)
@@ -109,7 +107,6 @@ struct SeamStressTests {
                         failHung("a cancelled task's iteration did not end within 5 s")
                     }
                 })
-            if hung { failHung("task.cancel() or an execute did not return within 10 s of the race's end") }
             try await waitFor { table.handlerCount(for: .tick) == 0 }
         }
     }
@@ -118,8 +115,8 @@ struct SeamStressTests {
     func streamsEndedEveryWay() async {
         await #expect(processExitsWith: .success) {
             let lasting = CommandTable(name: "stress")
-            let hung = !raceRounds(
-                seconds: 2,
+            raceRounds(
+                seconds: 2, watched: "ending a stream or an execute",
                 execute: { _ = try? lasting.execute(.tick, 1) },
                 round: { round in
                     // Each round's own table too, released at the round's end
@@ -151,7 +148,6 @@ struct SeamStressTests {
                         failHung("a stream's iteration did not end within 5 s of its end")
                     }
                 })
-            if hung { failHung("ending a stream or an execute did not return within 10 s of the race's end") }
             try await waitFor { lasting.handlerCount(for: .tick) == 0 }
         }
     }
@@ -163,8 +159,8 @@ struct SeamStressTests {
             let lasting = LastingReceiver()
             list.add(lasting)
             let made = Atomic<Int>(0)
-            let hung = !raceRounds(
-                seconds: 1.5,
+            raceRounds(
+                seconds: 1.5, watched: "a delegate call, add or remove",
                 execute: {
                     made.add(1, ordering: .relaxed)
                     list.invoke { $0.ping() }
@@ -183,7 +179,6 @@ struct SeamStressTests {
                     }
                     for delegate in delegates where round % 2 == 0 { list.remove(delegate) }
                 })
-            if hung { failHung("a delegate call, add or remove did not return within 10 s of the race's end") }
             #expect(list.count == 1)
             #expect(lasting.calls.load(ordering: .relaxed) == made.load(ordering: .relaxed))
         }
@@ -193,8 +188,8 @@ struct SeamStressTests {
     func commandControlsWhoseHandlersGo() async {
         await #expect(processExitsWith: .success) {
             let control = CommandControl<StressControlHandler>(name: "stress")
-            let hung = !raceRounds(
-                seconds: 1.5,
+            raceRounds(
+                seconds: 1.5, watched: "a command or setting one",
                 execute: {
                     _ = try? control.execute("tap")
                     _ = control.hasCommand(for: "tap")
@@ -209,7 +204,6 @@ struct SeamStressTests {
                     if round % 2 == 0 { control.removeCommand(for: "tap") }
                     if round % 5 == 0 { control.handler = nil }
                 })
-            if hung { failHung("a command, or setting one, did not return within 10 s of the race's end") }
             #expect(control.commandKeys.isEmpty)
         }
     }
@@ -219,8 +213,8 @@ struct SeamStressTests {
         await #expect(processExitsWith: .success) {
             let table = CommandTable(name: "stress")
             let root = StressResponder(parent: nil, handles: true)
-            let hung = !raceRounds(
-                seconds: 1.5,
+            raceRounds(
+                seconds: 1.5, watched: "a route, an add or a remove",
                 execute: { _ = try? table.execute("tap") },
                 round: { round in
                     // A chain leaf → middle → root whose links are weak, as a
@@ -236,7 +230,6 @@ struct SeamStressTests {
                     if round % 2 == 0 { middle.parent = nil }
                     if round % 3 == 0 { table.removeTarget(leaf) }
                 })
-            if hung { failHung("a route, an add or a remove did not return within 10 s of the race's end") }
             _ = try? table.execute("tap")
             #expect(table.handlerCount(for: "tap") == 0)
             #expect(root.handled.load(ordering: .relaxed) > 0)
