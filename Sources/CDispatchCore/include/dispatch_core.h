@@ -315,7 +315,10 @@ typedef struct dc_signature dc_signature;
  * DC_MAX_NESTING deep, more than DC_MAX_STRUCT_ELEMENTS scalars) or more than
  * DC_MAX_PARAMETERS parameters, with a message naming the offending position;
  * DC_ERR_UNSUPPORTED for a union, a bit-field or a long double, naming its
- * position; DC_ERR_NO_MEMORY; DC_ERR_FFI. Nothing is kept on an error.
+ * position, and for structs by value that the libffi underneath would pass
+ * wrongly (a known defect, found by a probe the first time such a signature
+ * is made: README, "Platforms"), naming the defect; DC_ERR_NO_MEMORY;
+ * DC_ERR_FFI. Nothing is kept on an error.
  * Thread-safe.
  */
 DC_API dc_status dc_signature_create(const char *encoding, dc_signature **out);
