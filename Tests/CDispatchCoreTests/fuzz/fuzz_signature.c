@@ -85,7 +85,12 @@ static const char *model_answer(const em_model *model, char *buffer, size_t size
 static void check_refusal(const subject *s, const em_model *model, dc_status status, const dc_signature *signature,
                           const char *primed) {
     char answer[160];
-    if (model != NULL)
+    /* A signature the libffi underneath would pass wrongly is refused, naming
+     * the defect: the model knows encodings, not that libffi (which shapes
+     * are refused is test_libffi_defects.c's to check). */
+    bool libffi_defect = model != NULL && model->status == DC_OK && status == DC_ERR_UNSUPPORTED &&
+                         strstr(dc_last_error_message(), "defect of libffi") != NULL;
+    if (model != NULL && !libffi_defect)
         FUZZ_CHECK(status == model->status, "%s: the library gave %s, the model %s", s->name, dc_status_name(status),
                    model_answer(model, answer, sizeof answer));
     FUZZ_CHECK(signature == UNTOUCHED, "%s failed with %s but wrote *out", s->name, dc_status_name(status));
