@@ -252,16 +252,18 @@ extension MulticastDelegate {
     /// Replaces `-[ILABMultiDelegate insertDelegate:atIndex:]`.
     public func insert(_ delegate: P, at index: Int) throws(DispatchError) {
         let object = Self.object(of: delegate)
-        try withLiveEntries { (live) throws(DispatchError) in
+        let outOfRange = withLiveEntries { live -> DispatchError? in
             let existing = live.firstIndex { $0.object === object }
             let count = live.count - (existing == nil ? 0 : 1)
             guard (0...count).contains(index) else {
-                throw DispatchError.indexOutOfRange(
+                return DispatchError.indexOutOfRange(
                     "\(describedName): index \(index) is out of range for \(count) delegates")
             }
             let entry = existing.map { live.remove(at: $0) } ?? LiveEntry(entry: DelegateEntry(object), object: object)
             live.insert(entry, at: index)
+            return nil
         }
+        if let outOfRange { throw outOfRange }
     }
 
     /// Inserts `delegate` just before `anchor`, moving it there if it is
@@ -454,16 +456,15 @@ extension MulticastDelegate {
     /// go: loading a weak reference makes a strong one, which is the
     /// delegate's last when it dies meanwhile on another thread, and its
     /// deinit, user code, may use this multicast delegate.
-    private func withLiveEntries<Result, Failure: Error>(
-        _ body: (inout [LiveEntry]) throws(Failure) -> Result
-    ) throws(Failure) -> Result {
+    private func withLiveEntries<Result>(_ body: (inout [LiveEntry]) -> Result) -> Result {
         var loaded: [LiveEntry] = []
         defer { withExtendedLifetime(loaded) {} }
-        return try entries.withLock { (entries) throws(Failure) in
+        return entries.withLock { entries in
             var live = entries.compactMap { entry in entry.object.map { LiveEntry(entry: entry, object: $0) } }
             loaded = live
-            defer { entries = live.map(\.entry) }
-            return try body(&live)
+            let result = body(&live)
+            entries = live.map(\.entry)
+            return result
         }
     }
 
