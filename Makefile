@@ -2,7 +2,7 @@
 #
 #   make                      build/libdispatchcore.a, build/libdispatchcore.so, build/dispatchcore.pc
 #                             (the .so's exports: a version script made from the headers, see
-#                             "exports" below; the SONAME policy is in the README)
+#                             "exports" below; the SONAME policy is in the DocC article Using the C Library)
 #   make test                 deps, C tests, header and export checks, stub check, layer check, the
 #                             CMake and Meson consumers, swift test, misuse checks (Tests/Misuse
 #                             must not compile)

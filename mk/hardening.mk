@@ -224,7 +224,7 @@ fuzz: fuzz-build
 	    target=$${entry%%:*}; \
 	    if wait $${entry#*:}; then \
 	        echo "== fuzz_$$target: no crash"; \
-	        grep -E '^(Done [0-9]+ runs|stat::(number_of_executed_units|average_exec_per_sec|new_units_added|peak_rss_mb))' \
+	        grep -a -E '^(Done [0-9]+ runs|stat::(number_of_executed_units|average_exec_per_sec|new_units_added|peak_rss_mb))' \
 	            $(FUZZ_BUILD)/logs/$$target.log | sed 's/^/    /'; \
 	    else \
 	        status=1; \
