@@ -302,7 +302,7 @@ extension CommandTable {
     /// The corresponding C function is `dc_table_execute_id`.
     // Inlinable, so that built-in scalar arguments become their bits at
     // compile time, as for one argument. Always inlined: left a call of its
-    // own, the caller destroys the result it drops (20 instructions).
+    // own, the caller destroys the result it drops (RESULTS.md has the cost).
     @inlinable @inline(__always)
     @discardableResult
     public func execute<each A: EventArgument>(
