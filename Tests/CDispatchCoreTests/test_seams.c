@@ -220,6 +220,24 @@ static void note_closure_error(const dc_closure *closure, dc_status status, cons
     closure_errors++;
 }
 
+/* A table closure of "e" whose errors are counted, the counts set to 0. */
+static dc_closure *closure_noting_errors(dc_table *table, dc_signature *signature) {
+    dc_closure *closure = NULL;
+    assert_ok(dc_table_closure_create(table, "e", signature, &closure));
+    dc_closure_set_error_handler(closure, note_closure_error, NULL);
+    pair_handler_runs = 0, closure_errors = 0;
+    return closure;
+}
+
+/* The call returned zero and reached the error handler with DC_ERR_TYPE,
+ * and the handler did not run. */
+static void expect_refused_before_the_handler_ran(int returned) {
+    assert_int_equal(returned, 0);
+    assert_int_equal(closure_errors, 1);
+    assert_int_equal(last_closure_error, DC_ERR_TYPE);
+    assert_int_equal(pair_handler_runs, 0);
+}
+
 /* A handler whose struct return the closure cannot return is refused before
  * it runs, whatever the closure's parameters. */
 static void a_table_closure_refuses_a_struct_returning_handler_whatever_its_parameters(void **state) {
@@ -229,36 +247,23 @@ static void a_table_closure_refuses_a_struct_returning_handler_whatever_its_para
     assert_ok(dc_table_add(table, "e", handler_signature, (dc_function)one_and_two, NULL, NULL, NULL));
 
     dc_signature *plain = create_signature("i");
-    dc_closure *closure = NULL;
-    assert_ok(dc_table_closure_create(table, "e", plain, &closure));
-    dc_closure_set_error_handler(closure, note_closure_error, NULL);
-    pair_handler_runs = 0, closure_errors = 0;
+    dc_closure *closure = closure_noting_errors(table, plain);
     int returned = ((int (*)(void))dc_closure_function(closure))();
-    assert_int_equal(returned, 0);
-    assert_int_equal(closure_errors, 1);
-    assert_int_equal(last_closure_error, DC_ERR_TYPE);
-    assert_int_equal(pair_handler_runs, 0);
+    expect_refused_before_the_handler_ran(returned);
     dc_closure_destroy(closure);
 
     dc_signature *with_struct = create_signature("i{one=c}");
-    assert_ok(dc_table_closure_create(table, "e", with_struct, &closure));
-    dc_closure_set_error_handler(closure, note_closure_error, NULL);
-    pair_handler_runs = 0, closure_errors = 0;
+    closure = closure_noting_errors(table, with_struct);
     struct {
         char c;
     } one = {'x'};
     returned = ((int (*)(__typeof__(one)))dc_closure_function(closure))(one);
-    assert_int_equal(returned, 0);
-    assert_int_equal(closure_errors, 1);
-    assert_int_equal(last_closure_error, DC_ERR_TYPE);
-    assert_int_equal(pair_handler_runs, 0);
+    expect_refused_before_the_handler_ran(returned);
     dc_closure_destroy(closure);
 
     /* A void closure takes whatever its handlers return. */
     dc_signature *void_signature = create_signature("v");
-    assert_ok(dc_table_closure_create(table, "e", void_signature, &closure));
-    dc_closure_set_error_handler(closure, note_closure_error, NULL);
-    pair_handler_runs = 0, closure_errors = 0;
+    closure = closure_noting_errors(table, void_signature);
     ((void (*)(void))dc_closure_function(closure))();
     assert_int_equal(closure_errors, 0);
     assert_int_equal(pair_handler_runs, 1);
