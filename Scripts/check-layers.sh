@@ -18,7 +18,7 @@ nm=${2:-nm}
 declare -A layer=(
     [types]=1 [reclaim]=1
     [signature]=2 [layout_ids]=2 [libffi_defects]=2 [stubs]=2 [invocation]=2
-    [registry]=3 [registration]=3 [dedupe]=3 [extras]=3 [frames]=3 [execute]=3 [check]=3 [shapes]=3
+    [registry]=3 [registration]=3 [removal]=3 [execute]=3 [shapes]=3
     [hooks]=3 [queue]=3 [introspection]=3
     [closure]=4 [forwarder]=4
 )

@@ -3,7 +3,7 @@
  *
  * One execute, top to bottom (execute_generally()):
  *   key -> event record (lock-free name index) -> handler array snapshot
- *   -> validate the arguments once per distinct handler shape (check.c, when
+ *   -> validate the arguments once per distinct handler shape (shapes.c, when
  *      the shapes' summary cannot answer for them all)
  *   -> for each handler: announce the call, re-check its state, call it on the
  *      stub path or libffi (or post it to its queue), accumulate its result.
@@ -57,7 +57,7 @@ ALWAYS_INLINE static inline bool arguments_fit_summary(const execution *run, con
     return true;
 }
 
-/* dc__check_each_shape() (check.c) of `shapes`, after the summary's quick
+/* dc__check_each_shape() (shapes.c) of `shapes`, after the summary's quick
  * answer for the common case, which it records in run->exact. */
 ALWAYS_INLINE static inline dc_status check_arguments(execution *run, const shape_set *shapes,
                                                       const handler_array *array, uint32_t count, bool strict,
@@ -602,18 +602,12 @@ NOINLINE static dc_status execute_generally(dc_table *table, dc_event_id event_i
  * (dc__lean_execute_as(), in dispatch_core_binding.h).
  */
 
-/*
- * A lean execute gives its entry point a dc__brief_result: the status and,
- * for a brief execute, its report (a plain execute ignores the report and
- * writes *result). Passed by value, so on the lean path it stays in
- * registers: kept in memory, its return would load the status and
- * `detailed` together across two stores, which the processor cannot
- * forward to the load (a store-forwarding stall).
- */
-
 /* The outcome of an execute the general way, which wrote `full`: the report
  * says more than the count when anything but handlers returning nothing
- * happened. */
+ * happened. A lean execute gives its entry point such a dc__brief_result
+ * (a plain execute ignores the report and writes *result) by value, so that
+ * it stays in registers: in memory, its return would load the status and
+ * `detailed` together across two stores, a store-forwarding stall. */
 static dc__brief_result reported(dc_status status, const dc_result *full) {
     bool detailed = full->queued != 0 || full->dropped != 0 || full->return_count != 0 || full->has_return_value ||
                     full->stopped;
@@ -868,4 +862,37 @@ bool dc__handler_deliver(dc_thread_record *reader, dc_table *table, dc_handler *
     if ((state & DC__STATE_ONCE) && !(state & DC__STATE_REMOVED)) dc__table_remove_handler(table, handler);
     frame->table = NULL;
     return deliverable;
+}
+
+/* ---- what a running handler asks of its execute ----------------------------------------------- */
+
+/* Through its thread's frame of the innermost execute of the table: the
+ * context it carries, a stop of the emission, a call that did nothing. */
+DC__BINDING_API void *dc__table_execute_context(const dc_table *table) {
+    dc_thread_record *reader = dc__current_record;
+    for (unsigned depth = reader != NULL && table != NULL ? reader->depth : 0; depth > 0; depth--)
+        if (reader->frames[depth - 1].table == table) return reader->frames[depth - 1].context;
+    return NULL;
+}
+
+/* Sets `flag` in the frame of the innermost execute of `table` on this thread. */
+static dc_status interrupt_execute(dc_table *table, uint8_t flag, const char *function) {
+    if (table == NULL) return dc__fail(DC_ERR_NULL_ARGUMENT, "%s: the table must not be NULL", function);
+    dc_thread_record *reader = dc__current_record;
+    for (unsigned depth = reader != NULL ? reader->depth : 0; depth > 0; depth--) {
+        if (reader->frames[depth - 1].table == table) {
+            reader->frames[depth - 1].interrupted |= flag;
+            return DC_OK;
+        }
+    }
+    return dc__fail(DC_ERR_STATE, "%s: no execute of table %s is running on this thread", function,
+                    display_name(table));
+}
+
+DC_API dc_status dc_table_stop_emission(dc_table *table) {
+    return interrupt_execute(table, DC__FRAME_STOPPED, "dc_table_stop_emission");
+}
+
+DC__BINDING_API dc_status dc__table_decline_call(dc_table *table) {
+    return interrupt_execute(table, DC__FRAME_DECLINED, "dc__table_decline_call");
 }

@@ -1,8 +1,8 @@
 /*
  * registry.c — a table's events: creating and destroying the table,
  * interning event names, looking events up, and what the table says about
- * itself. Registering and removing handlers is registration.c's, running
- * them execute.c's.
+ * itself. Registering handlers is registration.c's, removing them
+ * removal.c's, running them execute.c's.
  */
 #include "table.h"
 

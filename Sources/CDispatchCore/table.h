@@ -1,6 +1,6 @@
 /*
  * table.h — what the table's files share (registry.c, registration.c,
- * execute.c, check.c, dedupe.c, extras.c): the table's layout, its
+ * removal.c, execute.c, shapes.c, hooks.c, queue.c): the table's layout, its
  * handlers' extras, and the lookups and helpers each of them uses. Not
  * installed; nothing here is exported.
  *
@@ -49,7 +49,7 @@ _Static_assert(MAX_SLOTS == 134217727u, "dispatch_table.h (dc_table_add) states 
  * which spare most probes a look at another handler. A removal leaves its
  * handler's entry, and the slot may be reused meanwhile: a probe compares the
  * handler the slot holds now, so such an entry only costs a probe until the
- * next rebuild (see "removing" in registration.c). */
+ * next rebuild (see "removing" in removal.c). */
 typedef struct dedupe_index {
     uint32_t *entries;
     uint32_t capacity;
@@ -62,7 +62,7 @@ typedef struct dedupe_index {
 /* A handler's queue and destroy notify, when given (handler->extras). */
 typedef struct extras_list {
     uint32_t capacity;
-    handler_extras *items[]; /* a free index holds the next free one (extras.c) */
+    handler_extras *items[]; /* a free index holds the next free one (registration.c) */
 } extras_list;
 
 /* ---- the table's lock ---------------------------------------------------------------- */
@@ -168,7 +168,7 @@ struct dc_table {
     dc_retired_list retired;
     struct slot_batch *retiring; /* slots to retire at the end of this lock hold (reclaim()) */
     /* The array entries of removed handlers that still point to them
-     * (registration.c, "removing"): they get the tombstone together. */
+     * (removal.c, "removing"): they get the tombstone together. */
     uint32_t owed_tombstone_count;
     dc__handler_slot *owed_tombstones[OWED_TOMBSTONES];
     _Atomic(hook_list *) hooks;        /* NULL when none */
@@ -396,7 +396,7 @@ static inline handler_extras *extras_of(const dc_table *table, const dc_handler 
     return atomic_load_explicit(&table->extras, memory_order_acquire)->items[handler->extras - 1];
 }
 
-/* ---- the extras list (extras.c); the caller holds the lock ----------------------------- */
+/* ---- the extras list (registration.c); the caller holds the lock ----------------------------- */
 
 /* Room in the extras list for one more: true with *grown NULL when the list
  * has it, or a bigger copy in *grown to publish with dc__take_extras();
@@ -410,7 +410,7 @@ uint32_t dc__take_extras(dc_table *table, extras_list *grown, handler_extras *ex
  * handler's slot is being released. */
 void dc__release_extras(dc_table *table, uint32_t extras);
 
-/* ---- the duplicate index (dedupe.c); the caller holds the lock ------------------------- */
+/* ---- the duplicate index (registration.c); the caller holds the lock ------------------------- */
 
 /* The live handler of (event, function, target) that the index knows, or
  * NULL with *empty the entry where that key's probe ends. */
@@ -446,23 +446,35 @@ dc_status dc__table_intern_locked(dc_table *table, const char *name, event_recor
 
 /* Retires `object`, freed by `release` once no reader can hold it; when no
  * memory is left for the bookkeeping it is kept (a leak, never a use after
- * free). Caller holds the lock (registration.c). */
+ * free). Caller holds the lock (removal.c). */
 void dc__table_retire(dc_table *table, void *object, void (*release)(void *, void *));
 void dc__table_free_object(void *object, void *context);
 
 /* Releases a retired handler's slot: its signature and extras, and the slot
- * back to the free list unless its ids are used up (registration.c). */
+ * back to the free list (removal.c). */
 void dc__table_release_slot(void *object, void *context);
 
 /* Retires the slots collected in this lock hold, then frees what no reader
- * can hold. Caller holds the lock (registration.c). */
+ * can hold. Caller holds the lock (removal.c). */
 void dc__table_reclaim(dc_table *table);
 
+/* Puts the tombstone in the array entries of the removed handlers owed one
+ * (removal.c, "removing"): before an entry's position changes and before a
+ * slot is retired. Caller holds the lock. */
+void dc__put_owed_tombstones(dc_table *table);
+
+/* A new array of the live handlers of `old` (none when NULL), `first` in
+ * front when given, with room to grow; NULL without memory. Published with
+ * dc__publish_array() as the event's after array or its other one, which
+ * records each handler's position (registration.c). Caller holds the lock. */
+handler_array *dc__rebuilt_array(const handler_array *old, dc_handler *first, uint32_t live);
+void dc__publish_array(dc_table *table, event_record *record, bool after, handler_array *array);
+
 /* Removes a once-handler after its run, or after its delivery was dropped
- * (registration.c). */
+ * (removal.c). */
 void dc__table_remove_handler(dc_table *table, dc_handler *handler);
 
-/* Removes every handler, default handlers included; how many (registration.c). */
+/* Removes every handler, default handlers included; how many (removal.c). */
 size_t dc__table_remove_all(dc_table *table);
 
 /* ---- shape sets (shapes.c); the caller holds the lock ----------------------------------- */
@@ -520,7 +532,7 @@ static inline dc_status refuse_unobservable(const dc_table *table, const char *f
 /* Removes every hook and the observer, for the table's destroy. */
 void dc__table_remove_hooks(dc_table *table);
 
-/* ---- executes (execute.c, check.c) ---------------------------------------- */
+/* ---- executes (execute.c, shapes.c) ---------------------------------------- */
 
 /* What one execute needs as it goes. */
 /* What one execute needs as it goes. */
@@ -544,7 +556,7 @@ typedef struct execution {
 } execution;
 
 /* Checks the arguments against every shape of `shapes`: DC_OK when each
- * fits, or the error of the first that does not (check.c). */
+ * fits, or the error of the first that does not (shapes.c). */
 dc_status dc__check_each_shape(const execution *run, const shape_set *shapes, const handler_array *array,
                                uint32_t count);
 

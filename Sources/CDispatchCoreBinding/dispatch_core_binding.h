@@ -339,7 +339,7 @@ static inline void dc__read_leave(dc_thread_record *record, dc_execute_frame *fr
     dc__read_leave_fencing(record, frame, depth, dc__asymmetric_fences);
 }
 
-/* ---- handlers and the per-event structures readers see (table.h, registration.c) ----------------- */
+/* ---- handlers and the per-event structures readers see (table.h, registration.c, removal.c) ----------------- */
 
 struct dc__handler_extras;
 
@@ -430,7 +430,7 @@ typedef struct dc__shape_set {
     uint32_t sole_flags; /* its state_flags */
     uint32_t sole_first; /* its first_argument_parameter() */
     /* How the lean execute calls the handlers of the only shape, plain ones
-     * directly or marshals (registration.c's lean_call_of()); 0 when it leaves the
+     * directly or marshals (shapes.c's lean_call_of()); 0 when it leaves the
      * event to the general execute. */
     uint32_t lean_call;
     /* counts and strict_counts less the counts below most_takes, which would

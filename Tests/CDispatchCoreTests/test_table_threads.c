@@ -333,7 +333,7 @@ static void executes_race_adds_removes_and_blocks_with_exact_counts_and_no_late_
 
 /*
  * While no other thread reads the table, a removal may leave its handler's
- * array entry for later (registration.c, "removing"). Here a thread makes its
+ * array entry for later (removal.c, "removing"). Here a thread makes its
  * first execute of the table while one thread removes the event's handlers
  * one by one, some before it started and some while it starts: it never
  * calls a handler whose remove has returned, no remove returns while a call
