@@ -33,7 +33,7 @@ typedef struct call_images {
 /* What shape_matches_exactly() says of every shape at once, from the set's
  * summary: the counts strictness demands, and each argument's type. False
  * leaves the answer to the check of each shape. */
-ALWAYS_INLINE static inline bool arguments_fit_summary(const execution *run, const shape_set *shapes, bool strict,
+ALWAYS_INLINE static inline bool arguments_fit_summary(const execution *run, const dc__shape_set *shapes, bool strict,
                                                       call_images *images) {
     size_t count = run->count;
     uint64_t counts = strict ? shapes->strict_counts : shapes->counts;
@@ -59,8 +59,8 @@ ALWAYS_INLINE static inline bool arguments_fit_summary(const execution *run, con
 
 /* dc__check_each_shape() (shapes.c) of `shapes`, after the summary's quick
  * answer for the common case, which it records in run->exact. */
-ALWAYS_INLINE static inline dc_status check_arguments(execution *run, const shape_set *shapes,
-                                                      const handler_array *array, uint32_t count, bool strict,
+ALWAYS_INLINE static inline dc_status check_arguments(execution *run, const dc__shape_set *shapes,
+                                                      const dc__handler_array *array, uint32_t count, bool strict,
                                                       call_images *images) {
     run->exact = arguments_fit_summary(run, shapes, strict, images);
     if (LIKELY(run->exact && run->source == NULL)) return DC_OK; /* layouts are the shapes' to check */
@@ -70,7 +70,7 @@ ALWAYS_INLINE static inline dc_status check_arguments(execution *run, const shap
 /* The check of a detailed key's own shapes (its handlers are in its event's
  * arrays, already checked against the event's): run->exact holds for both.
  * Its handlers run the general way, without images. */
-COLD static dc_status check_detail(execution *run, const shape_set *shapes, const handler_array *array,
+COLD static dc_status check_detail(execution *run, const dc__shape_set *shapes, const dc__handler_array *array,
                                    uint32_t count, bool strict) {
     call_images ignored;
     bool exact_before = run->exact;
@@ -91,7 +91,7 @@ static dc_value parameter_value(const dc_value *arguments, size_t count, size_t 
 }
 
 /* All parameter values of one handler's call, the bound target first. */
-static void handler_arguments(const dc_handler *handler, uint32_t state, const dc_value *arguments, size_t count,
+static void handler_arguments(const dc__handler *handler, uint32_t state, const dc_value *arguments, size_t count,
                               dc_value *out) {
     const dc_signature *signature = handler->signature;
     size_t first = first_argument_parameter(state);
@@ -115,7 +115,7 @@ static void handler_arguments(const dc_handler *handler, uint32_t state, const d
 /* Calls a marshal handler with `count` values; returns what it returned
  * (dc_void() for void). Only a variadic marshal chooses its result's type.
  * A struct return is written at `struct_return`. */
-static dc_value call_marshal(const dc_handler *handler, uint32_t state, const dc_value *values, size_t count,
+static dc_value call_marshal(const dc__handler *handler, uint32_t state, const dc_value *values, size_t count,
                              void *struct_return) {
 #if SWIFT_CALLS
     if (state & DC__STATE_SWIFT) { /* its signature returns void */
@@ -143,7 +143,7 @@ static dc_value call_marshal(const dc_handler *handler, uint32_t state, const dc
 
 /* Calls `handler` with its parameter values; returns its return value (a
  * struct return is written at `struct_return`). */
-static dc_value call_with_values(const dc_handler *handler, uint32_t state, dc_value *values, size_t count,
+static dc_value call_with_values(const dc__handler *handler, uint32_t state, dc_value *values, size_t count,
                                  void *struct_return) {
     if (state & DC__STATE_MARSHAL) return call_marshal(handler, state, values, count, struct_return);
     const dc_signature *signature = handler->signature;
@@ -190,7 +190,7 @@ COLD static void accumulate(execution *run, dc_value value, bool *stop) {
 }
 
 /* Calls a marshal with the arguments converted to its parameter types. */
-COLD static dc_value call_marshal_converting(const execution *run, const dc_handler *handler, uint32_t state) {
+COLD static dc_value call_marshal_converting(const execution *run, const dc__handler *handler, uint32_t state) {
     dc_value converted[DC_MAX_PARAMETERS];
     handler_arguments(handler, state, run->arguments, run->count, converted);
     return call_marshal(handler, state, converted, handler->signature->parameter_count, NULL);
@@ -231,7 +231,7 @@ COLD static void accumulate_struct(execution *run, dc_value value, bool kept, co
 
 /* Runs a handler that returns a struct (a call of run_handler_slowly's);
  * returns false when there was no memory for it. */
-COLD static bool call_returning_struct(execution *run, dc_thread_record *reader, const dc_handler *handler,
+COLD static bool call_returning_struct(execution *run, dc_thread_record *reader, const dc__handler *handler,
                                        uint32_t state, dc_value *values, size_t count) {
     const dc__layout_node *layout = handler->signature->return_layout;
     void *slot = struct_return_slot(run, layout);
@@ -301,7 +301,7 @@ ALWAYS_INLINE static inline void fill_images(call_images *images, const dc_signa
 
 /* Runs one handler the general way: once-handlers, queued ones, libffi.
  * Called between dc__read_calling and dc__read_called. */
-COLD static void run_handler_slowly(execution *run, dc_thread_record *reader, dc_handler *handler, uint32_t state,
+COLD static void run_handler_slowly(execution *run, dc_thread_record *reader, dc__handler *handler, uint32_t state,
                                bool *stop) {
     if (state & (DC__STATE_REMOVED | DC__STATE_BLOCK_MASK)) return;
     /* One added with a detail runs only in executes of its key. */
@@ -357,7 +357,7 @@ COLD static void run_handler_slowly(execution *run, dc_thread_record *reader, dc
  * returns a value, one on libffi, or one whose state needs care. Kept out of
  * run_handlers so its loop stays small. Returns true when the handler's
  * result stops the emission. */
-NOINLINE static bool run_handler_generally(execution *run, dc_thread_record *reader, dc_handler *handler,
+NOINLINE static bool run_handler_generally(execution *run, dc_thread_record *reader, dc__handler *handler,
                                            uint32_t state, call_images *images) {
     bool stop = false;
     const dc_signature *signature = handler->signature;
@@ -398,7 +398,7 @@ ALWAYS_INLINE static inline bool run_handlers_fencing(execution *run, dc_thread_
     size_t handled = 0; /* by the loop; run_handler_generally counts what it does itself */
     bool stopped = false;
     for (; item != end; item++) {
-        dc_handler *handler = atomic_load_explicit(item, memory_order_acquire);
+        dc__handler *handler = atomic_load_explicit(item, memory_order_acquire);
         uint32_t state = dc__announce_call(frame, handler, asymmetric_fences);
         if (LIKELY(!(state & (DC__STATE_SLOW | DC__STATE_GENERAL)))) {
             /* The images are those of the last shape called, or of the sole
@@ -453,7 +453,7 @@ static dc_status check_execute_options(const dc_execute_options *options) {
 }
 
 COLD static dc_status fail_lookup(const dc_table *table, dc_event_id event_id, const char *event_name,
-                             const event_record *record) {
+                             const dc__event_record *record) {
     if (record == NULL && event_id != 0)
         return dc__fail(DC_ERR_NOT_FOUND, "table %s has no event with id %u", display_name(table), event_id);
     return dc__fail(DC_ERR_DEPTH, "table %s, event \"%s\": executes nested more than %d deep on this thread",
@@ -463,8 +463,8 @@ COLD static dc_status fail_lookup(const dc_table *table, dc_event_id event_id, c
 /* For an execute by a name that was never interned: a malformed key is an
  * error; a detailed key runs the handlers of its event without a detail,
  * when the event is known (*owner; NULL otherwise). */
-COLD static dc_status resolve_unknown_key(const dc_table *table, const char *name, const event_record **owner) {
-    event_record *event;
+COLD static dc_status resolve_unknown_key(const dc_table *table, const char *name, const dc__event_record **owner) {
+    dc__event_record *event;
     if (!event_of_unknown_key(table, name, strlen(name), &event)) return dc__fail_key(table, name);
     *owner = event;
     return DC_OK;
@@ -472,7 +472,7 @@ COLD static dc_status resolve_unknown_key(const dc_table *table, const char *nam
 
 /* The emission hooks, before any handler; what they set in the frame but a
  * stop is not theirs to set. */
-COLD static void run_hooks(execution *run, const hook_list *hooks, const event_record *key, const event_record *owner,
+COLD static void run_hooks(execution *run, const hook_list *hooks, const dc__event_record *key, const dc__event_record *owner,
                            const char *name, dc_thread_record *reader, dc_execute_frame *frame) {
     dc__run_hooks(run->table, hooks, key, owner, name, run->arguments, run->count, reader);
     frame->interrupted &= DC__FRAME_STOPPED;
@@ -520,10 +520,10 @@ NOINLINE static dc_status execute_generally(dc_table *table, dc_event_id event_i
     unsigned depth;
     dc_thread_record *reader = dc__read_begin_keeping(&depth);
     if (reader == NULL) return dc__fail(DC_ERR_NO_MEMORY, "dc_table_execute: no memory for this thread's record");
-    const event_record *record = lookup_event(table, event_id, event_name);
+    const dc__event_record *record = lookup_event(table, event_id, event_name);
     /* The event whose arrays hold the handlers: a detailed key's event, or
      * for a key never interned, its event if known. */
-    const event_record *owner = record;
+    const dc__event_record *owner = record;
     if (record != NULL && record->base != NULL) {
         owner = record->base;
     } else if (record == NULL && event_name != NULL) {
@@ -547,9 +547,9 @@ NOINLINE static dc_status execute_generally(dc_table *table, dc_event_id event_i
     frame->interrupted = 0;
 
     /* The snapshot: handlers added from here on wait for the next execute. */
-    handler_array *array = owner != NULL ? atomic_load_explicit(&owner->handlers, memory_order_acquire) : NULL;
+    dc__handler_array *array = owner != NULL ? atomic_load_explicit(&owner->handlers, memory_order_acquire) : NULL;
     uint32_t handler_count = array != NULL ? atomic_load_explicit(&array->count, memory_order_acquire) : 0;
-    handler_array *after = owner != NULL ? atomic_load_explicit(&owner->after, memory_order_acquire) : NULL;
+    dc__handler_array *after = owner != NULL ? atomic_load_explicit(&owner->after, memory_order_acquire) : NULL;
     uint32_t after_count = after != NULL ? atomic_load_explicit(&after->count, memory_order_acquire) : 0;
     run.after = after;
     run.after_count = after_count;
@@ -564,7 +564,7 @@ NOINLINE static dc_status execute_generally(dc_table *table, dc_event_id event_i
     if (handler_count > 0 || after_count > 0) {
         status = check_arguments(&run, atomic_load_explicit(&owner->shapes, memory_order_acquire), array,
                                  handler_count, strict, &images);
-        const shape_set *detail_shapes =
+        const dc__shape_set *detail_shapes =
             run.key != 0 ? atomic_load_explicit(&record->shapes, memory_order_acquire) : NULL;
         if (detail_shapes != NULL && status == DC_OK)
             status = check_detail(&run, detail_shapes, array, handler_count, strict);
@@ -711,7 +711,7 @@ NOINLINE static dc__brief_result execute_lean_generally(dc_table *table, dc_even
  * DC_OK, and writes *result only when the report is detailed (the general
  * way writes it whenever it is not NULL). */
 ALWAYS_INLINE static inline dc__brief_result execute_lean(dc_table *table, dc_event_id event_id,
-                                                         const char *event_name, const event_record *known,
+                                                         const char *event_name, const dc__event_record *known,
                                                          const dc_value *arguments, size_t count,
                                                          const dc_execute_options *options, void *context,
                                                          dc_result *result, bool brief) {
@@ -726,12 +726,12 @@ ALWAYS_INLINE static inline dc__brief_result execute_lean(dc_table *table, dc_ev
                                       brief);
     dc__read_enter(reader, depth);
 
-    const event_record *record = known != NULL ? known : lookup_event(table, event_id, event_name);
-    handler_array *array = record != NULL ? atomic_load_explicit(&record->handlers, memory_order_acquire) : NULL;
+    const dc__event_record *record = known != NULL ? known : lookup_event(table, event_id, event_name);
+    dc__handler_array *array = record != NULL ? atomic_load_explicit(&record->handlers, memory_order_acquire) : NULL;
     uint32_t handler_count = array != NULL ? atomic_load_explicit(&array->count, memory_order_acquire) : 0;
     if (LIKELY(handler_count > 0)) {
         /* Loaded after the snapshot, so it covers every handler in it. */
-        const shape_set *shapes = atomic_load_explicit(&record->shapes, memory_order_acquire);
+        const dc__shape_set *shapes = atomic_load_explicit(&record->shapes, memory_order_acquire);
         uint64_t counts = options != NULL && (options->flags & DC_EXECUTE_STRICT) ? shapes->lean_strict_counts
                                                                                   : shapes->lean_counts;
         /* NULL arguments with a count are the general execute's error to report. */
@@ -805,7 +805,7 @@ DC__BINDING_API dc_status dc__table_execute(dc_table *table, const char *event, 
  * by name). Only where
  * Swift calls exist (clang); gcc warns that it cannot prove the NULL unread. */
 ALWAYS_INLINE static inline dc__brief_result execute_briefly(dc_table *table, dc_event_id event_id,
-                                                             const char *event_name, const event_record *known,
+                                                             const char *event_name, const dc__event_record *known,
                                                              const dc_value *arguments, size_t count, void *context,
                                                              dc_result *result) {
 #if SWIFT_CALLS
@@ -829,7 +829,7 @@ DC__BINDING_API dc__brief_result dc__table_execute_brief(dc_table *table, const 
     return execute_briefly(table, event_id, NULL, NULL, arguments, count, context, result);
 }
 
-DC__BINDING_API dc__brief_result dc__execute_record(dc_table *table, const event_record *record,
+DC__BINDING_API dc__brief_result dc__execute_record(dc_table *table, const dc__event_record *record,
                                                     const dc_value *arguments, size_t count, void *context,
                                                     dc_result *result) {
     return execute_briefly(table, record->id, NULL, record, arguments, count, context, result);
@@ -837,11 +837,11 @@ DC__BINDING_API dc__brief_result dc__execute_record(dc_table *table, const event
 
 /* ---- queued deliveries (called by queue.c) ---------------------------------------------------------- */
 
-bool dc__handler_deliverable(const dc_handler *handler) {
+bool dc__handler_deliverable(const dc__handler *handler) {
     return !(atomic_load_explicit(&handler->state, memory_order_acquire) & (DC__STATE_REMOVED | DC__STATE_BLOCK_MASK));
 }
 
-bool dc__handler_deliver(dc_thread_record *reader, dc_table *table, dc_handler *handler, dc_value *values,
+bool dc__handler_deliver(dc_thread_record *reader, dc_table *table, dc__handler *handler, dc_value *values,
                          size_t count) {
     dc_execute_frame *frame = &reader->frames[reader->depth - 1];
     frame->table = table; /* a delivered handler may stop, remove or destroy as in an execute */

@@ -21,7 +21,7 @@
 
 /* ---- which events hooks watch ----------------------------------------------------------- */
 
-bool dc__hooks_watch(const dc_table *table, const event_record *record) {
+bool dc__hooks_watch(const dc_table *table, const dc__event_record *record) {
     const hook_list *hooks = atomic_load_explicit(&table->hooks, memory_order_relaxed);
     for (uint32_t i = 0; hooks != NULL && i < hooks->count; i++) {
         const table_hook *hook = hooks->hooks[i];
@@ -34,15 +34,15 @@ bool dc__hooks_watch(const dc_table *table, const event_record *record) {
 
 /* Whether a hook on `event` (0: every event) changes `record`'s summary:
  * an event's, with a shape set. */
-static bool summary_watched(const event_record *record, dc_event_id event) {
+static bool summary_watched(const dc__event_record *record, dc_event_id event) {
     return (event == 0 || record->id == event) && record->base == NULL &&
            atomic_load_explicit(&record->shapes, memory_order_relaxed) != NULL;
 }
 
 /* The records whose summaries a hook on `event` changes, written to
  * `records` (may be NULL to count them). */
-static uint32_t watched_records(const dc_table *table, dc_event_id event, event_record **records) {
-    const event_list *events = atomic_load_explicit(&table->events, memory_order_relaxed);
+static uint32_t watched_records(const dc_table *table, dc_event_id event, dc__event_record **records) {
+    const dc__event_list *events = atomic_load_explicit(&table->events, memory_order_relaxed);
     uint32_t count = atomic_load_explicit(&events->count, memory_order_relaxed), found = 0;
     for (uint32_t i = 0; i < count; i++) {
         if (!summary_watched(events->records[i], event)) continue;
@@ -66,13 +66,13 @@ static bool call_hook(dc_thread_record *reader, table_hook *hook, const dc_emiss
 
 static void remove_hook(dc_table *table, table_hook *hook);
 
-void dc__run_hooks(dc_table *table, const hook_list *hooks, const event_record *key, const event_record *event,
+void dc__run_hooks(dc_table *table, const hook_list *hooks, const dc__event_record *key, const dc__event_record *event,
                    const char *name, const dc_value *arguments, size_t count, dc_thread_record *reader) {
     dc_emission emission = {table, key != NULL ? key->name : name, 0, NULL, key != NULL ? key->id : 0,
                             event != NULL ? event->id : 0, arguments, count};
     /* An interned key knows its lengths; one never interned was checked. */
     size_t length = key != NULL ? key->name_length : strlen(name);
-    emission.event_length = key != NULL    ? array_record((event_record *)key)->name_length
+    emission.event_length = key != NULL    ? array_record((dc__event_record *)key)->name_length
                             : event != NULL ? event->name_length
                                             : (size_t)key_event_length(name, length);
     if (emission.event_length < length) emission.detail = emission.key + emission.event_length + 2;
@@ -170,10 +170,10 @@ static bool unlink_hook(dc_table *table, table_hook *hook) {
     }
     /* The events it watched may run the lean way again (best effort: without
      * memory a summary stays stricter than needed). */
-    const event_list *events = atomic_load_explicit(&table->events, memory_order_relaxed);
+    const dc__event_list *events = atomic_load_explicit(&table->events, memory_order_relaxed);
     uint32_t count = atomic_load_explicit(&events->count, memory_order_relaxed);
     for (uint32_t i = 0; i < count; i++) {
-        shape_set *copy = summary_watched(events->records[i], hook->event) ? dc__copy_shapes(events->records[i]) : NULL;
+        dc__shape_set *copy = summary_watched(events->records[i], hook->event) ? dc__copy_shapes(events->records[i]) : NULL;
         if (copy != NULL) dc__resummarize_shapes(table, events->records[i], copy);
     }
     return true;
@@ -196,7 +196,7 @@ DC_API dc_status dc_table_add_emission_hook(dc_table *table, const char *event, 
         return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_add_emission_hook: table and hook must not be NULL");
     lock_table(table);
     dc_status status = DC_OK;
-    event_record *record = NULL;
+    dc__event_record *record = NULL;
     if (atomic_load_explicit(&table->destroy_called, memory_order_relaxed))
         status = dc__fail(DC_ERR_STATE, "table %s is being destroyed: no hook can be added", display_name(table));
     else if (event != NULL)
@@ -209,8 +209,8 @@ DC_API dc_status dc_table_add_emission_hook(dc_table *table, const char *event, 
     uint32_t count = status == DC_OK ? watched_records(table, watched, NULL) : 0;
     hook_list *longer = status == DC_OK ? malloc(sizeof *longer + (had + 1) * sizeof longer->hooks[0]) : NULL;
     table_hook *hook = status == DC_OK ? calloc(1, sizeof *hook) : NULL;
-    event_record **records = count > 0 ? calloc(count, sizeof *records) : NULL;
-    shape_set **copies = count > 0 ? calloc(count, sizeof *copies) : NULL;
+    dc__event_record **records = count > 0 ? calloc(count, sizeof *records) : NULL;
+    dc__shape_set **copies = count > 0 ? calloc(count, sizeof *copies) : NULL;
     bool ready = longer != NULL && hook != NULL && (count == 0 || (records != NULL && copies != NULL));
     if (ready && count > 0) {
         watched_records(table, watched, records);

@@ -13,9 +13,9 @@
  * when unknown) and the detailed key's id whose handlers run too (*detail, 0
  * for none). DC_ERR_INVALID_ARGUMENT for a malformed key. Caller holds the
  * lock. */
-static dc_status resolve_key(const dc_table *table, const char *key, event_record **owner, dc_event_id *detail) {
+static dc_status resolve_key(const dc_table *table, const char *key, dc__event_record **owner, dc_event_id *detail) {
     size_t length = strlen(key);
-    event_record *record = record_by_name(table, key, length, hash_name(key, length));
+    dc__event_record *record = record_by_name(table, key, length, hash_name(key, length));
     *detail = 0;
     if (record != NULL) {
         *owner = array_record(record);
@@ -26,20 +26,20 @@ static dc_status resolve_key(const dc_table *table, const char *key, event_recor
 }
 
 /* Whether an execute of the key (resolve_key()) would consider `handler`. */
-static bool considered(const dc_handler *handler, uint32_t state, dc_event_id detail) {
+static bool considered(const dc__handler *handler, uint32_t state, dc_event_id detail) {
     return !(state & DC__STATE_REMOVED) && (!(state & DC__STATE_DETAILED) || handler->event == detail);
 }
 
 /* Calls `visit` for each live handler in `owner`'s arrays, in call order,
  * until it returns false; false then. Caller holds the lock. */
-static bool each_in_order(const event_record *owner, bool (*visit)(const dc_handler *, uint32_t, void *),
+static bool each_in_order(const dc__event_record *owner, bool (*visit)(const dc__handler *, uint32_t, void *),
                           void *context) {
     for (int after = 0; after < 2; after++) {
-        const handler_array *array =
+        const dc__handler_array *array =
             atomic_load_explicit(after ? &owner->after : &owner->handlers, memory_order_relaxed);
         uint32_t count = array != NULL ? atomic_load_explicit(&array->count, memory_order_relaxed) : 0;
         for (uint32_t i = 0; i < count; i++) {
-            const dc_handler *handler = atomic_load_explicit(&array->items[i], memory_order_relaxed);
+            const dc__handler *handler = atomic_load_explicit(&array->items[i], memory_order_relaxed);
             uint32_t state = atomic_load_explicit(&handler->state, memory_order_relaxed);
             if (!(state & DC__STATE_REMOVED) && !visit(handler, state, context)) return false;
         }
@@ -47,7 +47,7 @@ static bool each_in_order(const event_record *owner, bool (*visit)(const dc_hand
     return true;
 }
 
-static dc_handler_info info_of(const dc_table *table, const dc_handler *handler, uint32_t state) {
+static dc_handler_info info_of(const dc_table *table, const dc__handler *handler, uint32_t state) {
     uint32_t flags = ((state & DC__STATE_ONCE) ? DC_HANDLER_ONCE : 0) |
                      ((state & DC__STATE_STRICT) ? DC_HANDLER_STRICT : 0);
     if (state & DC__STATE_DEFAULT)
@@ -74,7 +74,7 @@ typedef struct listing {
     size_t count;
 } listing;
 
-static bool list_one(const dc_handler *handler, uint32_t state, void *context) {
+static bool list_one(const dc__handler *handler, uint32_t state, void *context) {
     listing *list = context;
     if (!considered(handler, state, list->detail)) return true;
     if (list->count < list->capacity) list->handlers[list->count] = info_of(list->table, handler, state);
@@ -86,7 +86,7 @@ static bool list_one(const dc_handler *handler, uint32_t state, void *context) {
 static dc_status list_key(const dc_table *table, const char *key, dc_handler_info *handlers, size_t capacity,
                           size_t *count) {
     lock_table(table);
-    event_record *owner = NULL;
+    dc__event_record *owner = NULL;
     listing list = {table, 0, handlers, capacity, 0};
     dc_status status = resolve_key(table, key, &owner, &list.detail);
     if (status == DC_OK && owner != NULL) each_in_order(owner, list_one, &list);
@@ -113,7 +113,7 @@ DC_API dc_status dc_table_handler_count_id(const dc_table *table, dc_event_id ev
     if (table == NULL || out == NULL)
         return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_handler_count_id: table and out must not be NULL");
     lock_table(table);
-    event_record *record = record_by_id(table, event);
+    dc__event_record *record = record_by_id(table, event);
     listing list = {table, record != NULL && record->base != NULL ? record->id : 0, NULL, 0, 0};
     if (record != NULL) each_in_order(array_record(record), list_one, &list);
     unlock_table(table);
@@ -137,7 +137,7 @@ DC_API dc_status dc_table_handler_info(const dc_table *table, dc_handler_id id, 
     if (table == NULL || out == NULL)
         return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_handler_info: table and out must not be NULL");
     lock_table(table);
-    const dc_handler *handler = id != 0 ? find_handler(table, id) : NULL;
+    const dc__handler *handler = id != 0 ? find_handler(table, id) : NULL;
     if (handler != NULL) *out = info_of(table, handler, atomic_load_explicit(&handler->state, memory_order_relaxed));
     unlock_table(table);
     if (handler == NULL)
@@ -153,7 +153,7 @@ typedef struct search {
     dc_handler_id found;
 } search;
 
-static bool find_one(const dc_handler *handler, uint32_t state, void *context) {
+static bool find_one(const dc__handler *handler, uint32_t state, void *context) {
     (void)state;
     search *wanted = context;
     if ((wanted->key != 0 && handler->event != wanted->key) || handler->function != wanted->function ||
@@ -172,13 +172,13 @@ DC_API dc_status dc_table_find_handler(const dc_table *table, const char *event,
     search wanted = {0, function, target, 0};
     lock_table(table);
     if (event != NULL) {
-        const event_record *record = record_by_name(table, event, length, hash_name(event, length));
+        const dc__event_record *record = record_by_name(table, event, length, hash_name(event, length));
         if (record != NULL) {
             wanted.key = record->id;
-            each_in_order(array_record((event_record *)record), find_one, &wanted);
+            each_in_order(array_record((dc__event_record *)record), find_one, &wanted);
         }
     } else {
-        const event_list *events = atomic_load_explicit(&table->events, memory_order_relaxed);
+        const dc__event_list *events = atomic_load_explicit(&table->events, memory_order_relaxed);
         uint32_t count = atomic_load_explicit(&events->count, memory_order_relaxed);
         for (uint32_t i = 0; i < count && wanted.found == 0; i++)
             if (events->records[i]->base == NULL) each_in_order(events->records[i], find_one, &wanted);
@@ -199,7 +199,7 @@ DC_API dc_status dc_table_events(const dc_table *table, const char **names, size
         return dc__fail(DC_ERR_NULL_ARGUMENT,
                         "dc_table_events: table, count, and names when capacity > 0, must not be NULL");
     lock_table(table);
-    event_list *events = atomic_load_explicit(&table->events, memory_order_relaxed);
+    dc__event_list *events = atomic_load_explicit(&table->events, memory_order_relaxed);
     uint32_t event_count = atomic_load_explicit(&events->count, memory_order_relaxed);
     size_t found = 0;
     for (uint32_t i = 0; i < event_count; i++) {

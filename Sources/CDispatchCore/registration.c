@@ -12,20 +12,20 @@
 
 /* A new array holding the live handlers of `old` (none when NULL), with `first`
  * in front when given, and room to grow. */
-handler_array *dc__rebuilt_array(const handler_array *old, dc_handler *first, uint32_t live) {
+dc__handler_array *dc__rebuilt_array(const dc__handler_array *old, dc__handler *first, uint32_t live) {
     /* Room for 30% more: an append copies the array once per 30% of
      * growth, and an array of a million handlers costs 8 to 10.4 bytes per
      * handler (the memory target counts them: Benchmarks/RESULTS.md). */
     uint64_t wanted = (uint64_t)live + 1 + (live + 1) * 3 / 10;
     uint32_t capacity = wanted < 4 ? 4 : wanted > UINT32_MAX ? UINT32_MAX : (uint32_t)wanted;
-    handler_array *array = malloc(sizeof *array + capacity * sizeof array->items[0]);
+    dc__handler_array *array = malloc(sizeof *array + capacity * sizeof array->items[0]);
     if (array == NULL) return NULL;
     array->capacity = capacity;
     uint32_t count = 0;
     if (first != NULL) atomic_init(&array->items[count++], first);
     uint32_t old_count = old != NULL ? atomic_load_explicit(&old->count, memory_order_relaxed) : 0;
     for (uint32_t i = 0; i < old_count; i++) {
-        dc_handler *handler = atomic_load_explicit(&old->items[i], memory_order_relaxed);
+        dc__handler *handler = atomic_load_explicit(&old->items[i], memory_order_relaxed);
         if (!(atomic_load_explicit(&handler->state, memory_order_relaxed) & DC__STATE_REMOVED))
             atomic_init(&array->items[count++], handler);
     }
@@ -35,12 +35,12 @@ handler_array *dc__rebuilt_array(const handler_array *old, dc_handler *first, ui
 
 /* Publishes `array`, which holds live handlers only, as the event's after
  * array or its other one, and records where each handler is. */
-void dc__publish_array(dc_table *table, event_record *record, bool after, handler_array *array) {
+void dc__publish_array(dc_table *table, dc__event_record *record, bool after, dc__handler_array *array) {
     dc__put_owed_tombstones(table); /* into the arrays their positions are in */
     uint32_t count = atomic_load_explicit(&array->count, memory_order_relaxed);
     for (uint32_t i = 0; i < count; i++) atomic_load_explicit(&array->items[i], memory_order_relaxed)->position = i;
-    _Atomic(handler_array *) *where = after ? &record->after : &record->handlers;
-    handler_array *old = atomic_load_explicit(where, memory_order_relaxed);
+    _Atomic(dc__handler_array *) *where = after ? &record->after : &record->handlers;
+    dc__handler_array *old = atomic_load_explicit(where, memory_order_relaxed);
     atomic_store_explicit(where, array, memory_order_release);
     *(after ? &record->after_tombstones : &record->tombstones) = 0;
     if (old != NULL) dc__table_retire(table, old, dc__table_free_object);
@@ -48,11 +48,11 @@ void dc__publish_array(dc_table *table, event_record *record, bool after, handle
 
 /* The event's default handler, or NULL: first in one of its arrays. Caller
  * holds the lock. */
-static dc_handler *default_of(event_record *record) {
+static dc__handler *default_of(dc__event_record *record) {
     for (int after = 0; after < 2; after++) {
-        handler_array *array = atomic_load_explicit(after ? &record->after : &record->handlers, memory_order_relaxed);
+        dc__handler_array *array = atomic_load_explicit(after ? &record->after : &record->handlers, memory_order_relaxed);
         if (array == NULL || atomic_load_explicit(&array->count, memory_order_relaxed) == 0) continue;
-        dc_handler *first = atomic_load_explicit(&array->items[0], memory_order_relaxed);
+        dc__handler *first = atomic_load_explicit(&array->items[0], memory_order_relaxed);
         uint32_t state = atomic_load_explicit(&first->state, memory_order_relaxed);
         if ((state & DC__STATE_DEFAULT) && !(state & DC__STATE_REMOVED)) return first;
     }
@@ -83,10 +83,10 @@ static uint32_t take_slot(dc_table *table) {
     if (table->slot_count == MAX_SLOTS) return UINT32_MAX;
     if ((table->slot_count & (CHUNK_SIZE - 1)) == 0) {
         uint32_t chunk = table->slot_count >> CHUNK_SHIFT;
-        dc_handler **chunks = realloc(table->chunks, (chunk + 1) * sizeof *chunks);
+        dc__handler **chunks = realloc(table->chunks, (chunk + 1) * sizeof *chunks);
         if (chunks == NULL) return UINT32_MAX;
         table->chunks = chunks;
-        chunks[chunk] = calloc(CHUNK_SIZE, sizeof(dc_handler));
+        chunks[chunk] = calloc(CHUNK_SIZE, sizeof(dc__handler));
         if (chunks[chunk] == NULL) return UINT32_MAX;
         table->chunk_count = chunk + 1;
     }
@@ -160,13 +160,13 @@ static dc_signature *variadic_signature(void) {
     return variadic_signature_value;
 }
 
-static dc_status add_locked(dc_table *table, event_record *record, dc_signature *signature, dc_function function,
+static dc_status add_locked(dc_table *table, dc__event_record *record, dc_signature *signature, dc_function function,
                             void *target, bool marshal, bool variadic, const dc_handler_options *options,
                             dc_handler_id *out) {
     uint32_t flags = options != NULL ? options->flags : 0;
     bool indexed = !(flags & DC__HANDLER_ALLOW_DUPLICATE);
     uint32_t empty_entry = 0;
-    dc_handler *duplicate = indexed ? dc__find_duplicate(table, record->id, function, target, &empty_entry) : NULL;
+    dc__handler *duplicate = indexed ? dc__find_duplicate(table, record->id, function, target, &empty_entry) : NULL;
     if (duplicate != NULL) {
         if (out != NULL) *out = id_of(duplicate);
         return DC_EXISTS;
@@ -174,11 +174,11 @@ static dc_status add_locked(dc_table *table, event_record *record, dc_signature 
     /* The handlers live in the arrays of the key's event: the run-last
      * default and the after-handlers in `after`, in front when asked (but
      * behind a default, which stays first). */
-    event_record *owner = array_record(record);
+    dc__event_record *owner = array_record(record);
     bool is_default = (flags & (DC_HANDLER_RUN_FIRST | DC_HANDLER_RUN_LAST)) != 0;
     bool after = (flags & (DC_HANDLER_AFTER | DC_HANDLER_RUN_LAST)) != 0;
     bool front = (flags & DC_HANDLER_FIRST) || is_default;
-    dc_handler *existing_default = is_default ? default_of(owner) : NULL;
+    dc__handler *existing_default = is_default ? default_of(owner) : NULL;
     if (existing_default != NULL)
         return dc__fail(DC_ERR_STATE, "table %s, event \"%s\": has a default handler already (%llu)",
                         display_name(table), record->name, (unsigned long long)id_of(existing_default));
@@ -198,20 +198,20 @@ static dc_status add_locked(dc_table *table, event_record *record, dc_signature 
     bool wants_extras = options != NULL && (options->queue != NULL || options->destroy != NULL);
 
     /* Everything that can fail is allocated before the table changes. */
-    _Atomic(handler_array *) *where = after ? &owner->after : &owner->handlers;
-    handler_array *array = atomic_load_explicit(where, memory_order_relaxed);
+    _Atomic(dc__handler_array *) *where = after ? &owner->after : &owner->handlers;
+    dc__handler_array *array = atomic_load_explicit(where, memory_order_relaxed);
     uint32_t count = array != NULL ? atomic_load_explicit(&array->count, memory_order_relaxed) : 0;
     uint32_t live_there = after ? owner->after_live : owner->live;
     bool needs_new_array = array == NULL || front || count == array->capacity;
-    handler_array *new_array = needs_new_array ? dc__rebuilt_array(array, NULL, live_there + 1) : NULL;
-    shape_set *spare_shapes = dc__shapes_copy(atomic_load_explicit(&record->shapes, memory_order_relaxed), 1);
+    dc__handler_array *new_array = needs_new_array ? dc__rebuilt_array(array, NULL, live_there + 1) : NULL;
+    dc__shape_set *spare_shapes = dc__shapes_copy(atomic_load_explicit(&record->shapes, memory_order_relaxed), 1);
     /* The event's own set, summarized anew when the lean execute must leave
      * it (its first after-handler), or made when it has none (its first
      * handler has a detail): a reader of its arrays reads its set. */
     bool owner_resummarized = after && owner->after_live == 0;
     bool owner_set = owner != record &&
                      (owner_resummarized || atomic_load_explicit(&owner->shapes, memory_order_relaxed) == NULL);
-    shape_set *owner_shapes = owner_set ? dc__copy_shapes(owner) : NULL;
+    dc__shape_set *owner_shapes = owner_set ? dc__copy_shapes(owner) : NULL;
     handler_extras *extras = wants_extras ? malloc(sizeof *extras) : NULL;
     extras_list *grown_extras = NULL;
     bool extras_ready = !wants_extras || dc__extras_room(table, &grown_extras);
@@ -232,7 +232,7 @@ static dc_status add_locked(dc_table *table, event_record *record, dc_signature 
 
     /* Before the new handler is in its slot: a rebuild visits slots. */
     if (spare_index.entries != NULL) dc__dedupe_rebuild(table, &spare_index);
-    dc_handler *handler = handler_at(table, slot);
+    dc__handler *handler = handler_at(table, slot);
     handler->function = function;
     handler->signature = dc_signature_retain(signature);
     handler->target = target;
@@ -323,7 +323,7 @@ static dc_status add_checked(dc_table *table, const char *event, dc_event_id eve
     if (status != DC_OK) return status;
     bool as_default = options != NULL && (options->flags & (DC_HANDLER_RUN_FIRST | DC_HANDLER_RUN_LAST));
     lock_table(table);
-    event_record *record = NULL;
+    dc__event_record *record = NULL;
     /* Everything that can refuse the add is checked before a new event is
      * interned: a refused add changes nothing. */
     if (atomic_load_explicit(&table->destroy_called, memory_order_relaxed)) {
@@ -385,14 +385,14 @@ static inline uint32_t dedupe_home(const dedupe_index *index, uint32_t hash) {
 
 static inline uint32_t dedupe_next(const dedupe_index *index, uint32_t i) { return i + 1 == index->capacity ? 0 : i + 1; }
 
-dc_handler *dc__find_duplicate(dc_table *table, dc_event_id event, dc_function function, const void *target,
+dc__handler *dc__find_duplicate(dc_table *table, dc_event_id event, dc_function function, const void *target,
                                uint32_t *empty) {
     const dedupe_index *index = &table->dedupe;
     uint32_t hash = dedupe_hash(event, function, target), tag = DEDUPE_TAG(hash), entry, i;
     for (i = dedupe_home(index, hash); (entry = index->entries[i]) != 0; i = dedupe_next(index, i)) {
         if ((entry & ~MAX_SLOTS) != tag) continue;
         /* The slot's handler now: another than the entry's when it was reused. */
-        dc_handler *handler = handler_at(table, (entry & MAX_SLOTS) - 1);
+        dc__handler *handler = handler_at(table, (entry & MAX_SLOTS) - 1);
         uint32_t state = atomic_load_explicit(&handler->state, memory_order_relaxed);
         if (handler->event == event && handler->function == function && handler->target == target &&
             !(state & (DC__STATE_REMOVED | DC__STATE_FIRED | DC__STATE_UNINDEXED)))
@@ -402,13 +402,13 @@ dc_handler *dc__find_duplicate(dc_table *table, dc_event_id event, dc_function f
     return NULL;
 }
 
-void dc__dedupe_insert_at(dedupe_index *index, const dc_handler *handler, uint32_t empty) {
+void dc__dedupe_insert_at(dedupe_index *index, const dc__handler *handler, uint32_t empty) {
     uint32_t hash = dedupe_hash(handler->event, handler->function, handler->target);
     index->entries[empty] = DEDUPE_TAG(hash) | (handler->slot + 1);
     index->used++;
 }
 
-bool dc__dedupe_insert(dedupe_index *index, const dc_handler *handler) {
+bool dc__dedupe_insert(dedupe_index *index, const dc__handler *handler) {
     uint32_t hash = dedupe_hash(handler->event, handler->function, handler->target);
     uint32_t entry = DEDUPE_TAG(hash) | (handler->slot + 1), i = dedupe_home(index, hash);
     for (; index->entries[i] != 0; i = dedupe_next(index, i))
@@ -425,7 +425,7 @@ bool dc__dedupe_spare(const dedupe_index *index, dedupe_index *spare) {
 }
 
 /* One handler met by a rebuild: into `spare` when live and indexed. */
-static inline void rebuild_entry(dc_handler *handler, dedupe_index *spare) {
+static inline void rebuild_entry(dc__handler *handler, dedupe_index *spare) {
     uint32_t state = atomic_load_explicit(&handler->state, memory_order_relaxed);
     if (handler->signature != NULL && !(state & (DC__STATE_REMOVED | DC__STATE_UNINDEXED)) &&
         dc__dedupe_insert(spare, handler))

@@ -14,10 +14,10 @@
 
 #include <stddef.h>
 
-DC__BINDING_API const event_record *dc__event_record_of(dc_table *table, dc_event_id event) {
+DC__BINDING_API const dc__event_record *dc__event_record_of(dc_table *table, dc_event_id event) {
     dc_thread_record *reader = dc__read_begin();
     if (reader == NULL) return NULL;
-    const event_record *record = record_by_id(table, event);
+    const dc__event_record *record = record_by_id(table, event);
     dc__read_end(reader);
     return record;
 }
@@ -30,8 +30,8 @@ static name_index *new_name_index(uint32_t slots) {
     return names;
 }
 
-static event_list *new_event_list(uint32_t capacity) {
-    event_list *events = calloc(1, sizeof *events + capacity * sizeof events->records[0]);
+static dc__event_list *new_event_list(uint32_t capacity) {
+    dc__event_list *events = calloc(1, sizeof *events + capacity * sizeof events->records[0]);
     if (events != NULL) events->capacity = capacity;
     return events;
 }
@@ -40,7 +40,7 @@ DC_API dc_status dc_table_create(const char *name, const dc_object_callbacks *ca
     if (out == NULL) return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_create: out must not be NULL");
     dc__reclaim_initialize();
     dc_table *table = calloc(1, sizeof *table);
-    event_list *events = new_event_list(8);
+    dc__event_list *events = new_event_list(8);
     name_index *names = new_name_index(16);
     char *copy = strdup(name != NULL ? name : "");
     dedupe_index dedupe = {0};
@@ -93,23 +93,23 @@ COLD dc_status dc__fail_key(const dc_table *table, const char *key) {
 
 /* Finds or creates the record of the `length` bytes at `name`, a detailed
  * key of `base` or an event (base NULL). Caller holds the lock. */
-static dc_status intern_exactly(dc_table *table, const char *name, size_t length, event_record *base,
-                                event_record **out) {
+static dc_status intern_exactly(dc_table *table, const char *name, size_t length, dc__event_record *base,
+                                dc__event_record **out) {
     uint64_t hash = hash_name(name, length);
-    event_record *found = record_by_name(table, name, length, hash);
+    dc__event_record *found = record_by_name(table, name, length, hash);
     if (found != NULL) {
         *out = found;
         return DC_OK;
     }
 
-    event_list *events = atomic_load_explicit(&table->events, memory_order_relaxed);
+    dc__event_list *events = atomic_load_explicit(&table->events, memory_order_relaxed);
     name_index *names = atomic_load_explicit(&table->names, memory_order_relaxed);
     uint32_t count = atomic_load_explicit(&events->count, memory_order_relaxed);
     if (count == UINT32_MAX - 1)
         return dc__fail(DC_ERR_NO_MEMORY, "table %s: no event ids left", display_name(table));
 
-    event_record *record = calloc(1, sizeof *record + length + 1);
-    event_list *grown_events = count == events->capacity ? new_event_list(events->capacity * 2) : NULL;
+    dc__event_record *record = calloc(1, sizeof *record + length + 1);
+    dc__event_list *grown_events = count == events->capacity ? new_event_list(events->capacity * 2) : NULL;
     bool names_full = (count + 1) * 2 > names->mask + 1;
     name_index *grown_names = names_full ? new_name_index((names->mask + 1) * 2) : NULL;
     if (record == NULL || (count == events->capacity && grown_events == NULL) || (names_full && grown_names == NULL)) {
@@ -136,7 +136,7 @@ static dc_status intern_exactly(dc_table *table, const char *name, size_t length
 
     if (grown_names != NULL) {
         for (uint32_t i = 0; i <= names->mask; i++) {
-            event_record *old = atomic_load_explicit(&names->slots[i], memory_order_relaxed);
+            dc__event_record *old = atomic_load_explicit(&names->slots[i], memory_order_relaxed);
             if (old == NULL) continue;
             uint32_t j = (uint32_t)old->hash & grown_names->mask;
             while (atomic_load_explicit(&grown_names->slots[j], memory_order_relaxed) != NULL)
@@ -154,16 +154,16 @@ static dc_status intern_exactly(dc_table *table, const char *name, size_t length
     return DC_OK;
 }
 
-dc_status dc__table_intern_locked(dc_table *table, const char *name, event_record **out) {
+dc_status dc__table_intern_locked(dc_table *table, const char *name, dc__event_record **out) {
     size_t length = strlen(name);
-    event_record *found = record_by_name(table, name, length, hash_name(name, length));
+    dc__event_record *found = record_by_name(table, name, length, hash_name(name, length));
     if (found != NULL) {
         *out = found;
         return DC_OK;
     }
     long event = key_event_length(name, length);
     if (event == NOT_A_KEY) return dc__fail_key(table, name);
-    event_record *base = NULL;
+    dc__event_record *base = NULL;
     if ((size_t)event < length) {
         dc_status status = intern_exactly(table, name, (size_t)event, NULL, &base);
         if (status != DC_OK) return status;
@@ -175,7 +175,7 @@ DC_API dc_status dc_table_intern(dc_table *table, const char *event, dc_event_id
     if (table == NULL || event == NULL || out == NULL)
         return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_intern: table, event and out must not be NULL");
     lock_table(table);
-    event_record *record = NULL;
+    dc__event_record *record = NULL;
     dc_status status = dc__table_intern_locked(table, event, &record);
     if (status == DC_OK) dc__table_reclaim(table);
     unlock_table(table);
@@ -188,7 +188,7 @@ DC_API dc_status dc_table_event_name(const dc_table *table, dc_event_id event, c
         return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_event_name: table and out must not be NULL");
     dc_table *mutable_table = (dc_table *)table;
     lock_table(mutable_table);
-    event_record *record = record_by_id(table, event);
+    dc__event_record *record = record_by_id(table, event);
     unlock_table(mutable_table);
     if (record == NULL)
         return dc__fail(DC_ERR_NOT_FOUND, "table %s has no event with id %u", display_name(table), event);
@@ -211,13 +211,13 @@ static void destroy_now(dc_table *table) {
     /* Removed handlers whose slots were still being collected were never
      * retired. */
     for (uint32_t slot = 0; slot < table->slot_count; slot++) {
-        dc_handler *handler = handler_at(table, slot);
+        dc__handler *handler = handler_at(table, slot);
         if (handler->signature != NULL) dc__table_release_slot(handler, table);
     }
-    event_list *events = atomic_load_explicit(&table->events, memory_order_relaxed);
+    dc__event_list *events = atomic_load_explicit(&table->events, memory_order_relaxed);
     uint32_t count = atomic_load_explicit(&events->count, memory_order_relaxed);
     for (uint32_t i = 0; i < count; i++) {
-        event_record *record = events->records[i];
+        dc__event_record *record = events->records[i];
         free(atomic_load_explicit(&record->handlers, memory_order_relaxed));
         free(atomic_load_explicit(&record->after, memory_order_relaxed));
         free(atomic_load_explicit(&record->shapes, memory_order_relaxed));

@@ -11,7 +11,7 @@
  * removed handler, so no later execute announces it: a remover checking
  * whether a call it did not wait for is over (dc__wait_for_calls()) sees
  * only that call. */
-static dc_handler tombstone = {.state = DC__STATE_REMOVED};
+static dc__handler tombstone = {.state = DC__STATE_REMOVED};
 
 /* Puts the tombstone in the array entries of the removed handlers that are
  * owed one (see "removing"), their cache misses overlapping. Before an
@@ -39,7 +39,7 @@ void dc__table_free_object(void *object, void *context) {
  * table. */
 void dc__table_release_slot(void *object, void *context) {
     dc_table *table = context;
-    dc_handler *handler = object;
+    dc__handler *handler = object;
     dc_signature_release(handler->signature);
     if (handler->extras != 0) dc__release_extras(table, handler->extras);
     handler->signature = NULL;
@@ -63,7 +63,7 @@ void dc__table_retire(dc_table *table, void *object, void (*release)(void *, voi
 typedef struct slot_batch {
     uint32_t count;
     uint32_t capacity;
-    dc_handler *handlers[];
+    dc__handler *handlers[];
 } slot_batch;
 
 static void release_slot_batch(void *object, void *context) {
@@ -77,7 +77,7 @@ static void release_slot_batch(void *object, void *context) {
 
 /* Collects the slot of a removed handler whose removal has finished, to
  * retire with others (dc__table_reclaim()). Caller holds the lock. */
-static void retire_slot(dc_table *table, dc_handler *handler) {
+static void retire_slot(dc_table *table, dc__handler *handler) {
     slot_batch *batch = table->retiring;
     if (batch == NULL || batch->count == batch->capacity) {
         uint32_t capacity = batch != NULL ? batch->capacity * 2 : OWED_TOMBSTONES;
@@ -112,7 +112,7 @@ void dc__table_reclaim(dc_table *table) {
     dc__reclaim(&table->retired, false);
 }
 /* Marks a removed handler's removal finished; true the first time. */
-static bool mark_finished(dc_handler *handler) {
+static bool mark_finished(dc__handler *handler) {
     return !(atomic_fetch_or_explicit(&handler->state, DC__STATE_FINISHED, memory_order_acq_rel) & DC__STATE_FINISHED);
 }
 
@@ -156,7 +156,7 @@ enum { REMOVAL_BATCH = 64 };
 
 typedef struct removal_batch {
     size_t count;
-    dc_handler *handlers[REMOVAL_BATCH];
+    dc__handler *handlers[REMOVAL_BATCH];
     /* Their extras (NULL for none), read under the lock: the list holding
      * them may be replaced meanwhile. */
     handler_extras *extras[REMOVAL_BATCH];
@@ -164,7 +164,7 @@ typedef struct removal_batch {
      * remove by target, event or all waits for their calls too, so that its
      * caller may free what they use once it returns. */
     size_t others_count;
-    dc_handler *others[REMOVAL_BATCH];
+    dc__handler *others[REMOVAL_BATCH];
     bool owes_tombstones; /* some of `handlers` were left in their arrays */
     /* What the table's observer is told of `handlers`, taken while their
      * slots are theirs. */
@@ -185,24 +185,24 @@ static void begin_batch(removal_batch *batch) {
 enum { TOMBSTONES_PER_LIVE = 3 };
 
 /* Step 1 for one handler. Caller holds the lock. */
-static void unlink_handler(dc_table *table, dc_handler *handler, removal_batch *batch) {
+static void unlink_handler(dc_table *table, dc__handler *handler, removal_batch *batch) {
     uint32_t state = atomic_fetch_or_explicit(&handler->state, DC__STATE_REMOVED, memory_order_seq_cst);
-    event_record *record = record_by_id(table, handler->event), *owner = array_record(record);
+    dc__event_record *record = record_by_id(table, handler->event), *owner = array_record(record);
     bool after = (state & DC__STATE_AFTER) != 0;
     record->keyed--;
     uint32_t *live = after ? &owner->after_live : &owner->live;
     --*live;
     /* Commonly one handler fewer of a shape that stays. */
-    handler_shape *shape = dc__find_shape(atomic_load_explicit(&record->shapes, memory_order_relaxed),
+    dc__handler_shape *shape = dc__find_shape(atomic_load_explicit(&record->shapes, memory_order_relaxed),
                                           handler->signature, shape_flags(state));
     if (shape != NULL && --shape->handlers == 0) dc__drop_unused_shapes(table, record);
     /* Without its last after-handler the event may be run the lean way
      * again; without memory for a new summary it is run the general way. */
     if (after && owner->after_live == 0 && atomic_load_explicit(&owner->shapes, memory_order_relaxed) != NULL) {
-        shape_set *copy = dc__copy_shapes(owner);
+        dc__shape_set *copy = dc__copy_shapes(owner);
         if (copy != NULL) dc__resummarize_shapes(table, owner, copy);
     }
-    handler_array *array = atomic_load_explicit(after ? &owner->after : &owner->handlers, memory_order_relaxed);
+    dc__handler_array *array = atomic_load_explicit(after ? &owner->after : &owner->handlers, memory_order_relaxed);
     if (dc__others_may_read()) {
         atomic_store_explicit(&array->items[handler->position], &tombstone, memory_order_release);
     } else {
@@ -213,7 +213,7 @@ static void unlink_handler(dc_table *table, dc_handler *handler, removal_batch *
     /* Failing to compact is harmless (the next removal tries again). */
     uint32_t *tombstones = after ? &owner->after_tombstones : &owner->tombstones;
     if (++*tombstones > 8 && *tombstones > TOMBSTONES_PER_LIVE * *live) {
-        handler_array *compact = dc__rebuilt_array(array, NULL, *live);
+        dc__handler_array *compact = dc__rebuilt_array(array, NULL, *live);
         if (compact != NULL) dc__publish_array(table, owner, after, compact);
     }
     if (!(state & DC__STATE_UNINDEXED)) table->dedupe.indexed--;
@@ -245,7 +245,7 @@ typedef struct callout {
 
 /* Step 3's bookkeeping for a handler no call of which runs any more: marks
  * it finished (true the first time) and takes its callouts. */
-static bool finish_handler(dc_handler *handler, handler_extras *extras, callout *out) {
+static bool finish_handler(dc__handler *handler, handler_extras *extras, callout *out) {
     uint32_t state = atomic_load_explicit(&handler->state, memory_order_relaxed);
     *out = (callout){extras != NULL ? extras->destroy : NULL, extras != NULL ? extras->destroy_data : NULL,
                      (state & DC__STATE_OWNS_TARGET) ? handler->target : NULL};
@@ -269,10 +269,10 @@ static void call_out(const callout *callouts, size_t count, void (*release)(void
 /* Step 3 for handlers no call of which runs any more. The lock is taken
  * only to collect the slots: no reader or writer touches what it reads
  * before that. */
-static void finish_handlers(dc_table *table, dc_handler *const *handlers, handler_extras *const *extras,
+static void finish_handlers(dc_table *table, dc__handler *const *handlers, handler_extras *const *extras,
                             size_t count) {
     callout callouts[REMOVAL_BATCH];
-    dc_handler *completed[REMOVAL_BATCH];
+    dc__handler *completed[REMOVAL_BATCH];
     size_t completed_count = 0;
     void (*release)(void *object) = table->callbacks.release;
     for (size_t i = 0; i < count; i++)
@@ -290,7 +290,7 @@ static void finish_handlers(dc_table *table, dc_handler *const *handlers, handle
  * read under the lock. The table is there (see run_ticket()). */
 static void finish_handed_over(void *context, void *object) {
     dc_table *table = context;
-    dc_handler *const handlers[1] = {object};
+    dc__handler *const handlers[1] = {object};
     lock_table(table);
     handler_extras *const extras[1] = {handlers[0]->extras != 0 ? extras_of(table, handlers[0]) : NULL};
     unlock_table(table);
@@ -312,7 +312,7 @@ static void finish_removal(dc_table *table, removal_batch *batch) {
     for (size_t i = 0; i < batch->others_count; i++) dc__wait_for_calls(batch->others[i], NULL, NULL);
     size_t waited = 0;
     for (size_t i = 0; i < batch->count; i++) {
-        dc_handler *handler = batch->handlers[i];
+        dc__handler *handler = batch->handlers[i];
         handler_extras *extras = batch->extras[i];
         if (extras != NULL && extras->queue != NULL) dc__queue_purge(extras->queue, handler);
         if (dc__wait_for_calls(handler, finish_handed_over, table)) {
@@ -345,7 +345,7 @@ DC_API dc_status dc_table_remove(dc_table *table, dc_handler_id id) {
     begin_batch(&batch);
     callout callouts[1];
     lock_table(table);
-    dc_handler *handler = find_handler(table, id);
+    dc__handler *handler = find_handler(table, id);
     bool finished = false;
     if (handler != NULL) {
         unlink_handler(table, handler, &batch);
@@ -371,7 +371,7 @@ DC_API dc_status dc_table_remove(dc_table *table, dc_handler_id id) {
 /* Removes every live handler for which `matches` holds, a batch at a time,
  * default handlers only with `defaults`; what the batches' destroy notifies
  * add on the way may go too. */
-static size_t remove_where(dc_table *table, bool (*matches)(const dc_table *, const dc_handler *, const void *),
+static size_t remove_where(dc_table *table, bool (*matches)(const dc_table *, const dc__handler *, const void *),
                            const void *context, bool defaults) {
     size_t removed = 0;
     dc__finishing_begin();
@@ -381,7 +381,7 @@ static size_t remove_where(dc_table *table, bool (*matches)(const dc_table *, co
         lock_table(table);
         for (; slot < table->slot_count && batch.count < REMOVAL_BATCH && batch.others_count < REMOVAL_BATCH;
              slot++) {
-            dc_handler *handler = handler_at(table, slot);
+            dc__handler *handler = handler_at(table, slot);
             uint32_t state = atomic_load_explicit(&handler->state, memory_order_relaxed);
             if (handler->signature == NULL || (state & DC__STATE_FINISHED) || (!defaults && (state & DC__STATE_DEFAULT)) ||
                 !matches(table, handler, context))
@@ -403,16 +403,16 @@ static size_t remove_where(dc_table *table, bool (*matches)(const dc_table *, co
     return removed;
 }
 
-static bool has_target(const dc_table *table, const dc_handler *handler, const void *target) {
+static bool has_target(const dc_table *table, const dc__handler *handler, const void *target) {
     (void)table;
     return handler->target == target;
 }
 /* Added with the key, or, for an event, with any of its keys. */
-static bool has_key(const dc_table *table, const dc_handler *handler, const void *key) {
+static bool has_key(const dc_table *table, const dc__handler *handler, const void *key) {
     dc_event_id id = *(const dc_event_id *)key;
     return handler->event == id || array_record(record_by_id(table, handler->event))->id == id;
 }
-static bool any_handler(const dc_table *table, const dc_handler *handler, const void *context) {
+static bool any_handler(const dc_table *table, const dc__handler *handler, const void *context) {
     (void)table, (void)handler, (void)context;
     return true;
 }
@@ -448,7 +448,7 @@ DC_API dc_status dc_table_remove_event(dc_table *table, const char *event, size_
     dc_status refused = refuse_unobservable(table, "dc_table_remove_event");
     if (refused != DC_OK) return refused;
     lock_table(table);
-    event_record *record = record_by_name(table, event, length, hash_name(event, length));
+    dc__event_record *record = record_by_name(table, event, length, hash_name(event, length));
     unlock_table(table);
     size_t count = record != NULL ? remove_where(table, has_key, &record->id, false) : 0;
     if (removed != NULL) *removed = count;
@@ -465,7 +465,7 @@ DC_API dc_status dc_table_remove_all(dc_table *table, size_t *removed) {
 }
 
 /* Removes a once-handler after its run (or its dropped delivery). */
-void dc__table_remove_handler(dc_table *table, dc_handler *handler) {
+void dc__table_remove_handler(dc_table *table, dc__handler *handler) {
     removal_batch batch;
     begin_batch(&batch);
     lock_table(table);
@@ -483,11 +483,11 @@ void dc__table_remove_handler(dc_table *table, dc_handler *handler) {
 
 /* Adds `delta` (+1 or -1) to a handler's block count, within its bounds;
  * writes the handler to *out. */
-static dc_status change_block_count(dc_table *table, dc_handler_id id, int delta, dc_handler **out) {
+static dc_status change_block_count(dc_table *table, dc_handler_id id, int delta, dc__handler **out) {
     if (table == NULL)
         return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_%s: the table must not be NULL", delta > 0 ? "block" : "unblock");
     lock_table(table);
-    dc_handler *handler = find_handler(table, id);
+    dc__handler *handler = find_handler(table, id);
     uint32_t blocks =
         handler != NULL ? atomic_load_explicit(&handler->state, memory_order_relaxed) & DC__STATE_BLOCK_MASK : 0;
     dc_status status = DC_OK;
@@ -509,7 +509,7 @@ static dc_status change_block_count(dc_table *table, dc_handler_id id, int delta
 }
 
 DC_API dc_status dc_table_block(dc_table *table, dc_handler_id id) {
-    dc_handler *handler = NULL; /* gcc -O3 cannot see change_block_count() set it on DC_OK */
+    dc__handler *handler = NULL; /* gcc -O3 cannot see change_block_count() set it on DC_OK */
     dc_status status = change_block_count(table, id, +1, &handler);
     if (status != DC_OK) return status;
     /* Calls that passed their state check before the block wait to return
@@ -520,7 +520,7 @@ DC_API dc_status dc_table_block(dc_table *table, dc_handler_id id) {
 }
 
 DC_API dc_status dc_table_unblock(dc_table *table, dc_handler_id id) {
-    dc_handler *handler;
+    dc__handler *handler;
     return change_block_count(table, id, -1, &handler);
 }
 

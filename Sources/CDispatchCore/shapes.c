@@ -21,18 +21,18 @@ static void free_shape_set(void *object, void *context) {
     free(object);
 }
 
-shape_set *dc__shapes_copy(const shape_set *old, uint32_t extra) {
+dc__shape_set *dc__shapes_copy(const dc__shape_set *old, uint32_t extra) {
     uint32_t count = old != NULL ? old->count : 0;
-    shape_set *set = malloc(sizeof *set + (count + extra) * sizeof set->shapes[0]);
+    dc__shape_set *set = malloc(sizeof *set + (count + extra) * sizeof set->shapes[0]);
     if (set == NULL) return NULL;
     set->count = count;
     if (count > 0) memcpy(set->shapes, old->shapes, count * sizeof set->shapes[0]);
     return set;
 }
 
-static uint32_t lean_call_of(const shape_set *set) {
+static uint32_t lean_call_of(const dc__shape_set *set) {
     if (set->count != 1) return 0;
-    const handler_shape *shape = &set->shapes[0];
+    const dc__handler_shape *shape = &set->shapes[0];
     const dc_signature *signature = shape->signature;
     if (signature->return_type != DC_TYPE_VOID) return 0;
     /* A variadic marshal may still return a value (the lean execute hands
@@ -48,11 +48,11 @@ static uint32_t lean_call_of(const shape_set *set) {
 
 /* Fills in the summary of a set about to be published; `lean`: the lean
  * execute may run the event (dc__lean_allowed()). */
-static void summarize_shapes(shape_set *set, bool lean) {
+static void summarize_shapes(dc__shape_set *set, bool lean) {
     uint64_t counts = ~(uint64_t)0, strict_counts = ~(uint64_t)0;
     set->most_takes = 0;
     for (uint32_t s = 0; s < set->count; s++) {
-        const handler_shape *shape = &set->shapes[s];
+        const dc__handler_shape *shape = &set->shapes[s];
         if (shape->state_flags & DC__STATE_VARIADIC) continue; /* takes the arguments as given: constrains nothing */
         uint32_t takes = shape->takes; /* at most DC_MAX_PARAMETERS, below 64 */
         /* A strict shape fits only its own count; an execute's strict flag
@@ -86,20 +86,20 @@ static void summarize_shapes(shape_set *set, bool lean) {
 
 /* Whether the lean execute may run `record`'s event: it walks the
  * `handlers` array only, and calls no hook. Caller holds the lock. */
-bool dc__lean_allowed(const dc_table *table, const event_record *record) {
+bool dc__lean_allowed(const dc_table *table, const dc__event_record *record) {
     return record->base == NULL && record->after_live == 0 && !dc__hooks_watch(table, record);
 }
 
 /* Publishes `copy`, a copy of `record`'s shape set (dc__shapes_copy()), summarized
  * anew: after what the lean execute may do changed. Caller holds the lock. */
-void dc__resummarize_shapes(dc_table *table, event_record *record, shape_set *copy) {
-    shape_set *old = atomic_load_explicit(&record->shapes, memory_order_relaxed);
+void dc__resummarize_shapes(dc_table *table, dc__event_record *record, dc__shape_set *copy) {
+    dc__shape_set *old = atomic_load_explicit(&record->shapes, memory_order_relaxed);
     summarize_shapes(copy, dc__lean_allowed(table, record));
     atomic_store_explicit(&record->shapes, copy, memory_order_release);
     if (old != NULL) dc__table_retire(table, old, free_shape_set);
 }
 
-shape_set *dc__copy_shapes(const event_record *record) {
+dc__shape_set *dc__copy_shapes(const dc__event_record *record) {
     return dc__shapes_copy(atomic_load_explicit(&record->shapes, memory_order_relaxed), 0);
 }
 
@@ -107,29 +107,29 @@ shape_set *dc__copy_shapes(const event_record *record) {
  * shape is new or `resummarize`. Publish before the handler itself, so a
  * reader that sees the handler sees its shape. The set is preallocated by
  * the caller (`spare`, a copy of the current one with room for one more). */
-void dc__add_shape(dc_table *table, event_record *record, dc_signature *signature, uint32_t flags, shape_set *spare,
+void dc__add_shape(dc_table *table, dc__event_record *record, dc_signature *signature, uint32_t flags, dc__shape_set *spare,
                    bool resummarize) {
-    shape_set *set = atomic_load_explicit(&record->shapes, memory_order_relaxed);
-    handler_shape *shape = dc__find_shape(set, signature, flags);
+    dc__shape_set *set = atomic_load_explicit(&record->shapes, memory_order_relaxed);
+    dc__handler_shape *shape = dc__find_shape(set, signature, flags);
     if (shape != NULL && !resummarize) {
         shape->handlers++;
         free(spare);
         return;
     }
-    handler_shape *copied = dc__find_shape(spare, signature, flags);
+    dc__handler_shape *copied = dc__find_shape(spare, signature, flags);
     if (copied != NULL) {
         copied->handlers++;
     } else {
         size_t first = (flags & DC__STATE_TARGET) ? 1 : 0;
         size_t takes = signature->parameter_count - first;
-        spare->shapes[spare->count++] = (handler_shape){signature, flags, 1, (uint32_t)takes};
+        spare->shapes[spare->count++] = (dc__handler_shape){signature, flags, 1, (uint32_t)takes};
     }
     dc__resummarize_shapes(table, record, spare);
 }
 
-void dc__drop_unused_shapes(dc_table *table, event_record *record) {
-    shape_set *set = atomic_load_explicit(&record->shapes, memory_order_relaxed);
-    shape_set *smaller = dc__shapes_copy(NULL, set->count);
+void dc__drop_unused_shapes(dc_table *table, dc__event_record *record) {
+    dc__shape_set *set = atomic_load_explicit(&record->shapes, memory_order_relaxed);
+    dc__shape_set *smaller = dc__shapes_copy(NULL, set->count);
     if (smaller == NULL) return; /* keeps checking a shape with no handler: stricter, never unsafe */
     for (uint32_t i = 0; i < set->count; i++)
         if (set->shapes[i].handlers > 0) smaller->shapes[smaller->count++] = set->shapes[i];
@@ -140,9 +140,9 @@ void dc__drop_unused_shapes(dc_table *table, event_record *record) {
 
 /* The id of a live handler of `shape` in the snapshot, for messages only.
  * Inside the read-side section, like everything it reads. */
-static dc_handler_id example_in(const handler_array *array, uint32_t count, const handler_shape *shape) {
+static dc_handler_id example_in(const dc__handler_array *array, uint32_t count, const dc__handler_shape *shape) {
     for (uint32_t i = 0; i < count; i++) {
-        dc_handler *handler = atomic_load_explicit(&array->items[i], memory_order_relaxed);
+        dc__handler *handler = atomic_load_explicit(&array->items[i], memory_order_relaxed);
         uint32_t state = atomic_load_explicit(&handler->state, memory_order_relaxed);
         if (!(state & DC__STATE_REMOVED) && handler->signature == shape->signature &&
             shape_flags(state) == shape->state_flags)
@@ -152,8 +152,8 @@ static dc_handler_id example_in(const handler_array *array, uint32_t count, cons
 }
 
 /* In the snapshot's array, or its after array. */
-static dc_handler_id example_handler(const execution *run, const handler_array *array, uint32_t count,
-                                     const handler_shape *shape) {
+static dc_handler_id example_handler(const execution *run, const dc__handler_array *array, uint32_t count,
+                                     const dc__handler_shape *shape) {
     dc_handler_id id = array != NULL ? example_in(array, count, shape) : 0;
     return id != 0 || run->after == NULL ? id : example_in(run->after, run->after_count, shape);
 }
@@ -179,14 +179,14 @@ static bool struct_return_fits(const execution *run, const dc_signature *signatu
     return dc__layouts_equal(run->source->return_layout, signature->return_layout);
 }
 
-static bool is_strict(const execution *run, const handler_shape *shape) {
+static bool is_strict(const execution *run, const dc__handler_shape *shape) {
     if (shape->state_flags & DC__STATE_VARIADIC) return false;
     return (shape->state_flags & DC__STATE_STRICT) || (run->options->flags & DC_EXECUTE_STRICT);
 }
 
 /* Checks the arguments against one handler shape, with messages: arity when
  * strict, and that every argument the shape takes fits its parameter. */
-COLD static dc_status check_shape(const execution *run, const handler_shape *shape, const handler_array *array,
+COLD static dc_status check_shape(const execution *run, const dc__handler_shape *shape, const dc__handler_array *array,
                              uint32_t count) {
     const dc_signature *signature = shape->signature;
     size_t first = first_argument_parameter(shape->state_flags);
@@ -243,7 +243,7 @@ COLD static dc_status check_shape(const execution *run, const handler_shape *sha
 /* The common case, without conversions or messages: the arguments a shape
  * takes have exactly its parameter types (and, when strict, there are exactly
  * that many). */
-static bool shape_matches_exactly(const execution *run, const handler_shape *shape) {
+static bool shape_matches_exactly(const execution *run, const dc__handler_shape *shape) {
     if (is_strict(run, shape) && shape->takes != run->count) return false;
     size_t used = shape->takes < run->count ? shape->takes : run->count;
     size_t first = first_argument_parameter(shape->state_flags);
@@ -257,7 +257,7 @@ static bool shape_matches_exactly(const execution *run, const handler_shape *sha
 }
 
 /* Every shape fits, or the error of the first that does not. */
-dc_status dc__check_each_shape(const execution *run, const shape_set *shapes, const handler_array *array,
+dc_status dc__check_each_shape(const execution *run, const dc__shape_set *shapes, const dc__handler_array *array,
                                uint32_t count) {
     for (uint32_t i = 0; i < shapes->count; i++) {
         if (LIKELY(shape_matches_exactly(run, &shapes->shapes[i]))) continue;

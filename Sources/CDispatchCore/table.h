@@ -27,7 +27,6 @@ typedef struct dc__handler_extras {
 
 /* The handler, its state bits and the structures below are laid out in
  * dispatch_core_binding.h, which the Swift layer's inline execute shares. */
-typedef dc__handler dc_handler;
 
 #define SWIFT_CALLS DC__SWIFT_CALLS
 
@@ -109,17 +108,14 @@ static inline void table_lock_destroy(table_lock *lock) { pthread_mutex_destroy(
 
 /* ---- per-event structures readers see ------------------------------------------------ */
 
-typedef dc__handler_array handler_array;
-typedef dc__handler_shape handler_shape;
-typedef dc__shape_set shape_set;
-typedef dc__event_record event_record;
-typedef dc__event_list event_list;
+/* The handler arrays, shape sets and event records are laid out, with one
+ * name each, in dispatch_core_binding.h (see "handlers" above). */
 
 /* Events by name: open addressing, a power-of-two number of slots, at most
  * half full. Slots are filled once with a release store. */
 typedef struct name_index {
     uint32_t mask;
-    _Atomic(event_record *) slots[];
+    _Atomic(dc__event_record *) slots[];
 } name_index;
 
 enum { OWED_TOMBSTONES = 32 };
@@ -149,13 +145,13 @@ typedef struct hook_list {
 } hook_list;
 
 struct dc_table {
-    _Atomic(event_list *) events;
+    _Atomic(dc__event_list *) events;
     _Atomic(name_index *) names;
     dc_object_callbacks callbacks;
     char *name;
 
     table_lock lock; /* see "the table's lock" */
-    dc_handler **chunks;
+    dc__handler **chunks;
     uint32_t chunk_count;
     uint32_t slot_count; /* slots ever handed out */
     uint32_t free_slots; /* free list head: slot + 1 */
@@ -239,21 +235,21 @@ static inline void unlock_table(const dc_table *table) { TABLE_LOCK_RELEASE(&((d
 /* ---- small helpers ---------------------------------------------------------------------- */
 
 /* The handler in `slot`. Caller holds the lock: growing moves the chunk list. */
-static inline dc_handler *handler_at(const dc_table *table, uint32_t slot) {
+static inline dc__handler *handler_at(const dc_table *table, uint32_t slot) {
     return &table->chunks[slot >> CHUNK_SHIFT][slot & (CHUNK_SIZE - 1)];
 }
 
 /* Reads only what does not change while a reader or the lock holds the
  * handler: its generation and slot change when a reclaimed slot is reused. */
-static inline dc_handler_id id_of(const dc_handler *handler) {
+static inline dc_handler_id id_of(const dc__handler *handler) {
     return ((uint64_t)handler->generation << 32) | handler->slot;
 }
 
 /* The live handler an id names, or NULL. Caller holds the lock. */
-static inline dc_handler *find_handler(const dc_table *table, dc_handler_id id) {
+static inline dc__handler *find_handler(const dc_table *table, dc_handler_id id) {
     uint32_t slot = (uint32_t)id, generation = (uint32_t)(id >> 32);
     if (generation == 0 || slot >= table->slot_count) return NULL;
-    dc_handler *handler = handler_at(table, slot);
+    dc__handler *handler = handler_at(table, slot);
     if (handler->generation != generation ||
         (atomic_load_explicit(&handler->state, memory_order_relaxed) & DC__STATE_REMOVED))
         return NULL;
@@ -332,21 +328,21 @@ static inline long key_event_length(const char *key, size_t length) {
 dc_status dc__fail_key(const dc_table *table, const char *key);
 
 /* The record that holds `record`'s handlers: its event's. */
-static inline event_record *array_record(event_record *record) { return record->base != NULL ? record->base : record; }
+static inline dc__event_record *array_record(dc__event_record *record) { return record->base != NULL ? record->base : record; }
 
 /* ---- lookup (readers) ---------------------------------------------------------------- */
 
-ALWAYS_INLINE static inline event_record *record_by_id(const dc_table *table, dc_event_id id) {
-    event_list *events = atomic_load_explicit(&table->events, memory_order_acquire);
+ALWAYS_INLINE static inline dc__event_record *record_by_id(const dc_table *table, dc_event_id id) {
+    dc__event_list *events = atomic_load_explicit(&table->events, memory_order_acquire);
     /* id - 1 wraps for 0, so one comparison says "no such event". */
     return id - 1 < atomic_load_explicit(&events->count, memory_order_acquire) ? events->records[id - 1] : NULL;
 }
 
-ALWAYS_INLINE static inline event_record *record_by_name(const dc_table *table, const char *name, size_t length,
+ALWAYS_INLINE static inline dc__event_record *record_by_name(const dc_table *table, const char *name, size_t length,
                                                          uint64_t hash) {
     name_index *names = atomic_load_explicit(&table->names, memory_order_acquire);
     for (uint32_t i = (uint32_t)hash & names->mask;; i = (i + 1) & names->mask) {
-        event_record *record = atomic_load_explicit(&names->slots[i], memory_order_acquire);
+        dc__event_record *record = atomic_load_explicit(&names->slots[i], memory_order_acquire);
         if (record == NULL) return NULL;
         if (record->hash == hash && record->name_length == length && same_name(record->name, name, length))
             return record;
@@ -355,7 +351,7 @@ ALWAYS_INLINE static inline event_record *record_by_name(const dc_table *table, 
 
 /* The event named by id, or by name when id is 0. Readers call it inside a
  * read-side section, writers under the lock: interning may replace what it reads. */
-ALWAYS_INLINE static inline const event_record *lookup_event(const dc_table *table, dc_event_id id, const char *name) {
+ALWAYS_INLINE static inline const dc__event_record *lookup_event(const dc_table *table, dc_event_id id, const char *name) {
     if (id != 0 || name == NULL) return record_by_id(table, id);
     size_t length = strlen(name);
     return record_by_name(table, name, length, hash_name(name, length));
@@ -365,7 +361,7 @@ ALWAYS_INLINE static inline const event_record *lookup_event(const dc_table *tab
  * malformed; else *event is its event's record when the key is detailed and
  * the event known, NULL otherwise. Inside a read-side section or under the
  * lock. */
-static inline bool event_of_unknown_key(const dc_table *table, const char *key, size_t length, event_record **event) {
+static inline bool event_of_unknown_key(const dc_table *table, const char *key, size_t length, dc__event_record **event) {
     long event_length = key_event_length(key, length);
     if (event_length == NOT_A_KEY) return false;
     *event = (size_t)event_length < length
@@ -392,7 +388,7 @@ static inline bool new_dedupe_index(dedupe_index *index, uint32_t entries) {
 
 /* The extras of `handler`, which has some. Inside a read-side section or
  * under the lock. */
-static inline handler_extras *extras_of(const dc_table *table, const dc_handler *handler) {
+static inline handler_extras *extras_of(const dc_table *table, const dc__handler *handler) {
     return atomic_load_explicit(&table->extras, memory_order_acquire)->items[handler->extras - 1];
 }
 
@@ -414,15 +410,15 @@ void dc__release_extras(dc_table *table, uint32_t extras);
 
 /* The live handler of (event, function, target) that the index knows, or
  * NULL with *empty the entry where that key's probe ends. */
-dc_handler *dc__find_duplicate(dc_table *table, dc_event_id event, dc_function function, const void *target,
+dc__handler *dc__find_duplicate(dc_table *table, dc_event_id event, dc_function function, const void *target,
                                uint32_t *empty);
 /* Gives the live `handler`, whose key's probe ends at entry `empty`
  * (dc__find_duplicate(), the index unchanged since), its entry there. */
-void dc__dedupe_insert_at(dedupe_index *index, const dc_handler *handler, uint32_t empty);
+void dc__dedupe_insert_at(dedupe_index *index, const dc__handler *handler, uint32_t empty);
 /* Gives the live `handler` an entry unless one on its probe already names
  * its slot with its tag (its slot's removed handler may have left that);
  * true when it took an empty one. The caller counts it in `indexed`. */
-bool dc__dedupe_insert(dedupe_index *index, const dc_handler *handler);
+bool dc__dedupe_insert(dedupe_index *index, const dc__handler *handler);
 /* An empty index for the live handlers and one more, half full with them:
  * a rebuild follows growth of 60% or more, and the index costs 5 to 8 bytes
  * per handler. False when there is no memory for it. */
@@ -442,7 +438,7 @@ static inline bool dedupe_has_room(const dedupe_index *index) {
 /* Finds or creates the record of event key `name`, and of its event when it
  * is detailed; DC_ERR_INVALID_ARGUMENT for a malformed key. Caller holds the
  * lock (registry.c). */
-dc_status dc__table_intern_locked(dc_table *table, const char *name, event_record **out);
+dc_status dc__table_intern_locked(dc_table *table, const char *name, dc__event_record **out);
 
 /* Retires `object`, freed by `release` once no reader can hold it; when no
  * memory is left for the bookkeeping it is kept (a leak, never a use after
@@ -467,12 +463,12 @@ void dc__put_owed_tombstones(dc_table *table);
  * front when given, with room to grow; NULL without memory. Published with
  * dc__publish_array() as the event's after array or its other one, which
  * records each handler's position (registration.c). Caller holds the lock. */
-handler_array *dc__rebuilt_array(const handler_array *old, dc_handler *first, uint32_t live);
-void dc__publish_array(dc_table *table, event_record *record, bool after, handler_array *array);
+dc__handler_array *dc__rebuilt_array(const dc__handler_array *old, dc__handler *first, uint32_t live);
+void dc__publish_array(dc_table *table, dc__event_record *record, bool after, dc__handler_array *array);
 
 /* Removes a once-handler after its run, or after its delivery was dropped
  * (removal.c). */
-void dc__table_remove_handler(dc_table *table, dc_handler *handler);
+void dc__table_remove_handler(dc_table *table, dc__handler *handler);
 
 /* Removes every handler, default handlers included; how many (removal.c). */
 size_t dc__table_remove_all(dc_table *table);
@@ -480,21 +476,21 @@ size_t dc__table_remove_all(dc_table *table);
 /* ---- shape sets (shapes.c); the caller holds the lock ----------------------------------- */
 
 /* Whether the lean execute may run `record`'s event. */
-bool dc__lean_allowed(const dc_table *table, const event_record *record);
+bool dc__lean_allowed(const dc_table *table, const dc__event_record *record);
 /* A copy of `old` (may be NULL) with room for `extra` more shapes; NULL
  * without memory. */
-shape_set *dc__shapes_copy(const shape_set *old, uint32_t extra);
+dc__shape_set *dc__shapes_copy(const dc__shape_set *old, uint32_t extra);
 /* A copy of `record`'s set; NULL without memory. */
-shape_set *dc__copy_shapes(const event_record *record);
+dc__shape_set *dc__copy_shapes(const dc__event_record *record);
 /* Publishes `copy`, a copy of `record`'s set, summarized anew. */
-void dc__resummarize_shapes(dc_table *table, event_record *record, shape_set *copy);
+void dc__resummarize_shapes(dc_table *table, dc__event_record *record, dc__shape_set *copy);
 /* Counts one more handler of a shape (see shapes.c), with `spare` a copy
  * of the set with room for one more. */
-void dc__add_shape(dc_table *table, event_record *record, dc_signature *signature, uint32_t flags, shape_set *spare,
+void dc__add_shape(dc_table *table, dc__event_record *record, dc_signature *signature, uint32_t flags, dc__shape_set *spare,
                    bool resummarize);
 /* The shape of `set` (may be NULL) with that signature and those flags, or
  * NULL; a removal counts one handler fewer there. */
-static inline handler_shape *dc__find_shape(shape_set *set, const dc_signature *signature, uint32_t flags) {
+static inline dc__handler_shape *dc__find_shape(dc__shape_set *set, const dc_signature *signature, uint32_t flags) {
     for (uint32_t i = 0; set != NULL && i < set->count; i++)
         if (set->shapes[i].signature == signature && set->shapes[i].state_flags == flags) return &set->shapes[i];
     return NULL;
@@ -502,18 +498,18 @@ static inline handler_shape *dc__find_shape(shape_set *set, const dc_signature *
 /* Publishes `record`'s set without the shapes no handler has any more, so
  * they no longer constrain executes. Publish after the handler is marked
  * removed. */
-void dc__drop_unused_shapes(dc_table *table, event_record *record);
+void dc__drop_unused_shapes(dc_table *table, dc__event_record *record);
 
 /* ---- hooks and the observer (hooks.c) ------------------------------------------------ */
 
 /* Whether an emission hook sees executes of `record`'s event. Caller holds
  * the lock. */
-bool dc__hooks_watch(const dc_table *table, const event_record *record);
+bool dc__hooks_watch(const dc_table *table, const dc__event_record *record);
 
 /* Calls the emission hooks that see an execute of `key` (NULL: a key never
  * interned, `name`) of `event` (NULL: unknown), inside the execute's
  * read-side section, announcing each call in the reader's frame. */
-void dc__run_hooks(dc_table *table, const hook_list *hooks, const event_record *key, const event_record *event,
+void dc__run_hooks(dc_table *table, const hook_list *hooks, const dc__event_record *key, const dc__event_record *event,
                    const char *name, const dc_value *arguments, size_t count, dc_thread_record *reader);
 
 /* Tells the observer, if any, of a change; no lock held. */
@@ -538,7 +534,7 @@ void dc__table_remove_hooks(dc_table *table);
 /* What one execute needs as it goes. */
 typedef struct execution {
     dc_table *table;
-    const event_record *record;
+    const dc__event_record *record;
     const dc_value *arguments;
     size_t count;
     const dc_execute_options *options;
@@ -551,13 +547,13 @@ typedef struct execution {
      * detail; 0 for none. */
     dc_event_id key;
     /* The snapshot of the event's after array, for messages. */
-    const handler_array *after;
+    const dc__handler_array *after;
     uint32_t after_count;
 } execution;
 
 /* Checks the arguments against every shape of `shapes`: DC_OK when each
  * fits, or the error of the first that does not (shapes.c). */
-dc_status dc__check_each_shape(const execution *run, const shape_set *shapes, const handler_array *array,
+dc_status dc__check_each_shape(const execution *run, const dc__shape_set *shapes, const dc__handler_array *array,
                                uint32_t count);
 
 #endif /* DISPATCH_CORE_TABLE_H */
