@@ -1,6 +1,6 @@
 /*
- * libffi_defects.c — libffi releases that pass some structs by value wrongly
- * (issue 37), and the signatures whose calls they would get wrong, which are
+ * libffi_defects.c — libffi releases that pass some structs by value
+ * wrongly, and the signatures whose calls they would get wrong, which are
  * refused when their signature is made.
  *
  * Whether the running libffi has a defect is found by a probe: at the first
