@@ -11,7 +11,8 @@
 #                             Scripts/install-deps.sh)
 #   make demo                 deps, then swift run EventKitDemo
 #   make test-c               only the C tests (cmocka), built into build/tests/
-#   make check-header         each installed header and the binding header alone, as C11 and C++11
+#   make check-header         each installed header and the binding header alone, as C11 and C++11,
+#                             and the binding's inline header as C11
 #   make check-exports        the .so exports exactly what the headers declare, in the version
 #                             nodes the version script (made from the headers) gives them
 #   make check-stubs          stubs.c is what Scripts/generate-stubs.py makes
@@ -57,9 +58,14 @@ SOURCE_DIR    := Sources/CDispatchCore
 HEADER        := $(SOURCE_DIR)/include/dispatch_core.h
 # The installed headers: dispatch_core.h includes the rest.
 HEADERS       := $(HEADER) $(SOURCE_DIR)/include/dispatch_table.h $(SOURCE_DIR)/include/dispatch_closure.h
-# What only a language binding needs; not installed (dispatch_core_binding.h).
-BINDING_DIR   := Sources/CDispatchCoreBinding
+# What only a language binding needs; not installed: the binding's API
+# (dispatch_core_binding.h) and the core's layouts and inline execute a binding
+# compiles into its callers (dispatch_core_inline.h, C only). The core owns both;
+# the Swift layer's module map (Sources/CDispatchCoreBinding) lists them.
+BINDING_DIR   := $(SOURCE_DIR)/binding
 BINDING_HEADER := $(BINDING_DIR)/dispatch_core_binding.h
+INLINE_HEADER := $(BINDING_DIR)/dispatch_core_inline.h
+BINDING_HEADERS := $(BINDING_HEADER) $(INLINE_HEADER)
 SOURCES       := $(sort $(wildcard $(SOURCE_DIR)/*.c))
 OBJECTS       := $(patsubst $(SOURCE_DIR)/%.c,$(BUILD)/obj/%.o,$(SOURCES))
 TEST_SOURCES  := $(sort $(wildcard Tests/CDispatchCoreTests/test_*.c))
@@ -134,7 +140,7 @@ LIB_CFLAGS    := -std=c11 $(WARNINGS) $(OPTIMIZE) -fPIC -fvisibility=hidden \
                  -DDC_BUILDING_LIBRARY -D_GNU_SOURCE -pthread $(FFI_CFLAGS) \
                  -I$(SOURCE_DIR)/include -I$(SOURCE_DIR) $(SANITIZE_FLAGS) $(CFLAGS)
 # Tests and the benchmark see the library as a client does: the public header,
-# and the binding header for what they test of the binding.
+# and the binding's headers for what they test of the binding.
 CLIENT_CFLAGS := -std=c11 $(WARNINGS) $(OPTIMIZE) -D_GNU_SOURCE -pthread \
                  -I$(SOURCE_DIR)/include -I$(BINDING_DIR) $(SANITIZE_FLAGS) $(CFLAGS)
 
@@ -175,7 +181,7 @@ $(SHARED_REAL): $(OBJECTS) $(VERSION_SCRIPT)
 
 # What the shared library exports is what the headers declare: the functions
 # the public headers declare with DC_API (dc_), and the functions and variables
-# dispatch_core_binding.h declares with DC__BINDING_API (dc__). These lists are
+# the binding's headers declare with DC__BINDING_API (dc__). These lists are
 # read from the headers on every build, and both the version script and
 # check-exports take them from here, so there is no second list to keep.
 #
@@ -201,8 +207,8 @@ $(PUBLIC_NAMES): $(HEADERS) | $(BUILD)/exports
 	@grep -hE '^DC_API' $(HEADERS) | grep -oE '\bdc_[a-z0-9_]+\(' | tr -d '(' | sort -u > $@.new
 	@mv $@.new $@
 
-$(BINDING_NAMES): $(BINDING_HEADER) | $(BUILD)/exports
-	@grep -E '\bDC__BINDING_API\b' $< | grep -v '^#' \
+$(BINDING_NAMES): $(BINDING_HEADERS) | $(BUILD)/exports
+	@grep -hE '\bDC__BINDING_API\b' $(BINDING_HEADERS) | grep -v '^#' \
 	    | grep -oE '\bdc__[a-z0-9_]+\b *(\(|;|$$)' | grep -oE 'dc__[a-z0-9_]+' | sort -u > $@.new
 	@mv $@.new $@
 
@@ -286,7 +292,7 @@ test-swift-fallback:
 # Tests link against the shared library, so a public function that is not
 # exported fails to link here rather than in a user's program.
 $(BUILD)/tests/%: Tests/CDispatchCoreTests/%.c $(wildcard Tests/CDispatchCoreTests/*.h) \
-                  $(HEADERS) $(BINDING_HEADER) $(SHARED_LIB) | $(BUILD)/tests
+                  $(HEADERS) $(BINDING_HEADERS) $(SHARED_LIB) | $(BUILD)/tests
 	$(TEST_CC) $(CLIENT_CFLAGS) $(CMOCKA_CFLAGS) $< -o $@ \
 	    -L$(BUILD) -l$(LIBRARY) -Wl,-rpath,'$$ORIGIN/..' $(CMOCKA_LIBS) \
 	    $(SANITIZE_FLAGS) $(LDFLAGS) -pthread
@@ -310,7 +316,7 @@ FENCE_FALLBACK_TEST := $(BUILD)/tests/fallback/test_table_threads
 
 $(FENCE_FALLBACK_TEST): Tests/CDispatchCoreTests/test_table_threads.c \
                         Tests/CDispatchCoreTests/refuse_membarrier.c $(wildcard Tests/CDispatchCoreTests/*.h) \
-                        $(HEADERS) $(BINDING_HEADER) $(SHARED_LIB)
+                        $(HEADERS) $(BINDING_HEADERS) $(SHARED_LIB)
 	@mkdir -p $(dir $@)
 	$(TEST_CC) $(CLIENT_CFLAGS) $(CMOCKA_CFLAGS) $(filter %.c,$^) -o $@ \
 	    -L$(BUILD) -l$(LIBRARY) -Wl,-rpath,'$$ORIGIN/../..' $(CMOCKA_LIBS) \
@@ -325,8 +331,10 @@ test-fence-fallback: $(FENCE_FALLBACK_TEST)
 	    echo "error: $< did not fall back to full fences" >&2; exit 1; }
 
 # Each header must stand alone, as C11 and as C++11 (the binding header's
-# layouts and inline execute are C only; C++ sees its declarations).
+# event cache is C only; C++ sees its declarations), and the inline header,
+# which is C only, as C11.
 HEADERS_ALONE := $(HEADERS) $(BINDING_HEADER)
+C_HEADERS_ALONE := $(INLINE_HEADER)
 
 check-header: | $(BUILD)/tests
 	@for header in $(HEADERS_ALONE); do \
@@ -338,6 +346,13 @@ check-header: | $(BUILD)/tests
 	        -c $(BUILD)/tests/$${name}_alone.c -o $(BUILD)/tests/$${name}_alone_c.o || exit 1; \
 	    $(CXX) -std=c++11 -pedantic $(WARNINGS) -I$(SOURCE_DIR)/include -I$(BINDING_DIR) \
 	        -c $(BUILD)/tests/$${name}_alone.cpp -o $(BUILD)/tests/$${name}_alone_cpp.o || exit 1; \
+	done; \
+	for header in $(C_HEADERS_ALONE); do \
+	    name=$$(basename $$header .h); \
+	    printf '#include "%s"\n' $$(basename $$header) > $(BUILD)/tests/$${name}_alone.c; \
+	    echo "check-header: $$header as C11"; \
+	    $(CC) -std=c11 -pedantic $(WARNINGS) -I$(SOURCE_DIR)/include -I$(BINDING_DIR) \
+	        -c $(BUILD)/tests/$${name}_alone.c -o $(BUILD)/tests/$${name}_alone_c.o || exit 1; \
 	done
 
 # The shared library exports exactly the names the headers declare (the lists

@@ -39,8 +39,9 @@ let package = Package(
             dependencies: ["CFFI"],
             cSettings: [.define("_GNU_SOURCE")]
         ),
-        // What only a language binding needs of the C core: a header beside
-        // the core's sources (not installed) and its module map.
+        // What only a language binding needs of the C core: a module map of
+        // the core's binding headers (Sources/CDispatchCore/binding, not
+        // installed), the binding's API and the layouts its inline execute reads.
         .systemLibrary(name: "CDispatchCoreBinding", path: "Sources/CDispatchCoreBinding"),
         .target(
             name: "EventKitSwift",

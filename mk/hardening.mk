@@ -188,7 +188,7 @@ $(FUZZ_BUILD)/obj/%.o: $(SOURCE_DIR)/%.c | $(FUZZ_BUILD)/obj $(BUILD)/.libffi-fo
 	$(SANITIZER_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,address,undefined $(FUZZ_OBJECT_FLAGS) \
 	    $(FFI_CFLAGS) -I$(SOURCE_DIR)/include -I$(SOURCE_DIR) -MMD -MP -c $< -o $@
 
-$(FUZZ_BUILD)/fuzz_%: $(FUZZ_DIR)/fuzz_%.c $(FUZZ_DIR)/fuzz_support.h $(HEADERS) $(BINDING_HEADER) $(FUZZ_OBJECTS)
+$(FUZZ_BUILD)/fuzz_%: $(FUZZ_DIR)/fuzz_%.c $(FUZZ_DIR)/fuzz_support.h $(HEADERS) $(BINDING_HEADERS) $(FUZZ_OBJECTS)
 	$(SANITIZER_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer,address,undefined -I$(SOURCE_DIR)/include -I$(BINDING_DIR) \
 	    $< $(FUZZ_OBJECTS) -o $@ $(FFI_LIBS) $(SANITIZER_LDFLAGS) -pthread
 
@@ -259,7 +259,7 @@ STRESS_MAKE_thread    = SANITIZE=thread CFLAGS="-g -DDC_NO_MEMBARRIER" \
                         LDFLAGS="$(SANITIZER_LDFLAGS) $(TSAN_LDFLAGS)"
 STRESS_SOURCES    := $(FUZZ_DIR)/stress_table.c $(FUZZ_DIR)/stress_support.h $(FUZZ_DIR)/fuzz_support.h \
                      $(FUZZ_DIR)/table_model.h \
-                     Tests/CDispatchCoreTests/value_equality.h $(BINDING_HEADER)
+                     Tests/CDispatchCoreTests/value_equality.h $(BINDING_HEADERS)
 
 .PHONY: stress stress-build
 

@@ -599,7 +599,7 @@ NOINLINE static dc_status execute_generally(dc_table *table, dc_event_id event_i
  * (once, queued) hands the rest of the snapshot to the general loop
  * (dc__finish_generally()). Events of marshals of one void shape take the same
  * steps, calling each marshal as run_handler_generally() does
- * (dc__lean_execute_as(), in dispatch_core_binding.h).
+ * (dc__lean_execute_as(), in binding/dispatch_core_inline.h).
  */
 
 /* The outcome of an execute the general way, which wrote `full`: the report

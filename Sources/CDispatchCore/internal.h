@@ -6,7 +6,8 @@
 #define DISPATCH_CORE_INTERNAL_H
 
 #include "dispatch_core.h"
-#include "../CDispatchCoreBinding/dispatch_core_binding.h"
+#include "binding/dispatch_core_binding.h" /* what the core implements for a binding */
+#include "binding/dispatch_core_inline.h"  /* the layouts readers see, and the lean execute */
 
 #include <ffi.h>
 #include <stdatomic.h>
@@ -290,8 +291,8 @@ static inline void *dc__ffi_argument(dc_value *value) {
 /* ---- read-side sections and deferred freeing (reclaim.c) ------------------- */
 
 /* The sections themselves, the thread records and dc__read_enter() /
- * dc__read_leave() are in dispatch_core_binding.h, which the Swift layer's
- * inline execute shares. */
+ * dc__read_leave() are in binding/dispatch_core_inline.h, which the Swift
+ * layer's inline execute shares. */
 
 /* Decides once how fences work (registers with membarrier). Called by every
  * constructor whose objects have readers. */

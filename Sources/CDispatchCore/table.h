@@ -26,7 +26,8 @@ typedef struct dc__handler_extras {
 } handler_extras;
 
 /* The handler, its state bits and the structures below are laid out in
- * dispatch_core_binding.h, which the Swift layer's inline execute shares. */
+ * binding/dispatch_core_inline.h, which the Swift layer's inline execute
+ * shares. */
 
 #define SWIFT_CALLS DC__SWIFT_CALLS
 
@@ -109,7 +110,7 @@ static inline void table_lock_destroy(table_lock *lock) { pthread_mutex_destroy(
 /* ---- per-event structures readers see ------------------------------------------------ */
 
 /* The handler arrays, shape sets and event records are laid out, with one
- * name each, in dispatch_core_binding.h (see "handlers" above). */
+ * name each, in binding/dispatch_core_inline.h (see "handlers" above). */
 
 /* Events by name: open addressing, a power-of-two number of slots, at most
  * half full. Slots are filled once with a release store. */

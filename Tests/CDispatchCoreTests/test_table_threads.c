@@ -22,7 +22,7 @@
 #include "test_support.h"
 #include "thread_support.h"
 
-#include "dispatch_core_binding.h" /* dc__asymmetric_fences */
+#include "dispatch_core_inline.h" /* dc__asymmetric_fences */
 
 #include <pthread.h>
 #include <sched.h>

@@ -386,7 +386,7 @@ inline unblock(h) {
     }
 }
 
-/* ---- readers (dispatch_core_binding.h, reclaim.c) ------------------------------------------- */
+/* ---- readers (dispatch_core_inline.h, reclaim.c) ------------------------------------------- */
 
 inline enter(dd) {
     depth_of[self] = dd

@@ -20,7 +20,7 @@
 #include "fuzz_support.h"
 
 /* The Swift layer's executes: briefly, with a context, by the event's record. */
-#include "dispatch_core_binding.h"
+#include "dispatch_core_inline.h" /* dc__execute_record_inline */
 
 enum {
     SIGNATURE_COUNT = 10,
