@@ -351,3 +351,26 @@ model:
 	    fi; \
 	done; \
 	exit $$status
+
+# ---- the fence fallback ---------------------------------------------------------
+
+# test_table_threads again, linked with a syscall() that refuses membarrier(2)
+# (refuse_membarrier.c), so the core's run-time fallback to full fences runs too;
+# the test prints which fences it used, and a run that did not fall back fails.
+FENCE_FALLBACK_TEST := $(BUILD)/tests/fallback/test_table_threads
+
+$(FENCE_FALLBACK_TEST): Tests/CDispatchCoreTests/test_table_threads.c \
+                        Tests/CDispatchCoreTests/refuse_membarrier.c $(wildcard Tests/CDispatchCoreTests/*.h) \
+                        $(HEADERS) $(BINDING_HEADERS) $(SHARED_LIB)
+	@mkdir -p $(dir $@)
+	$(TEST_CC) $(CLIENT_CFLAGS) $(CMOCKA_CFLAGS) $(filter %.c,$^) -o $@ \
+	    -L$(BUILD) -l$(LIBRARY) -Wl,-rpath,'$$ORIGIN/../..' $(CMOCKA_LIBS) \
+	    $(SANITIZE_FLAGS) $(LDFLAGS) -pthread
+
+.PHONY: test-fence-fallback
+test-fence-fallback: $(FENCE_FALLBACK_TEST)
+	@echo "== $< (membarrier(2) refused)"
+	@$(TEST_RUNNER) $< > $<.log 2>&1; status=$$?; cat $<.log; \
+	if [ $$status != 0 ]; then exit $$status; fi; \
+	grep -q '^table threads: full fences' $<.log || { \
+	    echo "error: $< did not fall back to full fences" >&2; exit 1; }
