@@ -9,7 +9,7 @@
  *      stub path or libffi (or post it to its queue), accumulate its result.
  * The commonest execute, void handlers of one shape whose arguments have
  * exactly its types (plain ones or marshals), takes the same steps in
- * execute_lean() with less: one check against the shape summary, then a
+ * execute() with less: one check against the shape summary, then a
  * direct call of each handler.
  *
  * Executes take no lock and write no shared memory: they read, inside a
@@ -388,54 +388,139 @@ NOINLINE static bool run_handler_generally(execution *run, dc_thread_record *rea
     return stop;
 }
 
-/* Calls the snapshot's handlers in order until one stops the emission, and
- * says whether one did. The loop itself only makes void stub calls, the
- * common handler; the rest goes to run_handler_generally. */
-ALWAYS_INLINE static inline bool run_handlers_fencing(execution *run, dc_thread_record *reader,
-                                                     dc_execute_frame *frame, const dc__handler_slot *item,
-                                                     const dc__handler_slot *end, call_images *images,
-                                                     bool asymmetric_fences) {
-    size_t handled = 0; /* by the loop; run_handler_generally counts what it does itself */
-    bool stopped = false;
-    for (; item != end; item++) {
-        dc__handler *handler = atomic_load_explicit(item, memory_order_acquire);
-        uint32_t state = dc__announce_call(frame, handler, asymmetric_fences);
-        if (LIKELY(!(state & (DC__STATE_SLOW | DC__STATE_GENERAL)))) {
-            /* The images are those of the last shape called, or of the sole
-             * shape the arguments were checked against. */
-            const dc_signature *signature = handler->signature;
-            if (!LIKELY(signature == images->signature && shape_flags(state) == images->flags))
-                fill_images(images, signature, shape_flags(state), run->arguments, run->count, run->exact);
-            dc_stub stub = signature->stub;
-            if (state & DC__STATE_TARGET) images->integers[0] = (uint64_t)(uintptr_t)handler->target;
-            ((dc_stub_returning_void)stub)(handler->function, images->integers, images->floats);
-            handled++;
-            if (frame->interrupted) {
-                handled -= dc__take_declined(frame);
-                if ((stopped = frame->interrupted != 0)) break;
-            }
-        } else {
-            bool stop = run_handler_generally(run, reader, handler, state, images);
-            atomic_store_explicit(&frame->calling, NULL, memory_order_release);
-            if (frame->interrupted) run->result.handled -= dc__take_declined(frame);
-            if ((stopped = stop || frame->interrupted)) break;
-        }
-    }
-    atomic_store_explicit(&frame->calling, NULL, memory_order_release);
-    run->result.handled += handled;
-    return stopped;
-}
-
-/* A copy of the loop for each kind of fence, which is fixed before any
- * table exists, keeps that test out of it. */
-ALWAYS_INLINE static inline bool run_handlers(execution *run, dc_thread_record *reader, dc_execute_frame *frame,
-                                              const dc__handler_slot *item, const dc__handler_slot *end,
-                                              call_images *images) {
-    if (LIKELY(dc__asymmetric_fences)) return run_handlers_fencing(run, reader, frame, item, end, images, true);
-    return run_handlers_fencing(run, reader, frame, item, end, images, false);
-}
-
 static const dc_execute_options default_options = {DC_ACCUMULATE_FIRST, 0, NULL, 0, NULL, 0};
+
+/* What execute() leaves unset until a handler first needs the general way:
+ * the record itself (the loop reads what the direct ways need from locals,
+ * the table from the frame), its result, the images. */
+COLD NOINLINE static void begin_general_calls(execution *run, call_images *images, dc_table *table,
+                                              const dc_value *arguments, size_t count,
+                                              const dc_execute_options *options) {
+    memset(run, 0, sizeof *run);
+    run->table = table;
+    run->record = NULL; /* read for messages the lean execute never gives */
+    run->arguments = arguments;
+    run->count = count;
+    run->options = options != NULL ? options : &default_options;
+    run->exact = true;
+    images->signature = NULL;
+    images->flags = 0;
+}
+
+/* The whole state of a Swift closure taking nothing added without options. */
+#define DC__SWIFT_CLOSURE_STATE (DC__STATE_MARSHAL | DC__STATE_SWIFT | DC__STATE_INDIRECT)
+
+/* What the loop says of its walk. */
+enum { LOOP_STOPPED = 1, LOOP_GENERAL = 2 };
+
+/* run_handlers()'s call of the handler it announced in `frame` the general
+ * way, out of the loop so that the loop keeps nothing of it across its
+ * calls: sets *run up first if *outcome says it is not (LOOP_GENERAL), and
+ * leaves the call. True when the emission stops. */
+NOINLINE static bool call_generally(execution *run, unsigned *outcome, const dc_value *arguments, size_t count,
+                                    const dc_execute_options *options, dc_execute_frame *frame,
+                                    call_images *images) {
+    dc__handler *handler = (dc__handler *)atomic_load_explicit(&frame->calling, memory_order_relaxed);
+    /* Read again, which the loop's tests need not keep: a state read after
+     * the announcement, as the first was. */
+    uint32_t state = atomic_load_explicit(&handler->state, memory_order_acquire);
+    if (!(*outcome & LOOP_GENERAL)) {
+        begin_general_calls(run, images, frame->table, arguments, count, options);
+        *outcome |= LOOP_GENERAL;
+    }
+    bool stop = run_handler_generally(run, dc__current_record, handler, state, images);
+    atomic_store_explicit(&frame->calling, NULL, memory_order_release);
+    if (frame->interrupted) run->result.handled -= dc__take_declined(frame);
+    return stop || frame->interrupted;
+}
+
+/*
+ * The one function that runs an event's handlers: calls the snapshot's
+ * handlers from `item` to `end` (at least one) in order until one stops the
+ * emission. The arguments were checked against every shape before (an
+ * execute runs whole or fails). For each handler: announce the call, re-read
+ * its state (a handler removed or blocked before is not called), call it the
+ * way its registration decided (DC__STATE_INDIRECT, DC__STATE_WIDE), read
+ * what the call set in the frame. Handlers called directly with the
+ * arguments' words (`word0` to `word2`, when `direct`), and Swift closures,
+ * are called here; every other one (once, queued, a marshal, a stub call
+ * through images, libffi, a value returned, or arguments to convert) by
+ * call_generally(), which counts and accumulates what it calls in *run.
+ * `built` says *run is set up; if not, the first handler called the general
+ * way sets it up from the frame's table, `arguments`, `count` and `options`.
+ * Adds the handlers called the direct ways to *handled; returns LOOP_STOPPED
+ * when one stopped the emission, LOOP_GENERAL when *run is set up. Its
+ * callers: execute_generally() and run_and_leave() (every other execute).
+ */
+DC__NO_SANITIZE_FUNCTION ALWAYS_INLINE static inline unsigned run_handlers(
+    execution *run, bool built, const dc_value *arguments, size_t count, const dc_execute_options *options, dc_execute_frame *frame, const dc__handler_slot *item,
+    const dc__handler_slot *end, call_images *images, bool direct, uint64_t word0, uint64_t word1, uint64_t word2,
+    size_t *handled, bool asymmetric_fences) {
+    /* A state bit that fails every test of the direct ways when the
+     * arguments are not the handlers' own words (FIRED is set only on
+     * once-handlers, which the tests send the general way anyway). */
+    uint32_t unfit = LIKELY(direct) ? 0 : DC__STATE_FIRED;
+    const uint32_t tested = DC__STATE_SLOW | DC__STATE_FIRED | DC__STATE_INDIRECT | DC__STATE_TARGET |
+                            DC__STATE_SWIFT | DC__STATE_WIDE;
+    _Static_assert(DC__DIRECT_MAX_PARAMETERS == 3, "the direct call passes three words");
+    /* Moves one slot ahead for each handler passed that the direct ways did
+     * not count (the general way counts in run->result; declined calls): the
+     * direct ways counted item - counted_from. */
+    const dc__handler_slot *counted_from = item;
+    unsigned outcome = built ? LOOP_GENERAL : 0;
+    do {
+        /* Redefined on every handler, so clang keeps the frame in a
+         * callee-saved register rather than moving it in and out of a
+         * caller-saved one around each call; gcc keeps it there anyway. */
+#if defined(__clang__)
+        KEEP_IN_REGISTER(frame);
+        KEEP_IN_REGISTER(end);
+#endif
+        dc__handler *handler = atomic_load_explicit(item, memory_order_acquire);
+        uint32_t seen = dc__announce_call(frame, handler, asymmetric_fences) | unfit;
+        uint32_t how = seen & tested;
+#if SWIFT_CALLS
+        /* Where Swift closures exist they are the commonest handlers: one
+         * taking nothing, added without options, is known by its whole
+         * state, before the mask; with options (a default handler, strict)
+         * by the masked test. */
+        if (LIKELY(seen == DC__SWIFT_CLOSURE_STATE) || how == (DC__STATE_INDIRECT | DC__STATE_SWIFT)) {
+            ((dc__swift_function_0)handler->function)(handler->target);
+        } else
+#endif
+        if (LIKELY(how == 0)) {
+            ((void (*)(uint64_t))handler->function)(word0);
+#if SWIFT_CALLS
+        } else if (how == (DC__STATE_INDIRECT | DC__STATE_SWIFT | DC__STATE_WIDE)) {
+            ((dc__swift_function_1)handler->function)(arguments, handler->target);
+#endif
+        } else if (how == DC__STATE_TARGET) {
+            ((void (*)(void *))handler->function)(handler->target);
+        } else if (how == DC__STATE_WIDE) {
+            ((dc__direct_function)handler->function)(word0, word1, word2);
+        } else if (how == (DC__STATE_WIDE | DC__STATE_TARGET)) {
+            ((dc__direct_function)handler->function)((uint64_t)(uintptr_t)handler->target, word0, word1);
+        } else {
+            counted_from++;
+            if (call_generally(run, &outcome, arguments, count, options, frame, images)) {
+                outcome |= LOOP_STOPPED;
+                item++;
+                break;
+            }
+            continue;
+        }
+        if (frame->interrupted) {
+            counted_from += dc__take_declined(frame);
+            if (frame->interrupted) {
+                outcome |= LOOP_STOPPED;
+                item++;
+                break;
+            }
+        }
+    } while (++item != end);
+    *handled += (size_t)(item - counted_from);
+    return outcome;
+}
 
 static dc_status check_execute_options(const dc_execute_options *options) {
     const uint32_t known = DC_EXECUTE_REQUIRE_HANDLER | DC_EXECUTE_STRICT;
@@ -478,12 +563,13 @@ COLD static void run_hooks(execution *run, const hook_list *hooks, const dc__eve
     frame->interrupted &= DC__FRAME_STOPPED;
 }
 
-/* Leaves an execute begun by execute_generally() or execute_lean(): closes
+/* Leaves an execute begun by execute_generally() or execute(): closes
  * the frame and the read-side section (which runs work the thread owes, such
  * as a destroy called from a handler), then hands out the result. */
 ALWAYS_INLINE static inline dc_status leave_execute(execution *run, dc_thread_record *reader, unsigned depth,
                                                     dc_execute_frame *frame, const char *event_name,
                                                     dc_status status, dc_result *result) {
+    run->result.handled += run->handled;
     run->result.stopped = (frame->interrupted & DC__FRAME_STOPPED) != 0;
     frame->table = NULL;
     /* The message names the table and the event: made inside the section,
@@ -500,8 +586,9 @@ ALWAYS_INLINE static inline dc_status leave_execute(execution *run, dc_thread_re
     return status;
 }
 
-/* Every execute the lean one leaves alone: options, errors, libffi, return
- * values, several shapes, conversions. */
+/* Every execute the lean one (execute()) leaves alone: options asking for
+ * more than strictness, errors, hooks, after-handlers, detailed keys,
+ * arguments the summary does not answer for. It runs the same loop. */
 NOINLINE static dc_status execute_generally(dc_table *table, dc_event_id event_id, const char *event_name,
                                             const dc_value *arguments, size_t count,
                                             const dc_execute_options *options, void *context,
@@ -539,8 +626,13 @@ NOINLINE static dc_status execute_generally(dc_table *table, dc_event_id event_i
         return status;
     }
 
-    execution run = {table, record != NULL ? record : owner, arguments, count, options, false, {0}, source,
-                     record != NULL && record->base != NULL ? record->id : 0, NULL, 0};
+    execution run = {.table = table,
+                     .record = record != NULL ? record : owner,
+                     .arguments = arguments,
+                     .count = count,
+                     .options = options,
+                     .source = source,
+                     .key = record != NULL && record->base != NULL ? record->id : 0};
     dc_execute_frame *frame = &reader->frames[depth - 1];
     frame->table = table;
     frame->context = context;
@@ -560,51 +652,62 @@ NOINLINE static dc_status execute_generally(dc_table *table, dc_event_id event_i
     images.signature = NULL;
     images.flags = 0;
     dc_status status = DC_OK;
+    bool direct = false;
     bool strict = options->flags & DC_EXECUTE_STRICT;
     if (handler_count > 0 || after_count > 0) {
-        status = check_arguments(&run, atomic_load_explicit(&owner->shapes, memory_order_acquire), array,
-                                 handler_count, strict, &images);
+        const dc__shape_set *shapes = atomic_load_explicit(&owner->shapes, memory_order_acquire);
+        status = check_arguments(&run, shapes, array, handler_count, strict, &images);
         const dc__shape_set *detail_shapes =
             run.key != 0 ? atomic_load_explicit(&record->shapes, memory_order_acquire) : NULL;
         if (detail_shapes != NULL && status == DC_OK)
             status = check_detail(&run, detail_shapes, array, handler_count, strict);
+        /* A detailed key's shapes are some of its event's: most_takes covers them. */
+        direct = run.exact && count >= shapes->most_takes;
     }
+    uint64_t word0 = count > 0 ? arguments[0].u64 : 0;
+    uint64_t word1 = count > 1 ? arguments[1].u64 : 0;
+    uint64_t word2 = count > 2 ? arguments[2].u64 : 0;
     /* Loaded after the shape sets: a set that says no lean execute for the
      * hooks' sake was published after the hooks. */
     const hook_list *hooks = atomic_load_explicit(&table->hooks, memory_order_acquire);
     if (hooks != NULL && status == DC_OK) run_hooks(&run, hooks, record, owner, event_name, reader, frame);
     if (LIKELY(status == DC_OK) && !(frame->interrupted & DC__FRAME_STOPPED)) {
-        bool stopped =
-            handler_count > 0 && run_handlers(&run, reader, frame, array->items, array->items + handler_count, &images);
+        bool asymmetric_fences = dc__asymmetric_fences;
+        bool stopped = handler_count > 0 &&
+                       (run_handlers(&run, true, arguments, count, options, frame, array->items,
+                                     array->items + handler_count, &images, direct, word0, word1, word2,
+                                     &run.handled, asymmetric_fences) &
+                        LOOP_STOPPED);
         if (after_count > 0 && !stopped)
-            run_handlers(&run, reader, frame, after->items, after->items + after_count, &images);
+            run_handlers(&run, true, arguments, count, options, frame, after->items,
+                         after->items + after_count, &images, direct, word0, word1, word2, &run.handled,
+                         asymmetric_fences);
     }
     return leave_execute(&run, reader, depth, frame, event_name, status, result);
 }
 
-/* ---- the lean execute ------------------------------------------------------------------------------------- */
+/* ---- the entries' execute -------------------------------------------------------------------------------- */
 
 /*
- * The commonest execute, in full with few instructions: handlers of one void
- * shape (lean_call_of()), at least as many arguments as it takes, of exactly
- * its types, options that ask for nothing but strictness. It is
- * execute_generally() with everything known in advance: every handler still
- * callable has the sole shape (a handler of another shape was in the set
- * published before it was added, and its shape leaves the set only after it
- * was marked removed, which the loop's re-read of its state then sees), its
- * call images are the arguments' words, and void handlers leave nothing to
- * accumulate. What does
- * not fit is found before any handler runs and goes to execute_generally(),
- * which starts over; a handler in the snapshot that needs more than a call
- * (once, queued) hands the rest of the snapshot to the general loop
- * (dc__finish_generally()). Events of marshals of one void shape take the same
- * steps, calling each marshal as run_handler_generally() does
- * (dc__lean_execute_as(), in binding/dispatch_core_inline.h).
+ * The execute every entry point inlines (the lean execute), so each gets the
+ * copy its constant arguments (no options, id or name, brief or not) make
+ * smallest: the commonest execute in full with few instructions, everything
+ * else handed to execute_generally() before anything ran. It takes an event
+ * that needs nothing but its `handlers` array run in order
+ * (dc__lean_allowed(): no hook, no after-handler, not a detailed key),
+ * options that ask for nothing but strictness, and arguments the shapes'
+ * summary answers for: at least as many as every shape takes (lean_counts),
+ * each of exactly the type every shape gives it. Then run_and_leave() calls
+ * run_handlers(), the one loop, which calls what needs more than a direct
+ * call (once, queued, a value returned) the general way as any execute's
+ * loop does. A brief execute reports in the outcome on DC_OK, and writes
+ * *result only when the report is detailed (the general way writes it
+ * whenever it is not NULL).
  */
 
 /* The outcome of an execute the general way, which wrote `full`: the report
  * says more than the count when anything but handlers returning nothing
- * happened. A lean execute gives its entry point such a dc__brief_result
+ * happened. An execute gives its entry point such a dc__brief_result
  * (a plain execute ignores the report and writes *result) by value, so that
  * it stays in registers: in memory, its return would load the status and
  * `detailed` together across two stores, a store-forwarding stall. */
@@ -614,86 +717,18 @@ static dc__brief_result reported(dc_status status, const dc_result *full) {
     return (dc__brief_result){status, detailed, full->handled};
 }
 
-/* The rest of a lean execute's snapshot, from a handler that needs more than
- * a plain call (announced, not called), the general way; then the general
- * execute's end. The images are computed again by the general loop: the
- * arguments fit every shape, as they were checked.
- * `returned`, when not NULL, is the value the handler before `item` returned
- * (a variadic marshal, counted in `handled`): it is accumulated first, as
- * run_handler_generally() would have, and may stop the emission. */
-NOINLINE dc__brief_result dc__finish_generally(dc_execute_frame *frame, const dc_value *arguments, size_t count,
-                                                 const dc_execute_options *options,
-                                                 const dc__handler_slot *item, const dc__handler_slot *end,
-                                                 size_t handled, const dc_value *returned, dc_result *result) {
-    dc_thread_record *reader = dc__current_record;
-    /* record is for messages only, and no message of the rest needs it
-     * (DC_EXECUTE_REQUIRE_HANDLER never comes this way). */
-    execution run = {frame->table, NULL, arguments, count, options != NULL ? options : &default_options, true, {0}, NULL,
-                     0, NULL, 0};
-    run.result.handled = handled;
-    if (returned != NULL) {
-        bool stop = false;
-        accumulate(&run, *returned, &stop);
-        /* As the general loop does after run_handler_generally(). */
-        atomic_store_explicit(&frame->calling, NULL, memory_order_release);
-        run.result.handled -= dc__take_declined(frame);
-        if (stop || frame->interrupted) item = end;
-    }
-    call_images images;
-    images.signature = NULL;
-    images.flags = 0;
-    run_handlers(&run, reader, frame, item, end, &images);
-    dc_status status = leave_execute(&run, reader, reader->depth, frame, NULL, DC_OK, result);
-    return reported(status, &run.result);
-}
-
-/* Options the lean execute takes: valid ones asking for nothing it does not
- * do. Accumulators have nothing to collect from void handlers. */
+/* Options execute() takes: valid ones asking for nothing it does not do.
+ * Accumulators are run_handler_generally()'s, whatever the way in. */
 static inline bool lean_options(const dc_execute_options *options) {
     return options == NULL ||
            ((options->flags & ~(uint32_t)DC_EXECUTE_STRICT) == 0 &&
             (unsigned)options->accumulator <= DC_ACCUMULATE_TRUE_HANDLED &&
-            !(options->accumulator == DC_ACCUMULATE_ALL && options->results == NULL && options->results_capacity > 0));
+            !(options->accumulator == DC_ACCUMULATE_ALL && options->results == NULL && options->results_capacity > 0) &&
+            !(options->return_storage == NULL && options->return_storage_size > 0));
 }
 
-#define LEAN_MARSHAL_EXECUTE_CASE(variadic, asymmetric)                                                               \
-    case DC__LEAN_MARSHAL_CALL(variadic, asymmetric):                                                                 \
-        done = dc__lean_execute_as(true, false, 0, false, variadic, asymmetric, array, handler_count, shapes,         \
-                                   arguments, count, options, frame, result, brief, &outcome);                        \
-        break;
-
-#if SWIFT_CALLS
-#define LEAN_SWIFT_EXECUTE_CASE(values, asymmetric)                                                                   \
-    case DC__LEAN_SWIFT_CALL(values, asymmetric):                                                                     \
-        done = dc__lean_execute_as(true, true, (values) ? 1 : 0, false, false, asymmetric, array, handler_count,      \
-                                   shapes, arguments, count, options, frame, result, brief, &outcome);                \
-        break;
-#define LEAN_SWIFT_EXECUTE_CASES(asymmetric)                                                                          \
-    LEAN_SWIFT_EXECUTE_CASE(false, asymmetric)                                                                        \
-    LEAN_SWIFT_EXECUTE_CASE(true, asymmetric)
-#else
-#define LEAN_SWIFT_EXECUTE_CASES(asymmetric)
-#endif
-
-#define LEAN_EXECUTE_CASE(parameters, target, asymmetric)                                                             \
-    case DC__LEAN_CALL(parameters, target, asymmetric):                                                               \
-        done = dc__lean_execute_as(false, false, parameters, target, false, asymmetric, array, handler_count, shapes, \
-                                   arguments, count, options, frame, result, brief, &outcome);                        \
-        break;
-#define LEAN_EXECUTE_CASES(asymmetric)                                                                                \
-    LEAN_EXECUTE_CASE(0, false, asymmetric)                                                                           \
-    LEAN_EXECUTE_CASE(1, false, asymmetric)                                                                           \
-    LEAN_EXECUTE_CASE(1, true, asymmetric)                                                                            \
-    LEAN_EXECUTE_CASE(2, false, asymmetric)                                                                           \
-    LEAN_EXECUTE_CASE(2, true, asymmetric)                                                                            \
-    LEAN_EXECUTE_CASE(3, false, asymmetric)                                                                           \
-    LEAN_EXECUTE_CASE(3, true, asymmetric)                                                                            \
-    LEAN_MARSHAL_EXECUTE_CASE(false, asymmetric)                                                                      \
-    LEAN_MARSHAL_EXECUTE_CASE(true, asymmetric)                                                                       \
-    LEAN_SWIFT_EXECUTE_CASES(asymmetric)
-
-/* execute_generally() for execute_lean(): for a brief execute, the report
- * of what it wrote, to the caller's result or one of its own. */
+/* execute_generally() for execute(): for a brief execute, the report of
+ * what it wrote, to the caller's result or one of its own. */
 NOINLINE static dc__brief_result execute_lean_generally(dc_table *table, dc_event_id event_id, const char *event_name,
                                                         const dc_value *arguments, size_t count,
                                                         const dc_execute_options *options, void *context,
@@ -705,26 +740,49 @@ NOINLINE static dc__brief_result execute_lean_generally(dc_table *table, dc_even
     return reported(status, full);
 }
 
-/* Inlined into each entry point, so each gets the copy its constant arguments
- * (no options, id or name, brief or not) make smallest. The id 0 goes the
- * general way, which reports it. A brief execute reports in the outcome on
- * DC_OK, and writes *result only when the report is detailed (the general
- * way writes it whenever it is not NULL). */
-ALWAYS_INLINE static inline dc__brief_result execute_lean(dc_table *table, dc_event_id event_id,
-                                                         const char *event_name, const dc__event_record *known,
-                                                         const dc_value *arguments, size_t count,
-                                                         const dc_execute_options *options, void *context,
-                                                         dc_result *result, bool brief) {
-    dc_thread_record *reader = dc__current_record;
-    if (!LIKELY(reader != NULL && lean_options(options)))
-        return execute_lean_generally(table, event_id, event_name, arguments, count, options, context, result,
-                                      brief);
-    /* dc__read_begin_keeping(), the record known. */
-    unsigned depth = reader->depth + 1;
-    if (!LIKELY(depth <= DC_MAX_EXECUTE_DEPTH))
-        return execute_lean_generally(table, event_id, event_name, arguments, count, options, context, result,
-                                      brief);
-    dc__read_enter(reader, depth);
+/* The end of an execute() that called a handler the general way. */
+NOINLINE static dc__brief_result leave_generally(execution *run, dc_thread_record *reader, dc_execute_frame *frame,
+                                                 dc_result *result, bool brief) {
+    dc_result full;
+    dc_status status = leave_execute(run, reader, reader->depth, frame, NULL, DC_OK, &full);
+    dc__brief_result outcome = reported(status, &full);
+    if (result != NULL && (!brief || outcome.detailed)) *result = full;
+    return outcome;
+}
+
+/* The rest of execute() once `frame` is set up for the snapshot `array`
+ * of `handler_count` handlers, whose shapes take the arguments as they are:
+ * the loop, and the execute's end. */
+DC__NO_SANITIZE_FUNCTION ALWAYS_INLINE static inline dc__brief_result run_and_leave(
+    dc_execute_frame *frame, const dc__handler_array *array, uint32_t handler_count, const dc_value *arguments,
+    size_t count, const dc_execute_options *options, uint64_t word0, uint64_t word1, uint64_t word2,
+    dc_result *result, bool brief, bool asymmetric_fences) {
+    KEEP_IN_REGISTER(frame);
+    /* begin_general_calls() sets these up when a handler needs the general way. */
+    execution run;
+    call_images images;
+    size_t handled = 0;
+    unsigned outcome = run_handlers(&run, false, arguments, count, options, frame, array->items,
+                                    array->items + handler_count, &images, true, word0, word1, word2, &handled,
+                                    asymmetric_fences);
+    if (!LIKELY(!(outcome & LOOP_GENERAL))) {
+        run.handled = handled;
+        return leave_generally(&run, dc__current_record, frame, result, brief);
+    }
+    return dc__leave_lean(frame, handled, outcome & LOOP_STOPPED, result, brief, asymmetric_fences);
+}
+
+/* execute() inside its section, with the kind of fence fixed. */
+DC__NO_SANITIZE_FUNCTION ALWAYS_INLINE static inline dc__brief_result execute_fencing(
+    dc_table *table, dc_event_id event_id, const char *event_name, const dc__event_record *known,
+    const dc_value *arguments, size_t count, const dc_execute_options *options, void *context, dc_result *result,
+    bool brief, dc_thread_record *reader, unsigned depth, bool asymmetric_fences) {
+    /* dc__read_enter(), the fence known. */
+    if (reader->depth = depth, depth == 1) {
+        atomic_store_explicit(&reader->epoch, atomic_load_explicit(&dc__global_epoch, memory_order_acquire),
+                              memory_order_relaxed);
+        dc__light_fence_of(asymmetric_fences);
+    }
 
     const dc__event_record *record = known != NULL ? known : lookup_event(table, event_id, event_name);
     dc__handler_array *array = record != NULL ? atomic_load_explicit(&record->handlers, memory_order_acquire) : NULL;
@@ -734,27 +792,55 @@ ALWAYS_INLINE static inline dc__brief_result execute_lean(dc_table *table, dc_ev
         const dc__shape_set *shapes = atomic_load_explicit(&record->shapes, memory_order_acquire);
         uint64_t counts = options != NULL && (options->flags & DC_EXECUTE_STRICT) ? shapes->lean_strict_counts
                                                                                   : shapes->lean_counts;
-        /* NULL arguments with a count are the general execute's error to report. */
+        /* NULL arguments with a count are the general execute's error to
+         * report; the counts leave none short of what a shape takes. */
         if (LIKELY(count < 64 && ((counts >> count) & 1)) && (arguments != NULL || count == 0)) {
+            /* Each argument a shape takes has the type every shape gives it.
+             * The direct ways read the words of those arguments only. */
+            size_t takes = shapes->most_takes;
+            uint64_t word0 = 0, word1 = 0, word2 = 0;
+            if (takes > 0) {
+                if (!LIKELY(arguments[0].type == (dc_type)shapes->types[0])) goto general;
+                word0 = arguments[0].u64;
+                if (!LIKELY(takes == 1)) {
+                    for (size_t i = 1; i < takes; i++)
+                        if (arguments[i].type != (dc_type)shapes->types[i]) goto general;
+                    word1 = arguments[1].u64;
+                    if (takes > 2) word2 = arguments[2].u64;
+                }
+            }
             dc_execute_frame *frame = &reader->frames[depth - 1];
-            KEEP_IN_REGISTER(frame);
             frame->table = table;
             frame->context = context;
             frame->interrupted = 0;
-            bool done = false;
-            dc__brief_result outcome;
-            switch (shapes->lean_call) {
-            LEAN_EXECUTE_CASES(true)
-            LEAN_EXECUTE_CASES(false)
-            default: UNREACHABLE(); /* lean_counts is 0 unless lean_call is one of these */
-            }
-            if (LIKELY(done)) return outcome;
-            frame->table = NULL;
+            return run_and_leave(frame, array, handler_count, arguments, count, options, word0, word1, word2,
+                                 result, brief, asymmetric_fences);
         }
     }
+general:
     dc__read_end_keeping(reader, depth);
-    return execute_lean_generally(table, event_id, event_name, arguments, count, options, context, result,
+    return execute_lean_generally(table, event_id, event_name, arguments, count, options, context, result, brief);
+}
+
+ALWAYS_INLINE static inline dc__brief_result execute(dc_table *table, dc_event_id event_id, const char *event_name,
+                                                    const dc__event_record *known, const dc_value *arguments,
+                                                    size_t count, const dc_execute_options *options, void *context,
+                                                    dc_result *result, bool brief) {
+    dc_thread_record *reader = dc__current_record;
+    if (!LIKELY(reader != NULL && lean_options(options)))
+        return execute_lean_generally(table, event_id, event_name, arguments, count, options, context, result,
                                       brief);
+    /* dc__read_begin_keeping(), the record known. */
+    unsigned depth = reader->depth + 1;
+    if (!LIKELY(depth <= DC_MAX_EXECUTE_DEPTH))
+        return execute_lean_generally(table, event_id, event_name, arguments, count, options, context, result,
+                                      brief);
+    /* A copy for each kind of fence, which is fixed before any table exists. */
+    if (LIKELY(dc__asymmetric_fences))
+        return execute_fencing(table, event_id, event_name, known, arguments, count, options, context, result, brief,
+                               reader, depth, true);
+    return execute_fencing(table, event_id, event_name, known, arguments, count, options, context, result, brief,
+                           reader, depth, false);
 }
 
 dc_status dc__table_execute_from(dc_table *table, dc_event_id event, const dc_value *arguments, size_t count,
@@ -766,26 +852,26 @@ DC_API dc_status dc_table_execute_with(dc_table *table, const char *event, const
                                        const dc_execute_options *options, dc_result *result) {
     if (table == NULL || event == NULL)
         return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_execute: table and event must not be NULL");
-    return execute_lean(table, 0, event, NULL, arguments, count, options, NULL, result, false).status;
+    return execute(table, 0, event, NULL, arguments, count, options, NULL, result, false).status;
 }
 
 DC_API dc_status dc_table_execute_id_with(dc_table *table, dc_event_id event, const dc_value *arguments, size_t count,
                                           const dc_execute_options *options, dc_result *result) {
     if (table == NULL) return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_execute_id: the table must not be NULL");
-    return execute_lean(table, event, NULL, NULL, arguments, count, options, NULL, result, false).status;
+    return execute(table, event, NULL, NULL, arguments, count, options, NULL, result, false).status;
 }
 
 DC_API dc_status dc_table_execute(dc_table *table, const char *event, const dc_value *arguments, size_t count,
                                   dc_result *result) {
     if (table == NULL || event == NULL)
         return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_execute: table and event must not be NULL");
-    return execute_lean(table, 0, event, NULL, arguments, count, NULL, NULL, result, false).status;
+    return execute(table, 0, event, NULL, arguments, count, NULL, NULL, result, false).status;
 }
 
 DC_API dc_status dc_table_execute_id(dc_table *table, dc_event_id event, const dc_value *arguments, size_t count,
                                      dc_result *result) {
     if (table == NULL) return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_execute_id: the table must not be NULL");
-    return execute_lean(table, event, NULL, NULL, arguments, count, NULL, NULL, result, false).status;
+    return execute(table, event, NULL, NULL, arguments, count, NULL, NULL, result, false).status;
 }
 
 DC__BINDING_API dc_status dc__table_execute(dc_table *table, const char *event, dc_event_id event_id,
@@ -794,7 +880,7 @@ DC__BINDING_API dc_status dc__table_execute(dc_table *table, const char *event, 
     if (table == NULL) return dc__fail(DC_ERR_NULL_ARGUMENT, "dc__table_execute: the table must not be NULL");
     if (event == NULL && event_id == 0)
         return dc__fail(DC_ERR_NULL_ARGUMENT, "dc__table_execute: the event must not be NULL when its id is 0");
-    return execute_lean(table, event != NULL ? 0 : event_id, event, NULL, arguments, count, options, context, result,
+    return execute(table, event != NULL ? 0 : event_id, event, NULL, arguments, count, options, context, result,
                         false)
         .status;
 }
@@ -809,9 +895,9 @@ ALWAYS_INLINE static inline dc__brief_result execute_briefly(dc_table *table, dc
                                                              const dc_value *arguments, size_t count, void *context,
                                                              dc_result *result) {
 #if SWIFT_CALLS
-    if (count == 0) return execute_lean(table, event_id, event_name, known, NULL, 0, NULL, context, result, true);
+    if (count == 0) return execute(table, event_id, event_name, known, NULL, 0, NULL, context, result, true);
 #endif
-    return execute_lean(table, event_id, event_name, known, arguments, count, NULL, context, result, true);
+    return execute(table, event_id, event_name, known, arguments, count, NULL, context, result, true);
 }
 
 DC__BINDING_API dc__brief_result dc__table_execute_brief(dc_table *table, const char *event, dc_event_id event_id,
@@ -833,6 +919,15 @@ DC__BINDING_API dc__brief_result dc__execute_record(dc_table *table, const dc__e
                                                     const dc_value *arguments, size_t count, void *context,
                                                     dc_result *result) {
     return execute_briefly(table, record->id, NULL, record, arguments, count, context, result);
+}
+
+DC__BINDING_API dc__brief_result dc__execute_record_entered(dc_execute_frame *frame, const dc__handler_array *array,
+                                                            uint32_t handler_count, dc_result *result) {
+#if SWIFT_CALLS
+    return run_and_leave(frame, array, handler_count, NULL, 0, NULL, 0, 0, 0, result, true, true);
+#else
+    return run_and_leave(frame, array, handler_count, NULL, 0, NULL, 0, 0, 0, result, true, dc__asymmetric_fences);
+#endif
 }
 
 /* ---- queued deliveries (called by queue.c) ---------------------------------------------------------- */

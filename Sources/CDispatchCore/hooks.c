@@ -12,9 +12,9 @@
  * retires it: the promises dispatch_table.h makes for handlers, kept by the
  * same steps.
  *
- * The lean execute calls no hook: an event that a hook watches has its shape
- * set summarized without a lean call (dc__lean_allowed()), republished when a
- * hook comes or goes. A hook list is published before the sets, and executes
+ * The lean execute (execute.c) calls no hook: an event that a hook watches
+ * has its shape set summarized without lean counts (dc__lean_allowed()),
+ * republished when a hook comes or goes. A hook list is published before the sets, and executes
  * load it after the set, so an execute that sees a new set sees its hooks.
  */
 #include "table.h"

@@ -7,7 +7,7 @@
 
 #include "dispatch_core.h"
 #include "binding/dispatch_core_binding.h" /* what the core implements for a binding */
-#include "binding/dispatch_core_inline.h"  /* the layouts readers see, and the lean execute */
+#include "binding/dispatch_core_inline.h"  /* the layouts readers see, and the Swift shortcut */
 
 #include <ffi.h>
 #include <stdatomic.h>

@@ -38,7 +38,10 @@ dc__handler_array *dc__rebuilt_array(const dc__handler_array *old, dc__handler *
 void dc__publish_array(dc_table *table, dc__event_record *record, bool after, dc__handler_array *array) {
     dc__put_owed_tombstones(table); /* into the arrays their positions are in */
     uint32_t count = atomic_load_explicit(&array->count, memory_order_relaxed);
-    for (uint32_t i = 0; i < count; i++) atomic_load_explicit(&array->items[i], memory_order_relaxed)->position = i;
+    for (uint32_t i = 0; i < count; i++) {
+        dc__handler *handler = atomic_load_explicit(&array->items[i], memory_order_relaxed);
+        handler->position = (handler->position & ~DC__POSITION_INDEX) | i;
+    }
     _Atomic(dc__handler_array *) *where = after ? &record->after : &record->handlers;
     dc__handler_array *old = atomic_load_explicit(where, memory_order_relaxed);
     atomic_store_explicit(where, array, memory_order_release);
@@ -183,15 +186,21 @@ static dc_status add_locked(dc_table *table, dc__event_record *record, dc_signat
         return dc__fail(DC_ERR_STATE, "table %s, event \"%s\": has a default handler already (%llu)",
                         display_name(table), record->name, (unsigned long long)id_of(existing_default));
 
-    bool general = marshal || signature->stub == NULL || signature->return_type != DC_TYPE_VOID;
+    /* How it is called, decided once: directly with its arguments' words, or
+     * not (DC__STATE_INDIRECT; the other bits and the signature say how). */
+    bool indirect = marshal || !signature->word_images || signature->return_type != DC_TYPE_VOID ||
+                    signature->parameter_count > DC__DIRECT_MAX_PARAMETERS;
+    bool wide = indirect ? (flags & DC__HANDLER_SWIFT_CALL) && signature->parameter_count > 0
+                         : signature->parameter_count > 1;
     bool bound = target != NULL || (flags & DC__HANDLER_BIND_TARGET);
+    uint32_t position_flags = ((flags & DC__HANDLER_OWNS_TARGET) && target != NULL ? DC__POSITION_OWNS_TARGET : 0) |
+                              (indexed ? 0 : DC__POSITION_UNINDEXED);
     uint32_t state = (marshal ? DC__STATE_MARSHAL : bound ? DC__STATE_TARGET : 0) |
                      ((flags & DC__HANDLER_SWIFT_CALL) ? DC__STATE_SWIFT : 0) |
                      (variadic ? DC__STATE_VARIADIC : (flags & DC_HANDLER_STRICT) ? DC__STATE_STRICT : 0) |
                      ((flags & DC_HANDLER_ONCE) ? DC__STATE_ONCE : 0) |
-                     ((flags & DC__HANDLER_OWNS_TARGET) && target != NULL ? DC__STATE_OWNS_TARGET : 0) |
                      (options != NULL && options->queue != NULL ? DC__STATE_QUEUED : 0) |
-                     (indexed ? 0 : DC__STATE_UNINDEXED) | (general ? DC__STATE_GENERAL : 0) |
+                     (indirect ? DC__STATE_INDIRECT : 0) | (wide ? DC__STATE_WIDE : 0) |
                      (signature->return_layout != NULL ? DC__STATE_STRUCT_RETURN : 0) |
                      (after ? DC__STATE_AFTER : 0) | (is_default ? DC__STATE_DEFAULT : 0) |
                      (owner != record ? DC__STATE_DETAILED : 0);
@@ -240,6 +249,7 @@ static dc_status add_locked(dc_table *table, dc__event_record *record, dc_signat
     handler->generation = next_generation();
     handler->slot = slot;
     handler->extras = 0;
+    handler->position = position_flags; /* its index is set where it goes */
     if (extras != NULL) {
         extras->queue = options->queue;
         extras->destroy = options->destroy;
@@ -274,7 +284,7 @@ static dc_status add_locked(dc_table *table, dc__event_record *record, dc_signat
         atomic_init(&new_array->count, live + 1);
         dc__publish_array(table, owner, after, new_array);
     } else {
-        handler->position = count;
+        handler->position = (handler->position & ~DC__POSITION_INDEX) | count;
         atomic_store_explicit(&array->items[count], handler, memory_order_relaxed);
         atomic_store_explicit(&array->count, count + 1, memory_order_release);
     }
@@ -395,7 +405,7 @@ dc__handler *dc__find_duplicate(dc_table *table, dc_event_id event, dc_function 
         dc__handler *handler = handler_at(table, (entry & MAX_SLOTS) - 1);
         uint32_t state = atomic_load_explicit(&handler->state, memory_order_relaxed);
         if (handler->event == event && handler->function == function && handler->target == target &&
-            !(state & (DC__STATE_REMOVED | DC__STATE_FIRED | DC__STATE_UNINDEXED)))
+            !(state & (DC__STATE_REMOVED | DC__STATE_FIRED)) && !(handler->position & DC__POSITION_UNINDEXED))
             return handler;
     }
     *empty = i;
@@ -427,7 +437,7 @@ bool dc__dedupe_spare(const dedupe_index *index, dedupe_index *spare) {
 /* One handler met by a rebuild: into `spare` when live and indexed. */
 static inline void rebuild_entry(dc__handler *handler, dedupe_index *spare) {
     uint32_t state = atomic_load_explicit(&handler->state, memory_order_relaxed);
-    if (handler->signature != NULL && !(state & (DC__STATE_REMOVED | DC__STATE_UNINDEXED)) &&
+    if (handler->signature != NULL && !(state & DC__STATE_REMOVED) && !(handler->position & DC__POSITION_UNINDEXED) &&
         dc__dedupe_insert(spare, handler))
         spare->indexed++;
 }

@@ -204,10 +204,10 @@ static void unlink_handler(dc_table *table, dc__handler *handler, removal_batch 
     }
     dc__handler_array *array = atomic_load_explicit(after ? &owner->after : &owner->handlers, memory_order_relaxed);
     if (dc__others_may_read()) {
-        atomic_store_explicit(&array->items[handler->position], &tombstone, memory_order_release);
+        atomic_store_explicit(&array->items[handler->position & DC__POSITION_INDEX], &tombstone, memory_order_release);
     } else {
         if (table->owed_tombstone_count == OWED_TOMBSTONES) dc__put_owed_tombstones(table);
-        table->owed_tombstones[table->owed_tombstone_count++] = &array->items[handler->position];
+        table->owed_tombstones[table->owed_tombstone_count++] = &array->items[handler->position & DC__POSITION_INDEX];
         batch->owes_tombstones = true;
     }
     /* Failing to compact is harmless (the next removal tries again). */
@@ -216,7 +216,7 @@ static void unlink_handler(dc_table *table, dc__handler *handler, removal_batch 
         dc__handler_array *compact = dc__rebuilt_array(array, NULL, *live);
         if (compact != NULL) dc__publish_array(table, owner, after, compact);
     }
-    if (!(state & DC__STATE_UNINDEXED)) table->dedupe.indexed--;
+    if (!(handler->position & DC__POSITION_UNINDEXED)) table->dedupe.indexed--;
     /* Set and replaced under the lock: an observer set now hears of it. */
     if (atomic_load_explicit(&table->observer, memory_order_relaxed) != NULL) {
         batch->ids[batch->count] = id_of(handler);
@@ -246,9 +246,8 @@ typedef struct callout {
 /* Step 3's bookkeeping for a handler no call of which runs any more: marks
  * it finished (true the first time) and takes its callouts. */
 static bool finish_handler(dc__handler *handler, handler_extras *extras, callout *out) {
-    uint32_t state = atomic_load_explicit(&handler->state, memory_order_relaxed);
     *out = (callout){extras != NULL ? extras->destroy : NULL, extras != NULL ? extras->destroy_data : NULL,
-                     (state & DC__STATE_OWNS_TARGET) ? handler->target : NULL};
+                     (handler->position & DC__POSITION_OWNS_TARGET) ? handler->target : NULL};
     if (extras != NULL && extras->queue != NULL) {
         dc__queue_release(extras->queue);
         extras->queue = NULL;

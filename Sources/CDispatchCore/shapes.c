@@ -2,8 +2,7 @@
  * shapes.c — the shape sets executes check arguments against: the distinct
  * ways an event's handlers take their arguments (signature, bound target,
  * strictness, marshal), counted as handlers come and go, with the summary
- * that lets the common execute be checked without visiting each shape and
- * says how the lean execute calls the event, if it may run it at all; and
+ * that lets the common execute be checked without visiting each shape; and
  * an execute's one validation against them: before any handler runs, the
  * arguments are checked against every shape the snapshot holds (arity when
  * strict, each argument's type, a struct's pointer, size and layout), and
@@ -30,24 +29,8 @@ dc__shape_set *dc__shapes_copy(const dc__shape_set *old, uint32_t extra) {
     return set;
 }
 
-static uint32_t lean_call_of(const dc__shape_set *set) {
-    if (set->count != 1) return 0;
-    const dc__handler_shape *shape = &set->shapes[0];
-    const dc_signature *signature = shape->signature;
-    if (signature->return_type != DC_TYPE_VOID) return 0;
-    /* A variadic marshal may still return a value (the lean execute hands
-     * the rest to the general one when it does). */
-    if (shape->state_flags & DC__STATE_SWIFT)
-        return DC__LEAN_SWIFT_CALL(signature->parameter_count > 0, dc__asymmetric_fences);
-    if (shape->state_flags & DC__STATE_MARSHAL)
-        return DC__LEAN_MARSHAL_CALL(shape->state_flags & DC__STATE_VARIADIC, dc__asymmetric_fences);
-    if (!signature->word_images || signature->parameter_count > DC__LEAN_MAX_PARAMETERS) return 0;
-    return DC__LEAN_CALL((uint32_t)signature->parameter_count, shape->state_flags & DC__STATE_TARGET,
-                         dc__asymmetric_fences);
-}
-
-/* Fills in the summary of a set about to be published; `lean`: the lean
- * execute may run the event (dc__lean_allowed()). */
+/* Fills in the summary of a set about to be published; `lean`: the
+ * summary alone may check an execute of the event (dc__lean_allowed()). */
 static void summarize_shapes(dc__shape_set *set, bool lean) {
     uint64_t counts = ~(uint64_t)0, strict_counts = ~(uint64_t)0;
     set->most_takes = 0;
@@ -78,20 +61,20 @@ static void summarize_shapes(dc__shape_set *set, bool lean) {
     set->sole_signature = sole ? set->shapes[0].signature : NULL;
     set->sole_flags = sole ? set->shapes[0].state_flags : 0;
     set->sole_first = (uint32_t)first_argument_parameter(set->sole_flags);
-    set->lean_call = lean ? lean_call_of(set) : 0;
     uint64_t enough = set->most_takes < 64 ? ~(uint64_t)0 << set->most_takes : 0;
-    set->lean_counts = set->lean_call != 0 ? counts & enough : 0;
-    set->lean_strict_counts = set->lean_call != 0 ? strict_counts & enough : 0;
+    set->lean_counts = lean ? counts & enough : 0;
+    set->lean_strict_counts = lean ? strict_counts & enough : 0;
 }
 
-/* Whether the lean execute may run `record`'s event: it walks the
- * `handlers` array only, and calls no hook. Caller holds the lock. */
+/* Whether an execute of `record`'s event may be checked with the summary
+ * alone and run by walking its `handlers` array only: no after-handlers, no
+ * hook, not a detailed key. Caller holds the lock. */
 bool dc__lean_allowed(const dc_table *table, const dc__event_record *record) {
     return record->base == NULL && record->after_live == 0 && !dc__hooks_watch(table, record);
 }
 
 /* Publishes `copy`, a copy of `record`'s shape set (dc__shapes_copy()), summarized
- * anew: after what the lean execute may do changed. Caller holds the lock. */
+ * anew: after dc__lean_allowed() changed. Caller holds the lock. */
 void dc__resummarize_shapes(dc_table *table, dc__event_record *record, dc__shape_set *copy) {
     dc__shape_set *old = atomic_load_explicit(&record->shapes, memory_order_relaxed);
     summarize_shapes(copy, dc__lean_allowed(table, record));

@@ -40,6 +40,15 @@ typedef struct dc__handler_extras {
  * in its low 27 bits (DEDUPE_SLOT_BITS). */
 #define DEDUPE_SLOT_BITS 27
 #define MAX_SLOTS ((1u << DEDUPE_SLOT_BITS) - 1)
+
+/* dc__handler.position: an index or a free link below DC__POSITION_INDEX,
+ * and above it the flags only writers read, kept out of `state` so that
+ * its bits say how an execute calls the handler. A live handler's flags are
+ * set when it is added and kept as it moves; a free slot has none. */
+#define DC__POSITION_INDEX 0x3FFFFFFFu
+#define DC__POSITION_UNINDEXED (1u << 31)   /* not in the duplicate index (DC_HANDLER_ALLOW_DUPLICATE) */
+#define DC__POSITION_OWNS_TARGET (1u << 30) /* release the target through the table's callbacks */
+_Static_assert(MAX_SLOTS < DC__POSITION_INDEX, "a free link fits below the position's flags");
 _Static_assert(MAX_SLOTS == 134217727u, "dispatch_table.h (dc_table_add) states the most handlers a table holds");
 
 /* The duplicate index over (event, function, target): open addressing with
@@ -540,6 +549,7 @@ typedef struct execution {
     size_t count;
     const dc_execute_options *options;
     bool exact; /* the arguments have exactly the types every shape takes */
+    size_t handled; /* handlers called the direct ways (`result` counts the others) */
     dc_result result;
     /* The signature whose last `count` parameters the arguments are, when
      * they come with layouts (a table closure's call); NULL otherwise. */

@@ -197,6 +197,9 @@ DC__BINDING_API void dc__call_wait(const void *callee);
 /* An event's record: what a binding keeps with a typed key, as records live
  * as long as their table. Opaque here; laid out in dispatch_core_inline.h. */
 typedef struct dc__event_record dc__event_record;
+/* Laid out in dispatch_core_inline.h, for dc__execute_record_entered(). */
+struct dc_execute_frame;
+struct dc__handler_array;
 
 /* The record of `event` in `table`. NULL for an unknown event, or when the
  * thread has no record of its own and none can be made (registry.c). */
@@ -207,6 +210,17 @@ DC__BINDING_API const dc__event_record *dc__event_record_of(dc_table *table, dc_
 DC__BINDING_API dc__brief_result dc__execute_record(dc_table *table, const dc__event_record *record,
                                                     const dc_value *arguments, size_t count, void *context,
                                                     dc_result *result);
+
+/* The rest of dc__execute_record(table, record, NULL, 0, context, result)
+ * for dc__execute_record_inline(), which has entered the read-side section
+ * at `frame`'s depth, set `frame` up, loaded the snapshot `array` of
+ * `handler_count` handlers, and seen in the event's shape set that an
+ * execute without arguments fits it and needs nothing but that array run:
+ * runs the handlers and leaves the section. Only where the fences are
+ * asymmetric. */
+DC__BINDING_API dc__brief_result dc__execute_record_entered(struct dc_execute_frame *frame,
+                                                            const struct dc__handler_array *array,
+                                                            uint32_t handler_count, dc_result *result);
 
 /* ---- Swift-convention handlers ------------------------------------------------------ */
 

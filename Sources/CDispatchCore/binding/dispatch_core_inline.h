@@ -3,15 +3,16 @@
  * inline execute a binding compiles into its callers: read-side sections and
  * the thread record with its execute frames, the handler and its state bits,
  * handler arrays, shape sets, event records and the event list, how a handler
- * is called (directly, as a marshal, or with the Swift convention), the lean
- * execute's loop, and the Swift layer's inline execute of an event record.
+ * is called (directly, as a marshal, or with the Swift convention), and the
+ * Swift layer's inline execute of an event record: the one loop-free
+ * shortcut in front of execute.c's one loop.
  *
  * The core owns it: every struct and state bit here is defined once, with
  * one name, and the core's files see it through internal.h. A binding that
  * keeps an inline fast path includes it (the Swift layer's module
  * CDispatchCoreBinding lists it beside dispatch_core_binding.h), so the
- * binding's inline execute and the library's lean execute are one piece of
- * code; a change to a layout here changes the binding's inlined code, and
+ * binding's shortcut and the library's loop read one definition of each
+ * layout; a change to a layout here changes the binding's inlined code, and
  * the binding's symbol version (see "exports" in the Makefile) keeps a
  * binding from loading against a library of other layouts.
  *
@@ -177,9 +178,19 @@ struct dc__handler_extras;
 #define DC__STATE_FINISHED (1u << 17)
 #define DC__STATE_STRUCT_RETURN (1u << 18) /* returns a struct: needs room for it (run the general way) */
 #define DC__STATE_SWIFT (1u << 20)       /* a marshal that is a Swift-convention function (DC__HANDLER_SWIFT_CALL) */
-#define DC__STATE_UNINDEXED (1u << 21)   /* not in the duplicate index (DC_HANDLER_ALLOW_DUPLICATE) */
-#define DC__STATE_GENERAL (1u << 22)     /* more than a void stub call: a marshal, libffi, or a return value */
-#define DC__STATE_OWNS_TARGET (1u << 23) /* release the target through the table's callbacks */
+/* With DC__STATE_INDIRECT clear: called with more than one word (the
+ * bound target counted), fn(w0, w1, w2) or fn(target, w0, w1); clear, with
+ * one word at most, fn(w0) or fn(target). On a Swift closure: it takes the
+ * arguments (its signature has parameters). Decided with the call. */
+#define DC__STATE_WIDE (1u << 21)
+/* How the handler is called, decided when it is registered: set unless it is
+ * called directly, through a pointer cast to dc__direct_function, with its
+ * arguments' words (returns void, a stub signature of word images with at
+ * most DC__DIRECT_MAX_PARAMETERS parameters, the bound target counted; not a
+ * marshal). Set, the marshal bits and the signature say how. */
+#define DC__STATE_INDIRECT (1u << 22)
+/* Bit 23 is free. The writers' own bits (not in the duplicate index,
+ * owning the target) are in dc__handler.position. */
 #define DC__STATE_VARIADIC (1u << 24)    /* a marshal that takes every argument as given */
 #define DC__STATE_MARSHAL (1u << 25)  /* function is a dc_marshal; target is its data */
 #define DC__STATE_TARGET (1u << 26)  /* a target is bound as parameter 0 */
@@ -204,7 +215,8 @@ typedef struct dc__handler {
     uint32_t generation; /* the upper half of the handler's id */
     uint32_t slot;       /* where the table keeps it: the lower half */
     /* Writer side. Live: its index in its event's current array; free: the
-     * next free slot + 1, 0 ends. */
+     * next free slot + 1, 0 ends; in the bits above DC__POSITION_INDEX
+     * (table.h), flags only writers read. */
     uint32_t position;
     /* Its queue and destroy notify, when given: their index + 1 in the
      * table's extras list; 0 for none. */
@@ -253,12 +265,11 @@ typedef struct dc__shape_set {
     const dc_signature *sole_signature;
     uint32_t sole_flags; /* its state_flags */
     uint32_t sole_first; /* its first_argument_parameter() */
-    /* How the lean execute calls the handlers of the only shape, plain ones
-     * directly or marshals (shapes.c's lean_call_of()); 0 when it leaves the
-     * event to the general execute. */
-    uint32_t lean_call;
     /* counts and strict_counts less the counts below most_takes, which would
-     * leave parameters without arguments; 0 when lean_call is. */
+     * leave parameters without arguments: the executes execute.c's
+     * execute() checks with the summary alone. 0 when the event needs more
+     * than its `handlers` array run in order (after-handlers, hooks, a
+     * detailed key's: dc__lean_allowed()). */
     uint64_t lean_counts;
     uint64_t lean_strict_counts;
     uint8_t types[DC_MAX_PARAMETERS]; /* argument i's type in every shape that takes it */
@@ -311,9 +322,11 @@ DC__ALWAYS_INLINE uint32_t dc__announce_call(dc_execute_frame *frame, const dc__
     return atomic_load_explicit(&handler->state, memory_order_acquire);
 }
 
-/* Leaves a lean execute's frame and read-side section, `handled` handlers
- * having run. Reloads what it needs rather than keeping it through the
- * handlers' calls. A brief execute writes *result only when stopped. */
+/* Leaves an execute's frame and read-side section, `handled` handlers
+ * having run, for an execute that did nothing but run handlers returning
+ * nothing (execute.c's execute(), and the shortcut below). Reloads what it
+ * needs rather than keeping it through the handlers' calls. A brief execute
+ * writes *result only when stopped. */
 DC__ALWAYS_INLINE dc__brief_result dc__leave_lean(dc_execute_frame *frame, size_t handled, bool stopped,
                                                  dc_result *result, bool brief, bool asymmetric_fences) {
     frame->table = NULL;
@@ -323,13 +336,6 @@ DC__ALWAYS_INLINE dc__brief_result dc__leave_lean(dc_execute_frame *frame, size_
         *result = (dc_result){.handled = handled, .stopped = stopped, .return_value = dc_void()};
     return (dc__brief_result){DC_OK, stopped, handled};
 }
-
-/* The rest of a lean execute's snapshot from `item` on, the general way, and
- * the execute's end (execute.c). */
-DC__BINDING_API dc__brief_result dc__finish_generally(dc_execute_frame *frame, const dc_value *arguments, size_t count,
-                                     const dc_execute_options *options, const dc__handler_slot *item,
-                                     const dc__handler_slot *end, size_t handled, const dc_value *returned,
-                                     dc_result *result);
 
 /* ---- Swift-convention handlers ------------------------------------------------------ */
 
@@ -351,25 +357,15 @@ DC__ALWAYS_INLINE void dc__call_swift(const dc__handler *handler, const dc_value
 }
 #endif
 
-/* ---- the lean execute (execute.c's execute_lean()) ------------------------------ */
+/* ---- direct calls ------------------------------------------------------------ */
 
-/* The lean execute (execute.c's execute_lean()) takes an event whose handlers
- * all have one shape, returning void, in one of two ways. Plain handlers it
- * calls directly, through a pointer cast to void (*)(uint64_t x parameters),
- * when the signature has at most DC__LEAN_MAX_PARAMETERS parameters, all word
- * images: DC__LEAN_CALL() of the parameter count, whether a target is bound
- * as parameter 0, and the kind of fence (fixed before any table exists).
- * Marshals it calls with the arguments as they are, whatever their types (a
- * marshal receives dc_values, not registers): DC__LEAN_MARSHAL_CALL() of
- * whether it is variadic and the kind of fence; Swift marshals
- * DC__LEAN_SWIFT_CALL() of whether they take the values (their signature has
- * parameters) and the kind of fence. The shape set says which in lean_call;
- * 0 when the lean execute leaves the event to the general one. */
-#define DC__LEAN_MAX_PARAMETERS 3
-#define DC__LEAN_CALL(parameters, target, asymmetric) \
-    (1u + 2u * (parameters) + ((target) ? 1u : 0u) + ((asymmetric) ? 8u : 0u))
-#define DC__LEAN_MARSHAL_CALL(variadic, asymmetric) (17u + ((variadic) ? 2u : 0u) + ((asymmetric) ? 1u : 0u))
-#define DC__LEAN_SWIFT_CALL(values, asymmetric) (21u + ((values) ? 2u : 0u) + ((asymmetric) ? 1u : 0u))
+/* A handler without DC__STATE_INDIRECT is called as a dc__direct_function:
+ * its parameters' words in the first integer registers, the bound target
+ * first. Words past its parameters land in registers it does not read, which
+ * the x86-64 and AArch64 conventions allow (execute.c's one loop is the only
+ * caller; elsewhere no signature has word images, so no handler is direct). */
+#define DC__DIRECT_MAX_PARAMETERS 3
+typedef void (*dc__direct_function)(uint64_t, uint64_t, uint64_t);
 
 /* The direct calls through a cast pointer are the calls stubs.c makes (see
  * there why they are exact), so clang's UBSan function check stays off for them. */
@@ -382,116 +378,6 @@ DC__ALWAYS_INLINE void dc__call_swift(const dc__handler *handler, const dc_value
 #define DC__NO_SANITIZE_FUNCTION
 #endif
 
-typedef void (*dc__lean_function_0)(void);
-typedef void (*dc__lean_function_1)(uint64_t);
-typedef void (*dc__lean_function_2)(uint64_t, uint64_t);
-typedef void (*dc__lean_function_3)(uint64_t, uint64_t, uint64_t);
-_Static_assert(DC__LEAN_MAX_PARAMETERS == 3, "dc__lean_execute_as calls up to three parameters");
-
-/*
- * The lean execute for one lean_call, inside its read-side section with
- * `frame` set up: checks the types of the arguments the shape takes (as many
- * as it takes are there), then calls each handler. False, with nothing
- * called, when the types differ. Otherwise *outcome is the execute's (see
- * reported()) and the section is left.
- *
- * Plain handlers (DC__LEAN_CALL()) are called directly through a cast
- * pointer with the arguments' words, the target first when one is bound.
- * Marshals (DC__LEAN_MARSHAL_CALL()) are called as execute.c's
- * run_handler_generally() calls them: one that is not variadic gets the
- * arguments as they are (they are checked to be exactly its parameters, and
- * there are at least as many) with its parameter count, a variadic one all
- * of them; *result arrives as call_marshal() makes it, typed void and zeroed.
- * What a marshal that is not variadic leaves there is dropped, as
- * call_marshal() drops it; a value a variadic one returns goes to the general
- * loop with the rest of the snapshot (dc__finish_generally()). Swift marshals
- * (`swift`, DC__LEAN_SWIFT_CALL()) are called as call_marshal() calls them:
- * with the arguments as they are when `parameters` is not 0 (the signature
- * has parameters), else with their context alone. Also the Swift layer's
- * inline execute's loop (dc__execute_record_inline()).
- */
-DC__NO_SANITIZE_FUNCTION DC__ALWAYS_INLINE bool
-dc__lean_execute_as(bool marshal, bool swift, unsigned parameters, bool target, bool variadic, bool asymmetric_fences,
-                const dc__handler_array *array, uint32_t handler_count, const dc__shape_set *shapes,
-                const dc_value *arguments, size_t count, const dc_execute_options *options, dc_execute_frame *frame,
-                dc_result *result, bool brief, dc__brief_result *outcome) {
-    /* A marshal's shape takes every parameter of its signature (no target is
-     * bound to a marshal), so most_takes is its parameter count, known to be
-     * 0 for a Swift marshal without values. */
-    size_t takes = !marshal                    ? parameters - (target ? 1 : 0)
-                   : variadic || (swift && parameters == 0) ? 0
-                                                            : shapes->most_takes;
-    for (size_t i = 0; i < takes; i++)
-        if (arguments[i].type != (dc_type)shapes->types[i]) return false;
-    size_t marshal_count = variadic ? count : takes;
-    uint64_t words[DC__LEAN_MAX_PARAMETERS] = {0, 0, 0};
-    if (!marshal)
-        for (size_t i = 0; i < takes; i++) words[i + (target ? 1 : 0)] = arguments[i].u64;
-    uint64_t word0 = words[0], word1 = words[1], word2 = words[2];
-    /* Every handler still callable has the sole shape; the test of its state
-     * keeps that a fact checked rather than assumed. */
-    const uint32_t tested = DC__STATE_SLOW | (marshal ? DC__STATE_MARSHAL | DC__STATE_SWIFT : DC__STATE_GENERAL);
-    const uint32_t callable = marshal ? DC__STATE_MARSHAL | (swift ? DC__STATE_SWIFT : 0) : 0;
-
-    /* The handlers that will have run when the loop gets to the end: fewer
-     * by each one passed over, removed or blocked. */
-    size_t handled_at_end = handler_count;
-    const dc__handler_slot *item = array->items, *end = item + handler_count;
-    do {
-        /* Redefined on every handler, so clang keeps the frame in a
-         * callee-saved register rather than moving it in and out of a
-         * caller-saved one around each call; gcc keeps it there anyway, and
-         * its loops grow with this. */
-#if defined(__clang__)
-        DC__KEEP_IN_REGISTER(frame);
-#endif
-        dc__handler *handler = atomic_load_explicit(item, memory_order_acquire);
-        uint32_t state = dc__announce_call(frame, handler, asymmetric_fences);
-        if (!DC__LIKELY((state & tested) == callable)) {
-            if (state & (DC__STATE_REMOVED | DC__STATE_BLOCK_MASK)) {
-                handled_at_end--;
-                continue;
-            }
-            *outcome = dc__finish_generally(frame, arguments, count, options, item, end,
-                                        handled_at_end - (size_t)(end - item), NULL, result);
-            return true;
-        }
-        if (swift) {
-#if DC__SWIFT_CALLS
-            dc__call_swift(handler, arguments, parameters != 0);
-#endif
-        } else if (marshal) {
-            dc_value returned;
-            returned.u64 = 0;
-            returned.type = DC_TYPE_VOID; /* the signature's return type */
-            ((dc_marshal)handler->function)(handler->target, arguments, marshal_count, &returned);
-            if (variadic && !DC__LIKELY(returned.type == DC_TYPE_VOID || (unsigned)returned.type >= DC_TYPE_COUNT)) {
-                *outcome = dc__finish_generally(frame, arguments, count, options, item + 1, end,
-                                            handled_at_end - (size_t)(end - item - 1), &returned, result);
-                return true;
-            }
-        } else {
-            uint64_t first = target ? (uint64_t)(uintptr_t)handler->target : word0;
-            switch (parameters) {
-            case 0: ((dc__lean_function_0)handler->function)(); break;
-            case 1: ((dc__lean_function_1)handler->function)(first); break;
-            case 2: ((dc__lean_function_2)handler->function)(first, word1); break;
-            default: ((dc__lean_function_3)handler->function)(first, word1, word2); break;
-            }
-        }
-        if (frame->interrupted) {
-            handled_at_end -= dc__take_declined(frame);
-            if (frame->interrupted) {
-                *outcome = dc__leave_lean(frame, handled_at_end - (size_t)(end - item - 1), true, result, brief,
-                                          asymmetric_fences);
-                return true;
-            }
-        }
-    } while (++item != end);
-    *outcome = dc__leave_lean(frame, handled_at_end, false, result, brief, asymmetric_fences);
-    return true;
-}
-
 /* ---- an event's record ---------------------------------------------------------- */
 
 /* The id of the event whose record `record` is. */
@@ -500,16 +386,18 @@ static inline dc_event_id dc__event_record_id(const dc__event_record *record) { 
 
 /*
  * dc__execute_record(table, record, NULL, 0, context, result) for the
- * Swift layer's typed executes without arguments. Inlined into the Swift
- * caller, it runs the commonest of them, an event whose handlers are all
- * Swift closures taking nothing, without a call into the library: the start
- * of execute.c's execute_lean() and dc__lean_execute_as() for that one case,
- * with asymmetric fences (membarrier(2) is there: without it, every call pays
- * a full fence).
- * Every other event, and a thread without a record or nested too deep, goes
- * to dc__execute_record() after leaving the section; a handler that is
- * more than a plain call (once, queued) hands the rest of the snapshot to
- * dc__finish_generally(). Starting from the record rather than the event's id
+ * Swift layer's typed executes without arguments, inlined into the Swift
+ * caller: the one loop-free shortcut in front of execute.c's one loop (as
+ * GLib's single-closure shortcut is in front of signal_emit_unlocked_R).
+ * An event whose only handler is a Swift closure taking nothing, with
+ * asymmetric fences (membarrier(2) is there: without it, every call pays a
+ * full fence), runs here without a call into the library: the same steps
+ * as the loop's for that handler (announce, re-read its state, call, read
+ * the frame). Every other execute the shape set's summary answers for goes
+ * on in the library's loop, in the section entered here with the frame set
+ * up (dc__execute_record_entered()); one that needs more (hooks,
+ * after-handlers), on a thread without a record or nested too deep, or
+ * without asymmetric fences, goes to dc__execute_record(). Starting from the record rather than the event's id
  * saves the loads of the event list: on this path every load waits for the
  * one before it. `record` must be an event's of `table`, which must not be
  * NULL.
@@ -520,25 +408,36 @@ DC__ALWAYS_INLINE dc__brief_result dc__execute_record_inline(dc_table *table,
 #if DC__SWIFT_CALLS
     dc_thread_record *reader = dc__current_record;
     unsigned depth = reader != NULL ? reader->depth + 1 : DC_MAX_EXECUTE_DEPTH + 1;
-    if (DC__LIKELY(depth <= DC_MAX_EXECUTE_DEPTH)) {
+    if (DC__LIKELY(depth <= DC_MAX_EXECUTE_DEPTH && dc__asymmetric_fences)) {
         dc__read_enter(reader, depth);
         dc__handler_array *array = atomic_load_explicit(&record->handlers, memory_order_acquire);
         uint32_t handler_count = array != NULL ? atomic_load_explicit(&array->count, memory_order_acquire) : 0;
-        /* Loaded after the snapshot, so it covers every handler in it; the
-         * sole shape takes nothing, so an execute without arguments fits it. */
-        uint32_t lean_call =
-            handler_count > 0 ? atomic_load_explicit(&record->shapes, memory_order_acquire)->lean_call : 0;
-        if (DC__LIKELY(lean_call == DC__LEAN_SWIFT_CALL(false, true))) {
-            dc_execute_frame *frame = &reader->frames[depth - 1];
+        /* Loaded after the snapshot, so it covers its handlers: bit 0 says
+         * an execute without arguments fits every shape with the summary
+         * alone (none takes an argument) and the event needs nothing but its
+         * `handlers` array run. */
+        uint64_t lean_counts =
+            handler_count > 0 ? atomic_load_explicit(&record->shapes, memory_order_acquire)->lean_counts : 0;
+        dc_execute_frame *frame = &reader->frames[depth - 1];
+        if (DC__LIKELY(lean_counts & 1)) {
             frame->table = table;
             frame->context = context;
             frame->interrupted = 0;
-            dc__brief_result outcome;
-            dc__lean_execute_as(true, true, 0, false, false, true, array, handler_count, NULL, NULL, 0, NULL, frame,
-                                result, true, &outcome);
-            return outcome;
+            if (handler_count == 1) {
+                const dc__handler *handler = atomic_load_explicit(&array->items[0], memory_order_acquire);
+                uint32_t state = dc__announce_call(frame, handler, true);
+                if (DC__LIKELY((state & (DC__STATE_SLOW | DC__STATE_SWIFT)) == DC__STATE_SWIFT)) {
+                    /* It takes nothing: its shape takes no argument. */
+                    dc__call_swift(handler, NULL, false);
+                    size_t handled = 1;
+                    if (frame->interrupted) handled -= dc__take_declined(frame);
+                    return dc__leave_lean(frame, handled, frame->interrupted != 0, result, true, true);
+                }
+                /* The library's loop announces it again. */
+            }
+            return dc__execute_record_entered(frame, array, handler_count, result);
         }
-        dc__read_leave(reader, &reader->frames[depth - 1], depth);
+        dc__read_leave(reader, frame, depth);
     }
 #endif
     return dc__execute_record(table, record, NULL, 0, context, result);
