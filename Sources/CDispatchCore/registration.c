@@ -221,7 +221,7 @@ static dc_status add_locked(dc_table *table, dc__event_record *record, dc_signat
     bool owner_set = owner != record &&
                      (owner_resummarized || atomic_load_explicit(&owner->shapes, memory_order_relaxed) == NULL);
     dc__shape_set *owner_shapes = owner_set ? dc__copy_shapes(owner) : NULL;
-    handler_extras *extras = wants_extras ? malloc(sizeof *extras) : NULL;
+    dc__handler_extras *extras = wants_extras ? malloc(sizeof *extras) : NULL;
     extras_list *grown_extras = NULL;
     bool extras_ready = !wants_extras || dc__extras_room(table, &grown_extras);
     dedupe_index spare_index = {0};
@@ -463,8 +463,8 @@ void dc__dedupe_rebuild(dc_table *table, dedupe_index *spare) {
 /* ---- the extras list --------------------------------------------------------------------- */
 
 /* A free index of the extras list holds the next free index + 1, tagged. */
-static handler_extras *free_extras_link(uint32_t next) { return (handler_extras *)(((uintptr_t)next << 1) | 1); }
-static uint32_t free_extras_next(const handler_extras *link) { return (uint32_t)((uintptr_t)link >> 1); }
+static dc__handler_extras *free_extras_link(uint32_t next) { return (dc__handler_extras *)(((uintptr_t)next << 1) | 1); }
+static uint32_t free_extras_next(const dc__handler_extras *link) { return (uint32_t)((uintptr_t)link >> 1); }
 
 bool dc__extras_room(const dc_table *table, extras_list **grown) {
     *grown = NULL;
@@ -479,7 +479,7 @@ bool dc__extras_room(const dc_table *table, extras_list **grown) {
     return true;
 }
 
-uint32_t dc__take_extras(dc_table *table, extras_list *grown, handler_extras *extras) {
+uint32_t dc__take_extras(dc_table *table, extras_list *grown, dc__handler_extras *extras) {
     if (grown != NULL) {
         extras_list *old = atomic_load_explicit(&table->extras, memory_order_relaxed);
         atomic_store_explicit(&table->extras, grown, memory_order_release);

@@ -159,7 +159,7 @@ typedef struct removal_batch {
     dc__handler *handlers[REMOVAL_BATCH];
     /* Their extras (NULL for none), read under the lock: the list holding
      * them may be replaced meanwhile. */
-    handler_extras *extras[REMOVAL_BATCH];
+    dc__handler_extras *extras[REMOVAL_BATCH];
     /* Matches whose removal another thread has begun and not finished: a
      * remove by target, event or all waits for their calls too, so that its
      * caller may free what they use once it returns. */
@@ -245,7 +245,7 @@ typedef struct callout {
 
 /* Step 3's bookkeeping for a handler no call of which runs any more: marks
  * it finished (true the first time) and takes its callouts. */
-static bool finish_handler(dc__handler *handler, handler_extras *extras, callout *out) {
+static bool finish_handler(dc__handler *handler, dc__handler_extras *extras, callout *out) {
     *out = (callout){extras != NULL ? extras->destroy : NULL, extras != NULL ? extras->destroy_data : NULL,
                      (handler->position & DC__POSITION_OWNS_TARGET) ? handler->target : NULL};
     if (extras != NULL && extras->queue != NULL) {
@@ -268,7 +268,7 @@ static void call_out(const callout *callouts, size_t count, void (*release)(void
 /* Step 3 for handlers no call of which runs any more. The lock is taken
  * only to collect the slots: no reader or writer touches what it reads
  * before that. */
-static void finish_handlers(dc_table *table, dc__handler *const *handlers, handler_extras *const *extras,
+static void finish_handlers(dc_table *table, dc__handler *const *handlers, dc__handler_extras *const *extras,
                             size_t count) {
     callout callouts[REMOVAL_BATCH];
     dc__handler *completed[REMOVAL_BATCH];
@@ -291,7 +291,7 @@ static void finish_handed_over(void *context, void *object) {
     dc_table *table = context;
     dc__handler *const handlers[1] = {object};
     lock_table(table);
-    handler_extras *const extras[1] = {handlers[0]->extras != 0 ? extras_of(table, handlers[0]) : NULL};
+    dc__handler_extras *const extras[1] = {handlers[0]->extras != 0 ? extras_of(table, handlers[0]) : NULL};
     unlock_table(table);
     finish_handlers(table, handlers, extras, 1);
 }
@@ -312,7 +312,7 @@ static void finish_removal(dc_table *table, removal_batch *batch) {
     size_t waited = 0;
     for (size_t i = 0; i < batch->count; i++) {
         dc__handler *handler = batch->handlers[i];
-        handler_extras *extras = batch->extras[i];
+        dc__handler_extras *extras = batch->extras[i];
         if (extras != NULL && extras->queue != NULL) dc__queue_purge(extras->queue, handler);
         if (dc__wait_for_calls(handler, finish_handed_over, table)) {
             batch->extras[waited] = extras;

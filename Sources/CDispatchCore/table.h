@@ -23,7 +23,7 @@ typedef struct dc__handler_extras {
     dc_queue *queue;
     void (*destroy)(void *destroy_data);
     void *destroy_data;
-} handler_extras;
+} dc__handler_extras;
 
 /* The handler, its state bits and the structures below are laid out in
  * binding/dispatch_core_inline.h, which the Swift layer's inline execute
@@ -71,7 +71,7 @@ typedef struct dedupe_index {
 /* A handler's queue and destroy notify, when given (handler->extras). */
 typedef struct extras_list {
     uint32_t capacity;
-    handler_extras *items[]; /* a free index holds the next free one (registration.c) */
+    dc__handler_extras *items[]; /* a free index holds the next free one (registration.c) */
 } extras_list;
 
 /* ---- the table's lock ---------------------------------------------------------------- */
@@ -398,7 +398,7 @@ static inline bool new_dedupe_index(dedupe_index *index, uint32_t entries) {
 
 /* The extras of `handler`, which has some. Inside a read-side section or
  * under the lock. */
-static inline handler_extras *extras_of(const dc_table *table, const dc__handler *handler) {
+static inline dc__handler_extras *extras_of(const dc_table *table, const dc__handler *handler) {
     return atomic_load_explicit(&table->extras, memory_order_acquire)->items[handler->extras - 1];
 }
 
@@ -411,7 +411,7 @@ bool dc__extras_room(const dc_table *table, extras_list **grown);
 /* Stores `extras` in the list (`grown` published first, when given); its
  * index + 1, for handler->extras. Readers find it once the handler holding
  * the index is published. */
-uint32_t dc__take_extras(dc_table *table, extras_list *grown, handler_extras *extras);
+uint32_t dc__take_extras(dc_table *table, extras_list *grown, dc__handler_extras *extras);
 /* Frees the extras at index + 1 `extras` and makes the index free: the
  * handler's slot is being released. */
 void dc__release_extras(dc_table *table, uint32_t extras);
