@@ -1,16 +1,21 @@
 /*
  * execute.c — running an event's handlers: GSignal's emission for C.
  *
- * One execute, top to bottom (execute_generally()):
+ * One execute, top to bottom:
  *   key -> event record (lock-free name index) -> handler array snapshot
  *   -> validate the arguments once per distinct handler shape (shapes.c, when
  *      the shapes' summary cannot answer for them all)
- *   -> for each handler: announce the call, re-check its state, call it on the
- *      stub path or libffi (or post it to its queue), accumulate its result.
- * The commonest execute, void handlers of one shape whose arguments have
- * exactly its types (plain ones or marshals), takes the same steps in
- * execute() with less: one check against the shape summary, then a
- * direct call of each handler.
+ *   -> run_handlers(), the one loop: for each handler, announce the call,
+ *      re-check its state, call it the way its registration decided
+ *      (directly with the arguments' words, a Swift closure, or the general
+ *      way: a marshal, a stub, libffi, its queue), accumulate its result.
+ * Every entry point reaches run_handlers() through one of two doors:
+ * execute() (the lean execute: no options but strictness, arguments the
+ * shapes' summary answers for, nothing but the `handlers` array to run),
+ * or execute_generally() (everything else: options, hooks, after-handlers,
+ * detailed keys, conversions, errors). The Swift layer's inline shortcut
+ * (dc__execute_record_inline()) runs one Swift closure itself and hands
+ * everything else to execute() or, entered, to run_and_leave().
  *
  * Executes take no lock and write no shared memory: they read, inside a
  * read-side section, what writers publish (table.h, reclaim.c).
