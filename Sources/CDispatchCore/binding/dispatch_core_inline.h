@@ -49,9 +49,9 @@
  * every thread that was reading when it was unlinked has finished
  * (epoch-based reclamation). The reader's side costs two plain stores per
  * section and one per handler call: its ordering against writers comes from
- * membarrier(2), which writers issue and readers need not ("asymmetric
- * fences"). Where membarrier is missing (old kernels, valgrind) readers fall
- * back to a full fence.
+ * a process-wide fence, which writers issue and readers need not ("asymmetric
+ * fences"; the core's platform layer has one on Linux). Where there is none
+ * (other systems, old kernels, valgrind) readers fall back to a full fence.
  *
  * Each thread that reads has a record, found through thread-local storage and
  * kept on a global list that writers scan. `frames[d].calling` names the
@@ -504,8 +504,8 @@ static inline dc_event_id dc__event_record_id(const dc__event_record *record) { 
  * caller, it runs the commonest of them, an event whose handlers are all
  * Swift closures taking nothing, without a call into the library: the start
  * of execute.c's execute_lean() and dc__lean_execute_as() for that one case,
- * with asymmetric fences (membarrier(2) is there: without it, every call pays
- * a full fence).
+ * with asymmetric fences (the platform has a process-wide fence: without it,
+ * every call pays a full fence).
  * Every other event, and a thread without a record or nested too deep, goes
  * to dc__execute_record() after leaving the section; a handler that is
  * more than a plain call (once, queued) hands the rest of the snapshot to
