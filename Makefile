@@ -24,7 +24,8 @@
 #
 # The rest is in mk/, each file's header listing its targets:
 #   mk/consumers.mk           test-consumers, check-readme-consumers: the README's C quick start
-#   mk/cross.mk               test-compilers, test-aarch64, test-32: other compilers and ABIs
+#   mk/cross.mk               test-compilers, test-aarch64, test-32, test-portable, test-musl: other
+#                             compilers, ABIs, the POSIX platform layer and musl
 #   mk/bench.mk               bench, bench-all, bench-chart, bench-check, bench-record, bench-swift
 #   mk/hardening.mk           sanitize, memcheck, fuzz, stress, model
 #   mk/docs.mk                docs: DocC and the C API reference, no warning allowed
