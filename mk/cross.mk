@@ -16,8 +16,10 @@
 #                             the library and every C test in build/portable, check-exports,
 #                             check-layers, then the Swift suite in .build/portable
 #   make test-musl            the library and the C tests built by Debian's musl-gcc (musl-tools)
-#                             into build/musl, against Debian's libffi_pic.a and a cmocka built
-#                             there from Debian's source package, and run; installs what it needs
+#                             against Debian's libffi_pic.a and a cmocka built from Debian's
+#                             source package, and run: in build/musl as musl-gcc is (the POSIX
+#                             platform layer), in build/musl-linux with the kernel's headers
+#                             added (the Linux layer); installs what it needs
 
 # -- compilers: gcc and clang, for the library and for the tests ------------------
 
@@ -143,33 +145,54 @@ test-portable-swift:
 
 # musl, as Debian's musl-tools has it: musl-gcc, a wrapper that compiles
 # against musl's headers alone. They hold no kernel headers, so the feature
-# tests take the POSIX side of the platform layer (Alpine's linux-headers
-# would give the Linux side). libffi is Debian's own: the headers, which name
-# nothing of a C library, and libffi_pic.a, whose few calls into the C
-# library musl has too, linked into the shared library. cmocka is built here
-# by musl-gcc from Debian's source package (Scripts/install-deps.sh --sources).
-# The tests run under musl's loader, which the musl package installs.
+# tests take the POSIX side of the platform layer there (build/musl). A
+# second build (build/musl-linux) adds the kernel's headers after musl's, as
+# Alpine's linux-headers package does, and takes the Linux side: futex,
+# membarrier and eventfd through musl's syscall(). libffi is Debian's own:
+# the headers, which name nothing of a C library, and libffi_pic.a, whose few
+# calls into the C library musl has too, linked into the shared library.
+# cmocka is built here by musl-gcc from Debian's source package
+# (Scripts/install-deps.sh --sources). The tests run under musl's loader,
+# which the musl package installs.
 MUSL_BUILD     := build/musl
 MUSL_CC        ?= musl-gcc
-MUSL_PACKAGES  := musl-tools cmake libffi-dev
+MUSL_PACKAGES  := musl-tools cmake libffi-dev linux-libc-dev
 MUSL_MULTIARCH  = $(shell $(MUSL_CC) -print-multiarch 2>/dev/null)
 MUSL_FFI       := $(MUSL_BUILD)/ffi
 MUSL_CMOCKA    := $(MUSL_BUILD)/cmocka
 MUSL_SOURCES   := $(MUSL_BUILD)/sources
-MUSL_MAKE       = $(MAKE) --no-print-directory BUILD=$(MUSL_BUILD) CC=$(MUSL_CC) TEST_CC=$(MUSL_CC) \
-    FFI_CFLAGS=-I$(MUSL_FFI) FFI_LIBS=/usr/lib/$(MUSL_MULTIARCH)/libffi_pic.a \
-    CMOCKA_CFLAGS=-I$(MUSL_CMOCKA)/include CMOCKA_LIBS=$(MUSL_CMOCKA)/lib/libcmocka-static.a
+# The kernel's headers alone, without glibc's beside them.
+MUSL_KERNEL_HEADERS := $(MUSL_BUILD)/kernel-headers
+# $(call musl_make,BUILD,EXTRA-CFLAGS) GOALS: make GOALS with musl-gcc.
+musl_make       = $(MAKE) --no-print-directory BUILD=$(1) CC=$(MUSL_CC) TEST_CC=$(MUSL_CC) \
+    CFLAGS="$(strip $(CFLAGS) $(2))" FFI_CFLAGS=-I$(abspath $(MUSL_FFI)) \
+    FFI_LIBS=/usr/lib/$(MUSL_MULTIARCH)/libffi_pic.a \
+    CMOCKA_CFLAGS=-I$(abspath $(MUSL_CMOCKA))/include CMOCKA_LIBS=$(abspath $(MUSL_CMOCKA))/lib/libcmocka-static.a
+# $(call musl_test,BUILD,EXTRA-CFLAGS,SIDE): the library and the C tests, the
+# exports and layers, then that they ran under musl's loader on SIDE's layer.
+musl_test       = $(call musl_make,$(1),$(2)) all test-c && \
+    $(call musl_make,$(1),$(2)) check-exports check-layers && \
+    { $(READELF) -l $(1)/tests/test_table | grep -q 'interpreter: /lib/ld-musl' || { \
+      echo "error: $(1)/tests/test_table does not run under musl's loader" >&2; exit 1; }; } && \
+    $(call platform_side_is,$(1)/obj/platform_$(3).o,$(3)) && \
+    echo "test-musl: $(1): musl $$(dpkg-query -W -f='$${Version}' musl 2>/dev/null), the $(3) side of the platform layer"
 
 .PHONY: test-musl deps-musl musl-prerequisites
 
 deps-musl:
 	@Scripts/install-deps.sh --sources $(MUSL_SOURCES) cmocka $(DEB_PACKAGES) $(MUSL_PACKAGES)
 
-musl-prerequisites: $(MUSL_FFI)/ffi.h $(MUSL_CMOCKA)/lib/libcmocka-static.a
+musl-prerequisites: $(MUSL_FFI)/ffi.h $(MUSL_CMOCKA)/lib/libcmocka-static.a $(MUSL_KERNEL_HEADERS)/linux
 
 $(MUSL_FFI)/ffi.h:
 	@mkdir -p $(MUSL_FFI)
 	cp /usr/include/$(MUSL_MULTIARCH)/ffi.h /usr/include/$(MUSL_MULTIARCH)/ffitarget.h $(MUSL_FFI)/
+
+$(MUSL_KERNEL_HEADERS)/linux:
+	@mkdir -p $(MUSL_KERNEL_HEADERS)
+	ln -sfn /usr/include/asm-generic $(MUSL_KERNEL_HEADERS)/asm-generic
+	ln -sfn /usr/include/$(MUSL_MULTIARCH)/asm $(MUSL_KERNEL_HEADERS)/asm
+	ln -sfn /usr/include/linux $@
 
 # cmocka's own build, quiet unless it fails.
 MUSL_CMOCKA_LOG := $(MUSL_BUILD)/cmocka-build.log
@@ -186,10 +209,5 @@ $(MUSL_CMOCKA)/lib/libcmocka-static.a:
 test-musl:
 	@$(MAKE) --no-print-directory deps-musl
 	@$(MAKE) --no-print-directory musl-prerequisites
-	@$(MUSL_MAKE) all test-c
-	@$(MUSL_MAKE) check-exports check-layers
-	@$(READELF) -l $(MUSL_BUILD)/tests/test_table | grep -q 'interpreter: /lib/ld-musl' || { \
-	    echo "error: $(MUSL_BUILD)/tests/test_table does not run under musl's loader" >&2; exit 1; }
-	@echo "test-musl: musl $$(dpkg-query -W -f='$${Version}' musl 2>/dev/null)," \
-	    "the $$($(NM) --defined-only $(MUSL_BUILD)/obj/platform_linux.o | grep -q dc__platform_wait && echo Linux || echo POSIX)" \
-	    "side of the platform layer"
+	@$(call musl_test,$(MUSL_BUILD),,posix)
+	@$(call musl_test,$(MUSL_BUILD)-linux,-idirafter $(abspath $(MUSL_KERNEL_HEADERS)),linux)
