@@ -14,7 +14,9 @@
  * DC_PLATFORM_POSIX is defined. Both files are compiled in every build;
  * the side not taken compiles to nothing. The rest of the core names no
  * system call: it uses this interface, C11 (atomics, thread-local storage)
- * and POSIX threads. This is the lowest layer: it calls nothing of the core.
+ * and POSIX threads. Thread records and a queue's owner ids need nothing
+ * more than C11's _Thread_local and an atomic counter, so they are not here.
+ * This is the lowest layer: it calls nothing of the core.
  */
 #ifndef DISPATCH_CORE_PLATFORM_H
 #define DISPATCH_CORE_PLATFORM_H

@@ -45,15 +45,15 @@ static bool heavy_fence_is_costly(void) { return dc__asymmetric_fences && dc__ot
 
 /*
  * Readers pair their compiler-only fence with this one, which must therefore
- * interrupt every other thread that may be inside a read-side section
- * (the platform's process-wide fence). No other thread may be when no other thread has a record: a
- * thread takes its record, counting itself in dc__records_in_use and then
- * fencing in full, before its first section. With the full
- * fence below between the caller's earlier stores and its load of the count,
- * either the count shows the newcomer or the newcomer's section reads what
- * the caller stored (two full fences forbid both missing). A program whose
- * executes and writes all happen on one thread then adds and removes without
- * a system call.
+ * interrupt every other thread that may be inside a read-side section (the
+ * platform's process-wide fence, platform.h). No other thread may be when no
+ * other thread has a record: a thread takes its record, counting itself in
+ * dc__records_in_use and then fencing in full, before its first section.
+ * With the full fence below between the caller's earlier stores and its load
+ * of the count, either the count shows the newcomer or the newcomer's
+ * section reads what the caller stored (two full fences forbid both
+ * missing). A program whose executes and writes all happen on one thread
+ * then adds and removes without a system call.
  */
 void dc__heavy_fence(void) {
     atomic_thread_fence(memory_order_seq_cst);
