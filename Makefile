@@ -24,7 +24,8 @@
 #
 # The rest is in mk/, each file's header listing its targets:
 #   mk/consumers.mk           test-consumers, check-readme-consumers: the README's C quick start
-#   mk/cross.mk               test-compilers, test-aarch64, test-32: other compilers and ABIs
+#   mk/cross.mk               test-compilers, test-aarch64, test-32, test-portable, test-musl: other
+#                             compilers, ABIs, the POSIX platform layer and musl
 #   mk/bench.mk               bench, bench-all, bench-chart, bench-check, bench-record, bench-swift
 #   mk/hardening.mk           sanitize, memcheck, fuzz, stress, model
 #   mk/docs.mk                docs: DocC and the C API reference, no warning allowed
@@ -136,8 +137,11 @@ STUBS_CFLAGS  ?=
 NO_UNDEFINED  := -Wl,-z,defs
 endif
 
+# The core asks for C11 and POSIX.1-2008 alone, so that a glibc extension
+# fails to compile here rather than on another system; only the Linux side of
+# its platform layer (platform_linux.c) asks for more.
 LIB_CFLAGS    := -std=c11 $(WARNINGS) $(OPTIMIZE) -fPIC -fvisibility=hidden \
-                 -DDC_BUILDING_LIBRARY -D_GNU_SOURCE -pthread $(FFI_CFLAGS) \
+                 -DDC_BUILDING_LIBRARY -D_POSIX_C_SOURCE=200809L -pthread $(FFI_CFLAGS) \
                  -I$(SOURCE_DIR)/include -I$(SOURCE_DIR) $(SANITIZE_FLAGS) $(CFLAGS)
 # Tests and the benchmark see the library as a client does: the public header,
 # and the binding's headers for what they test of the binding.

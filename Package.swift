@@ -33,12 +33,12 @@ let package = Package(
             providers: [.apt(["libffi-dev"])]
         ),
         // The C core. The Makefile builds the same sources into
-        // libdispatchcore.a / .so for native C callers.
-        .target(
-            name: "CDispatchCore",
-            dependencies: ["CFFI"],
-            cSettings: [.define("_GNU_SOURCE")]
-        ),
+        // libdispatchcore.a / .so for native C callers. It is C11 and POSIX;
+        // its platform layer takes the Linux side where the kernel's headers
+        // are (Sources/CDispatchCore/platform_linux.h) and the POSIX side
+        // everywhere else, so no setting here names a system.
+        // `swift test -Xcc -DDC_PLATFORM_POSIX` forces the POSIX side.
+        .target(name: "CDispatchCore", dependencies: ["CFFI"]),
         // What only a language binding needs of the C core: a module map of
         // the core's binding headers (Sources/CDispatchCore/binding, not
         // installed), the binding's API and the layouts its inline execute reads.

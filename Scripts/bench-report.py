@@ -126,6 +126,17 @@ REMOVAL_ROWS = [
     ("table.block_unblock.random_order", "dc_table_block + dc_table_unblock, random order", None),
 ]
 
+# bench_table's figures again from a build with the core's POSIX platform
+# layer forced (--posix-bench-dir): its readers pay a full fence per read
+# section and per handler call, and its table lock sleeps on a condition
+# variable. (case, label)
+PLATFORM_ROWS = [
+    ("table.id.1", "execute by id, 1 handler"),
+    ("table.id.10", "execute by id, 10 handlers"),
+    ("table.key.1", "execute by 16-character key, 1 handler"),
+    *[(case, label) for case, label, _ in REMOVAL_ROWS],
+]
+
 # The Swift cases (Benchmarks/Benchmarks/Support/BenchmarkCatalog), by CaseID.
 SWIFT_PEERS = [("x array", "closureArray"), ("x dict", "dictionary"),
                ("x NotifC", "notificationCenter"), ("x Combine", "openCombine")]
@@ -320,11 +331,11 @@ def report(args):
     bench_dir = args.bench_dir
     timing_arguments = (["--quick"] if args.quick else []) + (
         ["--runs", str(args.runs)] if args.runs else [])
+    table_arguments = timing_arguments + (["--remove-count", str(args.remove_count)] if args.remove_count else [])
     times = {}
     times.update(run_tsv(os.path.join(bench_dir, "bench_invoke"), timing_arguments))
     times.update(run_tsv(os.path.join(bench_dir, "bench_peers"), timing_arguments))
-    times.update(run_tsv(os.path.join(bench_dir, "bench_table"), timing_arguments + (
-        ["--remove-count", str(args.remove_count)] if args.remove_count else [])))
+    times.update(run_tsv(os.path.join(bench_dir, "bench_table"), table_arguments))
     times.update(run_tsv(os.path.join(bench_dir, "bench_closure"), timing_arguments))
     times.update(run_tsv(os.path.join(bench_dir, "bench_calls"), timing_arguments))
     counted = [f"invoke.{variant}.{key}" for key, _ in SIGNATURES for variant, _ in INVOKE_ROWS]
@@ -406,6 +417,12 @@ def report(args):
                        ratio(times.get(case), times.get("table.remove.random_order"))])
         if any(case not in times for case, _, _ in REMOVAL_ROWS):
             table.row(["  (-: did not finish within bench_table's time budget)"])
+    if args.posix_bench_dir:
+        posix = run_tsv(os.path.join(args.posix_bench_dir, "bench_table"), table_arguments)
+        table.header("The POSIX platform layer beside the Linux one, ns", ["Linux", "POSIX", "x Linux"])
+        for case, label in PLATFORM_ROWS:
+            table.row([f"  {label}", number(times.get(case)), number(posix.get(case)),
+                       ratio(posix.get(case), times.get(case))])
     if args.swift:
         swift_sections(table, read_tsv(args.swift))
     table.print()
@@ -655,6 +672,9 @@ def main():
     parser.add_argument("--runs", type=int)
     parser.add_argument("--remove-count", type=int, metavar="N",
                         help="handlers in bench_table's removal tables (default: bench_table's own)")
+    parser.add_argument("--posix-bench-dir", metavar="DIR",
+                        help="a build's bench folder with the POSIX platform layer forced, whose "
+                             "bench_table is shown beside this one's")
     parser.add_argument("--strict", action="store_true", help="exit 1 when a target is missed")
     parser.add_argument("--no-count", action="store_true", help="skip the callgrind counts")
     parser.add_argument("--swift", metavar="FILE", help="BenchSummary --tsv output to add")

@@ -6,7 +6,9 @@
 #                             handlers beside GLib g_signal_emit and libsigc++, registering and
 #                             memory beside both, the table at 1M handlers (one execute over all,
 #                             removing them one by one in three orders, blocking and unblocking)
-#                             and on two threads; times and callgrind instruction counts
+#                             and on two threads, and bench_table again with the core's POSIX
+#                             platform layer forced (built in build/portable), beside the Linux
+#                             build's; times and callgrind instruction counts
 #                             (Scripts/bench-report.py). Installs GLib, libsigc++, valgrind and
 #                             python3 when missing (as root). (BENCH_ARGS=--quick for a short run,
 #                             --strict to fail on a missed target, --remove-count N for the removal
@@ -58,15 +60,21 @@ $(BUILD)/bench/bench_peers: $(BUILD)/bench/bench_sigc.o
 $(BUILD)/bench/bench_sigc.o: $(BENCH_DIR)/bench_sigc.cpp $(BENCH_DIR)/bench_sigc.h | $(BUILD)/bench
 	$(CXX) -std=c++17 $(WARNINGS) $(OPTIMIZE) $(PEERS_CXXFLAGS) -c $< -o $@
 
-.PHONY: bench bench-deps bench-build bench-check bench-record
+.PHONY: bench bench-deps bench-build bench-posix-build bench-check bench-record
 bench-deps:
 	@$(MAKE) --no-print-directory deps DEB_PACKAGES="$(DEB_PACKAGES) $(BENCH_PACKAGES)"
 
 bench-build: bench-deps
 	@$(MAKE) --no-print-directory $(BENCH_BINARIES)
 
-bench: bench-build
-	@$(BENCH_REPORT) --save $(BENCH_FIGURES) $(BENCH_ARGS)
+# bench_table with the POSIX platform layer forced (mk/cross.mk's build/portable).
+BENCH_POSIX_DIR := $(PORTABLE_BUILD)/bench
+
+bench-posix-build: bench-deps
+	@$(PORTABLE_MAKE) $(BENCH_POSIX_DIR)/bench_table
+
+bench: bench-build bench-posix-build
+	@$(BENCH_REPORT) --save $(BENCH_FIGURES) --posix-bench-dir $(BENCH_POSIX_DIR) $(BENCH_ARGS)
 
 # The Swift layer's counted executes: Benchmarks/Count, a release build
 # without debug information, which valgrind cannot read in Swift binaries.
@@ -104,10 +112,11 @@ bench-swift: bench-swift-run
 
 # Everything in one table: the Swift run first (its build takes minutes), then
 # the C programs and their counts, with the Swift figures as more sections.
-bench-all: bench-swift-run bench-build
+bench-all: bench-swift-run bench-build bench-posix-build
 	@cd Benchmarks && $(SWIFT) run -c release --skip-build BenchSummary $(BENCH_SWIFT_RESULTS) \
 	    --tsv > ../$(BUILD)/bench/swift.tsv
-	@$(BENCH_REPORT) --swift $(BUILD)/bench/swift.tsv --save $(BENCH_FIGURES) $(BENCH_ARGS)
+	@$(BENCH_REPORT) --swift $(BUILD)/bench/swift.tsv --save $(BENCH_FIGURES) \
+	    --posix-bench-dir $(BENCH_POSIX_DIR) $(BENCH_ARGS)
 
 # The last make bench or make bench-all run's figures, drawn beside RESULTS.md.
 BENCH_FIGURES := $(BUILD)/bench/figures.tsv

@@ -294,7 +294,7 @@ static inline void *dc__ffi_argument(dc_value *value) {
  * dc__read_leave() are in binding/dispatch_core_inline.h, which the Swift
  * layer's inline execute shares. */
 
-/* Decides once how fences work (registers with membarrier). Called by every
+/* Decides once how fences work (platform.h's process-wide fence). Called by every
  * constructor whose objects have readers. */
 void dc__reclaim_initialize(void);
 

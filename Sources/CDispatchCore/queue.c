@@ -1,15 +1,15 @@
 /*
  * queue.c — delivery on a chosen thread: a FIFO of copied calls that the
- * queue's owner runs when it drains, and an eventfd any event loop can wait on.
+ * queue's owner runs when it drains, and a descriptor any event loop can wait
+ * on (the platform layer's pending signal, platform.h).
  */
 #include "internal.h"
+#include "platform.h"
 
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
-#include <unistd.h>
 
 /* One posted call: the handler and its parameter values, with the strings
  * duplicated and the objects retained that it owns. */
@@ -28,7 +28,7 @@ struct dc_queue {
     pthread_mutex_t lock;
     _Atomic size_t references;
     _Atomic uint64_t owner; /* thread_id() of the owner */
-    int fd;                 /* -1 once destroyed */
+    dc__pending_signal signal; /* its ends -1 once destroyed */
     bool closed;
     delivery *head, *tail;
     size_t pending;
@@ -71,27 +71,21 @@ static void free_list(delivery *item) {
 void dc__queue_release(dc_queue *queue) {
     if (atomic_fetch_sub_explicit(&queue->references, 1, memory_order_acq_rel) != 1) return;
     free_list(queue->head);
-    if (queue->fd >= 0) close(queue->fd);
+    if (queue->signal.read_end >= 0) dc__pending_signal_close(&queue->signal);
     pthread_mutex_destroy(&queue->lock);
     free(queue);
 }
 
-/* ---- the eventfd: readable exactly while deliveries are pending ------------------- */
+/* ---- the descriptor: readable exactly while deliveries are pending ---------------- */
 
+/* Called under the queue's lock, raising only when pending goes from 0 to 1
+ * and lowering when it is back at 0, as dc__pending_signal_raise() asks. */
 static void signal_pending(dc_queue *queue) {
-    uint64_t one = 1;
-    if (queue->fd >= 0) {
-        while (write(queue->fd, &one, sizeof one) < 0 && errno == EINTR) {
-        }
-    }
+    if (queue->signal.read_end >= 0) dc__pending_signal_raise(&queue->signal);
 }
 
 static void clear_pending(dc_queue *queue) {
-    uint64_t count;
-    if (queue->fd >= 0) {
-        while (read(queue->fd, &count, sizeof count) < 0 && errno == EINTR) {
-        }
-    }
+    if (queue->signal.read_end >= 0) dc__pending_signal_lower(&queue->signal);
 }
 
 /* ---- public API ----------------------------------------------------------------------- */
@@ -101,12 +95,11 @@ DC_API dc_status dc_queue_create(dc_queue **out) {
     dc__reclaim_initialize();
     dc_queue *queue = calloc(1, sizeof *queue);
     if (queue == NULL) return dc__fail(DC_ERR_NO_MEMORY, "dc_queue_create: out of memory");
-    queue->fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-    if (queue->fd < 0) {
-        int error = errno;
+    int error = dc__pending_signal_open(&queue->signal);
+    if (error != 0) {
         free(queue);
         return dc__fail(error == ENOMEM || error == EMFILE || error == ENFILE ? DC_ERR_NO_MEMORY : DC_ERR_UNSUPPORTED,
-                        "dc_queue_create: eventfd failed: %s", strerror(error));
+                        "dc_queue_create: %s failed: %s", dc__pending_signal_kind, strerror(error));
     }
     pthread_mutex_init(&queue->lock, NULL);
     atomic_init(&queue->references, 1);
@@ -123,11 +116,11 @@ DC_API void dc_queue_destroy(dc_queue *queue) {
     queue->head = queue->tail = NULL;
     queue->pending = 0;
     queue->closed = true;
-    int fd = queue->fd;
-    queue->fd = -1;
+    dc__pending_signal pending = queue->signal;
+    queue->signal.read_end = queue->signal.write_end = -1;
     pthread_mutex_unlock(&queue->lock);
     free_list(dropped);
-    if (fd >= 0) close(fd);
+    if (pending.read_end >= 0) dc__pending_signal_close(&pending);
     dc__queue_release(queue);
 }
 
@@ -145,7 +138,7 @@ DC_API int dc_queue_fd(const dc_queue *queue) {
     if (queue == NULL) return -1;
     dc_queue *mutable_queue = (dc_queue *)queue;
     pthread_mutex_lock(&mutable_queue->lock);
-    int fd = queue->fd;
+    int fd = queue->signal.read_end;
     pthread_mutex_unlock(&mutable_queue->lock);
     return fd;
 }

@@ -3,18 +3,13 @@
  * writers unlinked once no reader can hold it. See internal.h for the scheme.
  */
 #include "internal.h"
+#include "platform.h"
 
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-#if defined(__linux__)
-#include <linux/membarrier.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-#endif
 
 _Atomic uint64_t dc__global_epoch = 1;
 bool dc__asymmetric_fences = false;
@@ -29,10 +24,6 @@ static pthread_key_t record_key;
 
 /* ---- fences ---------------------------------------------------------------------- */
 
-#if defined(__linux__) && defined(SYS_membarrier)
-static long membarrier(int command) { return syscall(SYS_membarrier, command, 0, 0); }
-#endif
-
 static void drop_deferred_at_thread_exit(dc_thread_record *record);
 
 static void release_record_at_thread_exit(void *record_pointer) {
@@ -45,12 +36,7 @@ static void release_record_at_thread_exit(void *record_pointer) {
 
 static void initialize(void) {
     pthread_key_create(&record_key, release_record_at_thread_exit);
-#if defined(__linux__) && defined(SYS_membarrier) && !defined(DC_NO_MEMBARRIER)
-    long commands = membarrier(MEMBARRIER_CMD_QUERY);
-    if (commands > 0 && (commands & MEMBARRIER_CMD_PRIVATE_EXPEDITED) &&
-        membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED) == 0)
-        dc__asymmetric_fences = true;
-#endif
+    dc__asymmetric_fences = dc__platform_fence_register();
 }
 
 void dc__reclaim_initialize(void) { pthread_once(&initialize_once, initialize); }
@@ -59,22 +45,19 @@ static bool heavy_fence_is_costly(void) { return dc__asymmetric_fences && dc__ot
 
 /*
  * Readers pair their compiler-only fence with this one, which must therefore
- * interrupt every other thread that may be inside a read-side section
- * (membarrier). No other thread may be when no other thread has a record: a
- * thread takes its record, counting itself in dc__records_in_use and then
- * fencing in full, before its first section. With the full
- * fence below between the caller's earlier stores and its load of the count,
- * either the count shows the newcomer or the newcomer's section reads what
- * the caller stored (two full fences forbid both missing). A program whose
- * executes and writes all happen on one thread then adds and removes without
- * a system call.
+ * interrupt every other thread that may be inside a read-side section (the
+ * platform's process-wide fence, platform.h). No other thread may be when no
+ * other thread has a record: a thread takes its record, counting itself in
+ * dc__records_in_use and then fencing in full, before its first section.
+ * With the full fence below between the caller's earlier stores and its load
+ * of the count, either the count shows the newcomer or the newcomer's
+ * section reads what the caller stored (two full fences forbid both
+ * missing). A program whose executes and writes all happen on one thread
+ * then adds and removes without a system call.
  */
 void dc__heavy_fence(void) {
     atomic_thread_fence(memory_order_seq_cst);
-#if defined(__linux__) && defined(SYS_membarrier)
-    if (heavy_fence_is_costly() && membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) != 0)
-        atomic_thread_fence(memory_order_seq_cst);
-#endif
+    if (heavy_fence_is_costly() && !dc__platform_fence_all_threads()) atomic_thread_fence(memory_order_seq_cst);
 }
 
 /* ---- thread records -------------------------------------------------------------- */

@@ -5,12 +5,7 @@
  * removal.c's, running them execute.c's.
  */
 #include "table.h"
-
-#if defined(__linux__)
-#include <linux/futex.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-#endif
+#include "platform.h"
 
 #include <stddef.h>
 
@@ -62,7 +57,6 @@ DC_API dc_status dc_table_create(const char *name, const dc_object_callbacks *ca
 DC_API const char *dc_table_name(const dc_table *table) { return table != NULL ? table->name : ""; }
 /* ---- the table's lock (table.h) ---------------------------------------------------------- */
 
-#if defined(__linux__) && !defined(DC_PTHREAD_TABLE_LOCK)
 /* Taken while held: spins a little (a writer holds the lock for a few
  * hundred instructions), then marks the word 2 and sleeps until a release
  * wakes it, taking the lock as 2 since others may still sleep. */
@@ -75,12 +69,10 @@ void dc__table_lock_wait(table_lock *lock) {
             return;
         SPIN_PAUSE();
     }
-    while (atomic_exchange_explicit(&lock->word, 2, memory_order_acquire) != 0)
-        syscall(SYS_futex, &lock->word, FUTEX_WAIT_PRIVATE, 2, NULL, NULL, 0);
+    while (atomic_exchange_explicit(&lock->word, 2, memory_order_acquire) != 0) dc__platform_wait(&lock->word, 2);
 }
 
-void dc__table_lock_wake(table_lock *lock) { syscall(SYS_futex, &lock->word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0); }
-#endif
+void dc__table_lock_wake(table_lock *lock) { dc__platform_wake_one(&lock->word); }
 
 /* ---- interning ------------------------------------------------------------------------------- */
 

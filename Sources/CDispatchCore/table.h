@@ -76,11 +76,10 @@ typedef struct extras_list {
 
 /* ---- the table's lock ---------------------------------------------------------------- */
 
-/* Serializes writers; never held while a handler runs. Where futexes exist,
- * a word that is 0 when free, 1 when held and 2 when held with sleepers
- * (registry.c sleeps and wakes): uncontended, taking and releasing it is
- * one atomic instruction each, inline. Elsewhere a pthread mutex. */
-#if defined(__linux__) && !defined(DC_PTHREAD_TABLE_LOCK)
+/* Serializes writers; never held while a handler runs. A word that is 0
+ * when free, 1 when held and 2 when held with sleepers (registry.c sleeps
+ * and wakes, through the platform's wait on a word): uncontended, taking and
+ * releasing it is one atomic instruction each, inline. */
 typedef struct table_lock {
     _Atomic uint32_t word;
 } table_lock;
@@ -108,13 +107,6 @@ static inline void table_lock_destroy(table_lock *lock) { (void)lock; }
     do {                                                                                 \
         if (atomic_exchange_explicit(&(lock)->word, 0, memory_order_release) == 2) dc__table_lock_wake(lock); \
     } while (0)
-#else
-typedef pthread_mutex_t table_lock;
-static inline void table_lock_init(table_lock *lock) { pthread_mutex_init(lock, NULL); }
-static inline void table_lock_destroy(table_lock *lock) { pthread_mutex_destroy(lock); }
-#define TABLE_LOCK_ACQUIRE(lock) pthread_mutex_lock(lock)
-#define TABLE_LOCK_RELEASE(lock) pthread_mutex_unlock(lock)
-#endif
 
 /* ---- per-event structures readers see ------------------------------------------------ */
 

@@ -38,8 +38,8 @@ public final class EventQueue: @unchecked Sendable {
     /// Creates an empty queue owned by the calling thread.
     ///
     /// - Throws: ``DispatchError/outOfMemory(_:)`` when there is no memory
-    ///   or no file descriptor left for its `eventfd`;
-    ///   ``DispatchError/unsupported(_:)`` when the system has no `eventfd`.
+    ///   or no file descriptor left for its ``fileDescriptor``;
+    ///   ``DispatchError/unsupported(_:)`` when the system cannot make one.
     ///
     /// The corresponding C function is `dc_queue_create`.
     public init() throws(DispatchError) {
@@ -78,9 +78,10 @@ public final class EventQueue: @unchecked Sendable {
         dc_queue_is_owner(cQueue)
     }
 
-    /// An `eventfd` that is readable while deliveries are pending, to wait
-    /// on in an event loop. It belongs to the queue: do not read or close it.
-    /// It stays valid for the queue's life.
+    /// A file descriptor that `poll`, `epoll` and `kqueue` report readable
+    /// while deliveries are pending, to wait on in an event loop (an
+    /// `eventfd` on Linux, the read end of a pipe elsewhere). It belongs to
+    /// the queue: do not read or close it. It stays valid for the queue's life.
     ///
     /// The corresponding C function is `dc_queue_fd`.
     public var fileDescriptor: Int32 {

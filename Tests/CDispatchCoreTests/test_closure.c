@@ -199,7 +199,9 @@ static void note_object(dc_invocation *call, void *user_data) {
     assert_true(size >= offsetof(struct dl_phdr_info, dlpi_phnum) + sizeof info->dlpi_phnum);
     objects->count++;
     if (info->dlpi_name[0] == '\0') objects->saw_program = true;
-    if (strstr(info->dlpi_name, "libc.so") != NULL) objects->saw_libc = true;
+    /* glibc's libc.so.6, or musl's libc, which is its loader too. */
+    if (strstr(info->dlpi_name, "libc.so") != NULL || strstr(info->dlpi_name, "ld-musl-") != NULL)
+        objects->saw_libc = true;
     set_int32_return(call, 0);
 }
 

@@ -996,7 +996,10 @@ static void inet_makeaddr_returns_a_struct_in_addr(void **state) {
     assert_ok(dc_call(signature, library_function("inet_makeaddr"), (dc_value[]){dc_uint32(10), dc_uint32(0x0a0b0c)}, 2,
                       &result));
     assert_int_equal(made.s_addr, expected.s_addr);
-    assert_string_equal(inet_ntoa(made), "10.10.11.12");
+    /* musl's inet_makeaddr leaves the address in host byte order, where
+     * POSIX asks for network order; the call gives what the direct call
+     * gives, and its text is checked where that is network order. */
+    if (expected.s_addr == htonl(0x0a0a0b0c)) assert_string_equal(inet_ntoa(made), "10.10.11.12");
     dc_signature_release(signature);
 }
 

@@ -786,14 +786,15 @@ static void executes_on_two_threads_run_their_handlers_at_the_same_time(void **s
 
 /* Says which fences these runs tested: readers pair a compiler-only fence with
  * the writers' membarrier(2), or, where the kernel or an emulator (valgrind,
- * some qemu-user builds) lacks it, both sides take full fences. The core
- * decides once, when the first table is created. */
+ * some qemu-user builds) lacks it, or the core's POSIX platform layer is
+ * built, both sides take full fences. The core decides once, when the first
+ * table is created. */
 static void print_the_fences_in_use(void) {
     dc_table *table = NULL;
     if (dc_table_create("fence probe", NULL, &table) != DC_OK) return;
     printf("table threads: %s\n", dc__asymmetric_fences
                                       ? "asymmetric fences (membarrier(2) in writers, compiler fences in readers)"
-                                      : "full fences on both sides (membarrier(2) is missing)");
+                                      : "full fences on both sides (no membarrier(2), or the POSIX layer)");
     dc_table_destroy(table);
 }
 

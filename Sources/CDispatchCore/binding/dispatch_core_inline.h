@@ -50,9 +50,9 @@
  * every thread that was reading when it was unlinked has finished
  * (epoch-based reclamation). The reader's side costs two plain stores per
  * section and one per handler call: its ordering against writers comes from
- * membarrier(2), which writers issue and readers need not ("asymmetric
- * fences"). Where membarrier is missing (old kernels, valgrind) readers fall
- * back to a full fence.
+ * a process-wide fence, which writers issue and readers need not ("asymmetric
+ * fences"; the core's platform layer has one on Linux). Where there is none
+ * (other systems, old kernels, valgrind) readers fall back to a full fence.
  *
  * Each thread that reads has a record, found through thread-local storage and
  * kept on a global list that writers scan. `frames[d].calling` names the
@@ -390,14 +390,15 @@ static inline dc_event_id dc__event_record_id(const dc__event_record *record) { 
  * caller: the one loop-free shortcut in front of execute.c's one loop (as
  * GLib's single-closure shortcut is in front of signal_emit_unlocked_R).
  * An event whose only handler is a Swift closure taking nothing, with
- * asymmetric fences (membarrier(2) is there: without it, every call pays a
- * full fence), runs here without a call into the library: the same steps
- * as the loop's for that handler (announce, re-read its state, call, read
- * the frame). Every other execute the shape set's summary answers for goes
- * on in the library's loop, in the section entered here with the frame set
- * up (dc__execute_record_entered()); one that needs more (hooks,
- * after-handlers), on a thread without a record or nested too deep, or
- * without asymmetric fences, goes to dc__execute_record(). Starting from the record rather than the event's id
+ * asymmetric fences (the platform has a process-wide fence: without it,
+ * every call pays a full fence), runs here without a call into the library:
+ * the same steps as the loop's for that handler (announce, re-read its
+ * state, call, read the frame). Every other execute the shape set's summary
+ * answers for goes on in the library's loop, in the section entered here
+ * with the frame set up (dc__execute_record_entered()); one that needs more
+ * (hooks, after-handlers), on a thread without a record or nested too deep,
+ * or without asymmetric fences, goes to dc__execute_record(). Starting from
+ * the record rather than the event's id
  * saves the loads of the event list: on this path every load waits for the
  * one before it. `record` must be an event's of `table`, which must not be
  * NULL.

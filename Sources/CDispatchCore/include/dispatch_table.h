@@ -557,14 +557,15 @@ DC_API dc_status dc_table_remove_emission_hook(dc_table *table, dc_hook_id hook)
  * dropped, and what it holds released, if its handler is removed or blocked
  * first, or the queue destroyed first; nothing is delivered to a removed
  * handler. The queue's file descriptor is readable while deliveries are
- * pending, so any event loop (epoll, poll, libuv, a GLib main loop, Dispatch)
- * can wait on it. Every function is thread-safe.
+ * pending, so any event loop (poll, epoll, kqueue, libuv, a GLib main loop,
+ * Dispatch) can wait on it. Every function is thread-safe.
  */
 
 /*
  * Creates a queue owned by the calling thread. The caller owns one reference,
  * given back with dc_queue_destroy(). Errors: DC_ERR_NULL_ARGUMENT;
- * DC_ERR_NO_MEMORY; DC_ERR_UNSUPPORTED (no eventfd).
+ * DC_ERR_NO_MEMORY (also when no file descriptor is left for dc_queue_fd's);
+ * DC_ERR_UNSUPPORTED (the system cannot make such a descriptor).
  */
 DC_API dc_status dc_queue_create(dc_queue **out);
 
@@ -582,8 +583,14 @@ DC_API dc_status dc_queue_bind_to_current_thread(dc_queue *queue);
 /* True when called on the owner thread. */
 DC_API bool dc_queue_is_owner(const dc_queue *queue);
 
-/* An eventfd, readable while deliveries are pending; -1 for NULL or a
- * destroyed queue. Owned by the queue: do not close or read it. */
+/*
+ * A file descriptor that poll, epoll and kqueue report readable while
+ * deliveries are pending, and not readable once none is: an eventfd on Linux,
+ * the read end of a pipe elsewhere (the build's platform layer decides;
+ * either is non-blocking and close-on-exec). Wait for it, then call
+ * dc_queue_drain(). -1 for NULL or a destroyed queue. Owned by the queue: do
+ * not close, read or write it. The same descriptor for the queue's life.
+ */
 DC_API int dc_queue_fd(const dc_queue *queue);
 
 /* Deliveries pending now. */
