@@ -190,7 +190,9 @@ extension CommandTable {
     ) throws(DispatchError) -> Subscription {
         try typedSubscription(
             key, parameters: valueTypes(of: repeat (each A).self),
-            box: PackHandlerBox<repeat each A>(cTable: cTable, event: key.name, body: handler), options: options)
+            box: PackHandlerBox<repeat each A>(
+                cTable: cTable, event: key.name, payloadTypes: payloadTypes, body: handler),
+            options: options)
     }
 
     /// How many handlers an execute of `key` considers (blocked ones
@@ -334,8 +336,12 @@ extension CommandTable {
     /// no array.
     @usableFromInline
     func executeConverting<A: EventArgument>(_ key: EventKey<A>, _ argument: A) throws -> ExecuteResult {
-        try argument.withCValue { value in
-            try withUnsafePointer(to: value) { try execute(key, cArguments: $0, count: 1) }
+        let value = argument.eventValue
+        try payloadTypes.check(key.name, value, at: 0)
+        let (cValue, ownedString) = value.makeCValue()
+        defer { freeCString(ownedString) }
+        return try withExtendedLifetime(value) {
+            try withUnsafePointer(to: cValue) { try execute(key, cArguments: $0, count: 1) }
         }
     }
 
@@ -346,6 +352,7 @@ extension CommandTable {
     ) throws -> ExecuteResult {
         var values: [Value] = []
         for argument in repeat each arguments { values.append(argument.eventValue) }
+        try payloadTypes.check(key.name, values)
         return try withCValues(values) { cArguments, count in try execute(key, cArguments: cArguments, count: count) }
     }
 }
@@ -383,9 +390,27 @@ class ArgumentsHandlerBox: FailableHandlerBox, @unchecked Sendable {
 /// A typed closure of any arguments, which converts each on every call.
 final class PackHandlerBox<each A: EventArgument>: ArgumentsHandlerBox, @unchecked Sendable {
     let body: @Sendable (repeat each A) -> Void
-    init(cTable: OpaquePointer, event: String, body: @escaping @Sendable (repeat each A) -> Void) {
+    /// The payload arguments this handler takes, registered in `payloadTypes`
+    /// for as long as the box lives (the table keeps it while it keeps the
+    /// handler).
+    private let payloadSlots: [(PayloadTypes.Slot, Any.Type)]
+    private let payloadTypes: PayloadTypes
+
+    init(
+        cTable: OpaquePointer, event: String, payloadTypes: PayloadTypes,
+        body: @escaping @Sendable (repeat each A) -> Void
+    ) {
         self.body = body
+        self.payloadTypes = payloadTypes
+        var types: [any EventArgument.Type] = []
+        for type in repeat (each A).self { types.append(type) }
+        payloadSlots = PayloadTypes.slots(of: event, types)
+        if !payloadSlots.isEmpty { payloadTypes.add(payloadSlots) }
         super.init(cTable: cTable, event: event)
+    }
+
+    deinit {
+        if !payloadSlots.isEmpty { payloadTypes.remove(payloadSlots) }
     }
 
     override func run(_ arguments: UnsafePointer<dc_value>?) throws(DispatchError) {

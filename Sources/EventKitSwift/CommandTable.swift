@@ -60,6 +60,10 @@ public final class CommandTable: @unchecked Sendable {
     /// (``observeHandlers(_:)``).
     let handlerObservers = Mutex<HandlerObservers?>(nil)
 
+    /// The payload types the table's Swift handlers take, which executes
+    /// check their payloads against.
+    let payloadTypes = PayloadTypes()
+
     /// The logger's emission hook; none without a logger.
     private let loggingHook: Subscription?
 
@@ -370,7 +374,7 @@ extension CommandTable {
     /// overload only turns that into a message saying so.
     @available(
         *, unavailable,
-        message: "give the handler's parameters types that conform to EventArgument, as in { (on: Bool) in ... }, or use a typed EventKey"
+        message: "give the handler's parameters types that conform to EventArgument, as in { (on: Bool) in ... }, or use a typed EventKey; a Sendable struct or enum conforms with 'extension T: EventPayload {}'"
     )
     public func on<each Unknown, Failure>(
         _ event: String, options: HandlerOptions = [], phase: HandlerPhase.Choice<Failure> = .normal,
@@ -675,6 +679,7 @@ extension CommandTable {
     ) throws -> ExecuteResult {
         let flags =
             (requireHandler ? UInt32(DC_EXECUTE_REQUIRE_HANDLER) : 0) | (strict ? UInt32(DC_EXECUTE_STRICT) : 0)
+        try payloadTypes.check(event, arguments)
         return try withCValues(arguments) { values, count in
             try executeKeepingStructs(
                 event, cArguments: values, count: count, accumulator: accumulator.cAccumulator, flags: flags)
@@ -696,7 +701,8 @@ extension CommandTable {
     /// inlinable `execute`'s other way in.
     @usableFromInline
     func executeOutcome(_ event: String, arguments: [Value]) throws -> ExecuteOutcome {
-        try withCValues(arguments) { values, count in
+        try payloadTypes.check(event, arguments)
+        return try withCValues(arguments) { values, count in
             try executeOutcome(event, cArguments: values, count: count)
         }
     }

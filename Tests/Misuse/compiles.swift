@@ -1,5 +1,6 @@
 // compiles: the correct uses of the keys, so that a failure of the other
 // checks is the misuse's, not the build's.
+import EventKitSwift
 table.on(.toggle) { on in print(on) }.cancel()
 table.on(.rename) { title, index in print(title, index) }.cancel()
 table.on(.eight) { a, b, c, d, e, f, g, h in print(a, b, c, d, e, f, g, h) }.cancel()
@@ -15,3 +16,6 @@ table.on("reset") { print("reset") }.cancel()
 table.on(.rename, on: .dispatchQueue(.global())) { title, index in print(title, index) }.cancel()
 table.on(.toggle, on: .mainActor) { on in print(on) }.cancel()
 table.on("rename", on: .mainActor) { (title: String, index: Int) in print(title, index) }.cancel()
+table.on(.placed) { order in print(order.items) }.cancel()
+table.on("order.placed") { (order: Order) in print(order.id) }.cancel()
+table.on(EventKey<[String: [Order]]>("stock")) { stock in print(stock.count) }.cancel()
