@@ -218,9 +218,9 @@ extension CommandTable {
         ) { hop in
             let box =
                 if let hop {
-                    PackHandlerBox(cTable: cTable, event: key.name, payloadTypes: payloadTypes, body: hop.wrapping(handler))
+                    PackHandlerBox<repeat each A>(cTable: cTable, event: key.name, payloadTypes: payloadTypes, body: hop.wrapping(handler))
                 } else {
-                    PackHandlerBox(cTable: cTable, event: key.name, payloadTypes: payloadTypes, body: handler)
+                    PackHandlerBox<repeat each A>(cTable: cTable, event: key.name, payloadTypes: payloadTypes, body: handler)
                 }
             return MarshalHandler(box: box, trampoline: ArgumentsHandlerBox.trampoline)
         }

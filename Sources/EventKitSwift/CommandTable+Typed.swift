@@ -38,10 +38,11 @@ extension CommandTable {
     /// Registers `box`, a typed closure, for `key`'s event with the signature
     /// of `parameters`.
     func typedSubscription<Arguments>(
-        _ key: EventKey<Arguments>, parameters: [ValueType], box: ArgumentsHandlerBox, options: HandlerOptions
+        _ key: EventKey<Arguments>, returning answer: ValueType = .void, parameters: [ValueType],
+        box: ArgumentsHandlerBox, options: HandlerOptions
     ) throws(DispatchError) -> Subscription {
         // Signatures of EventArgument types are always valid.
-        let signature = try! Signature(returning: .void, parameters: parameters)
+        let signature = try! Signature(returning: answer, parameters: parameters)
         return try handlerSubscription(
             key, signature: signature, handler: MarshalHandler(box: box, trampoline: ArgumentsHandlerBox.trampoline),
             options: options)
@@ -81,6 +82,48 @@ extension CommandTable {
         }
     }
 
+    /// Runs `handler`, which may throw, each time `key`'s event is executed;
+    /// see ``on(_:options:phase:_:)-(EventKey<Void>,_,_,_)``.
+    ///
+    /// ```swift
+    /// table.on(.save) { try store.flush() }.store(in: &subscriptions)
+    /// ```
+    ///
+    /// An error the handler throws stops the emission: the handlers after it
+    /// do not run, and the execute that ran it throws the error (an execute
+    /// made from C, which cannot receive it, stops and drops it).
+    public func on<HandlerFailure, Failure>(
+        _ key: EventKey<Void>, options: HandlerOptions = [], phase: HandlerPhase.Choice<Failure> = .normal,
+        _ handler: @escaping @Sendable () throws(HandlerFailure) -> Void
+    ) throws(Failure) -> Subscription {
+        try phase.register(key.name, options: options) { (options) throws(DispatchError) in
+            try onConverting(key, options: options, handler)
+        }
+    }
+
+    /// Runs `handler` each time `key`'s event is executed, and takes its
+    /// answer as the execute's return value.
+    ///
+    /// ```swift
+    /// table.on(.canClose) { document.isSaved }.store(in: &subscriptions)
+    /// let canClose = try table.execute(.canClose).returnValue(as: Bool.self)
+    /// ```
+    ///
+    /// The first handler that answers gives the execute's
+    /// ``ExecuteResult/returnValue`` (an accumulator chooses otherwise, as for
+    /// C handlers); ``ExecuteResult/returnValue(as:)`` reads it typed. The
+    /// handler is registered with a signature returning `Answer`'s
+    /// ``EventArgument/valueType``, so C callers of the event get the answer
+    /// too. It may throw, as the form without an answer may.
+    public func on<Answer: EventArgument, HandlerFailure, Failure>(
+        _ key: EventKey<Void>, options: HandlerOptions = [], phase: HandlerPhase.Choice<Failure> = .normal,
+        _ handler: @escaping @Sendable () throws(HandlerFailure) -> Answer
+    ) throws(Failure) -> Subscription {
+        try phase.register(key.name, options: options) { (options) throws(DispatchError) in
+            try onAnswering(key, options: options, handler)
+        }
+    }
+
     /// Runs `handler` with the event's argument each time `key`'s event is
     /// executed, for as long as the returned subscription lives.
     ///
@@ -112,17 +155,46 @@ extension CommandTable {
     // calls reads the argument as an `A` in the caller's code, where `A` is
     // known; unspecialized, every call would look `A` up.
     @inlinable
-    public func on<A: EventArgument, Failure>(
+    public func on<A: EventArgument, HandlerFailure, Failure>(
         _ key: EventKey<A>, options: HandlerOptions = [], phase: HandlerPhase.Choice<Failure> = .normal,
-        _ handler: @escaping @Sendable (A) -> Void
+        _ handler: @escaping @Sendable (A) throws(HandlerFailure) -> Void
     ) throws(Failure) -> Subscription {
         try phase.register(key.name, options: options) { (options) throws(DispatchError) in
-            if ScalarArguments.areScalars(A.self) {
+            // A handler that cannot throw, of scalars, reads them itself.
+            if HandlerFailure.self == Never.self && ScalarArguments.areScalars(A.self) {
                 return try onScalars(key, types: ScalarArguments.valueTypes(of: A.self), options: options) { arguments in
-                    handler(ScalarArguments.arguments(arguments, as: A.self))
+                    do {
+                        try handler(ScalarArguments.arguments(arguments, as: A.self))
+                    } catch {
+                        preconditionFailure("a handler throwing Never threw")
+                    }
                 }
             }
             return try onConverting(key, options: options, handler)
+        }
+    }
+
+    /// Runs `handler` with the event's argument each time `key`'s event is
+    /// executed, and takes its answer as the execute's return value.
+    ///
+    /// ```swift
+    /// extension EventKey where Arguments == Int {
+    ///     static let approve: EventKey<Int> = "approve"
+    /// }
+    /// table.on(.approve) { amount in amount < 100 }.store(in: &subscriptions)
+    /// let approved = try table.execute(.approve, 42).returnValue(as: Bool.self)   // Optional(true)
+    /// ```
+    ///
+    /// Answers and throws as
+    /// ``on(_:options:phase:_:)-(EventKey<Void>,_,_,()->Answer)`` does; takes its
+    /// argument as ``on(_:options:phase:_:)-(EventKey<A>,_,_,_)`` does.
+    @inlinable
+    public func on<A: EventArgument, Answer: EventArgument, HandlerFailure, Failure>(
+        _ key: EventKey<A>, options: HandlerOptions = [], phase: HandlerPhase.Choice<Failure> = .normal,
+        _ handler: @escaping @Sendable (A) throws(HandlerFailure) -> Answer
+    ) throws(Failure) -> Subscription {
+        try phase.register(key.name, options: options) { (options) throws(DispatchError) in
+            try onAnswering(key, options: options, handler)
         }
     }
 
@@ -150,22 +222,47 @@ extension CommandTable {
     /// - Returns: The subscription that keeps the handler registered.
     /// - Throws: For a default phase only: see ``HandlerPhase/Choice``.
     @inlinable
-    public func on<each A: EventArgument, Failure>(
+    public func on<each A: EventArgument, HandlerFailure, Failure>(
         _ key: EventKey<(repeat each A)>, options: HandlerOptions = [], phase: HandlerPhase.Choice<Failure> = .normal,
-        _ handler: @escaping @Sendable (repeat each A) -> Void
+        _ handler: @escaping @Sendable (repeat each A) throws(HandlerFailure) -> Void
     ) throws(Failure) -> Subscription {
         try phase.register(key.name, options: options) { (options) throws(DispatchError) in
-            if ScalarArguments.areScalars(repeat (each A).self) {
+            if HandlerFailure.self == Never.self && ScalarArguments.areScalars(repeat (each A).self) {
                 // The C arguments, all built-in scalars, read as a tuple of
                 // them where the types are known.
                 return try onScalars(
                     key, types: ScalarArguments.valueTypes(of: repeat (each A).self), options: options
                 ) { arguments in
                     let values = ScalarArguments.arguments(arguments, as: repeat (each A).self)
-                    handler(repeat each values)
+                    do {
+                        try handler(repeat each values)
+                    } catch {
+                        preconditionFailure("a handler throwing Never threw")
+                    }
                 }
             }
             return try onConverting(key, options: options, handler)
+        }
+    }
+
+    /// Runs `handler` with the event's arguments, two or more, each time
+    /// `key`'s event is executed, and takes its answer as the execute's
+    /// return value.
+    ///
+    /// ```swift
+    /// table.on(.visit) { (name: String, depth: Int32) -> Int32 in depth + 1 }
+    ///     .store(in: &subscriptions)
+    /// ```
+    ///
+    /// Answers and throws as
+    /// ``on(_:options:phase:_:)-(EventKey<Void>,_,_,()->Answer)`` does.
+    @inlinable
+    public func on<each A: EventArgument, Answer: EventArgument, HandlerFailure, Failure>(
+        _ key: EventKey<(repeat each A)>, options: HandlerOptions = [], phase: HandlerPhase.Choice<Failure> = .normal,
+        _ handler: @escaping @Sendable (repeat each A) throws(HandlerFailure) -> Answer
+    ) throws(Failure) -> Subscription {
+        try phase.register(key.name, options: options) { (options) throws(DispatchError) in
+            try onAnswering(key, options: options, handler)
         }
     }
 
@@ -186,12 +283,28 @@ extension CommandTable {
     /// each call.
     @usableFromInline
     func onConverting<Arguments, each A: EventArgument>(
-        _ key: EventKey<Arguments>, options: HandlerOptions, _ handler: @escaping @Sendable (repeat each A) -> Void
+        _ key: EventKey<Arguments>, options: HandlerOptions,
+        _ handler: @escaping @Sendable (repeat each A) throws -> Void
     ) throws(DispatchError) -> Subscription {
         try typedSubscription(
             key, parameters: valueTypes(of: repeat (each A).self),
             box: PackHandlerBox<repeat each A>(
                 cTable: cTable, event: key.name, payloadTypes: payloadTypes, body: handler),
+            options: options)
+    }
+
+    /// `on` for a handler that answers: registered with a signature
+    /// returning the answer's C type.
+    @usableFromInline
+    func onAnswering<Arguments, each A: EventArgument, Answer: EventArgument>(
+        _ key: EventKey<Arguments>, options: HandlerOptions,
+        _ handler: @escaping @Sendable (repeat each A) throws -> Answer
+    ) throws(DispatchError) -> Subscription {
+        try typedSubscription(
+            key, returning: Answer.valueType, parameters: valueTypes(of: repeat (each A).self),
+            box: PackHandlerBox<repeat each A>(cTable: cTable, event: key.name, payloadTypes: payloadTypes) {
+                (arguments: repeat each A) throws -> Value in try handler(repeat each arguments).eventValue
+            },
             options: options)
     }
 
@@ -371,15 +484,20 @@ class ArgumentsHandlerBox: FailableHandlerBox, @unchecked Sendable {
         super.init(cTable: cTable)
     }
 
-    /// Calls the closure with the checked, converted C arguments.
-    func run(_ arguments: UnsafePointer<dc_value>?) throws(DispatchError) {
+    /// Calls the closure with the checked, converted C arguments and
+    /// returns its answer, ``Value/void`` for none.
+    func run(_ arguments: UnsafePointer<dc_value>?) throws -> Value {
         preconditionFailure("ArgumentsHandlerBox.run is overridden by every subclass")
     }
 
-    static let trampoline: dc_marshal = { data, arguments, _, _ in
+    static let trampoline: dc_marshal = { data, arguments, _, result in
         calledBox(data, as: ArgumentsHandlerBox.self)._withUnsafeGuaranteedRef { box in
             do {
-                try box.run(arguments)
+                let answer = try box.run(arguments)
+                // Of the signature's return type: the handler was
+                // registered with its answer's C type.
+                if case .void = answer { return }
+                result!.pointee = ReturnedValues.cValue(for: answer)
             } catch {
                 box.fail(with: error)
             }
@@ -387,9 +505,11 @@ class ArgumentsHandlerBox: FailableHandlerBox, @unchecked Sendable {
     }
 }
 
-/// A typed closure of any arguments, which converts each on every call.
+/// A typed closure of any arguments, which converts each on every call,
+/// and may answer (its closure returns the answer's value, ``Value/void``
+/// for none) and throw.
 final class PackHandlerBox<each A: EventArgument>: ArgumentsHandlerBox, @unchecked Sendable {
-    let body: @Sendable (repeat each A) -> Void
+    let body: @Sendable (repeat each A) throws -> Value
     /// The payload arguments this handler takes, registered in `payloadTypes`
     /// for as long as the box lives (the table keeps it while it keeps the
     /// handler).
@@ -398,7 +518,7 @@ final class PackHandlerBox<each A: EventArgument>: ArgumentsHandlerBox, @uncheck
 
     init(
         cTable: OpaquePointer, event: String, payloadTypes: PayloadTypes,
-        body: @escaping @Sendable (repeat each A) -> Void
+        body: @escaping @Sendable (repeat each A) throws -> Value
     ) {
         self.body = body
         self.payloadTypes = payloadTypes
@@ -409,12 +529,23 @@ final class PackHandlerBox<each A: EventArgument>: ArgumentsHandlerBox, @uncheck
         super.init(cTable: cTable, event: event)
     }
 
+    /// A box for a closure that does not answer.
+    convenience init(
+        cTable: OpaquePointer, event: String, payloadTypes: PayloadTypes,
+        body: @escaping @Sendable (repeat each A) throws -> Void
+    ) {
+        self.init(cTable: cTable, event: event, payloadTypes: payloadTypes) { (arguments: repeat each A) throws -> Value in
+            try body(repeat each arguments)
+            return .void
+        }
+    }
+
     deinit {
         if !payloadSlots.isEmpty { payloadTypes.remove(payloadSlots) }
     }
 
-    override func run(_ arguments: UnsafePointer<dc_value>?) throws(DispatchError) {
+    override func run(_ arguments: UnsafePointer<dc_value>?) throws -> Value {
         var index = 0
-        try body(repeat (each A).argument(arguments, at: &index, event: event))
+        return try body(repeat (each A).argument(arguments, at: &index, event: event))
     }
 }

@@ -362,9 +362,28 @@ extension CommandTable {
     ///
     /// The corresponding C function is `dc_table_add_marshal`.
     @inlinable
-    public func on<each A: EventArgument, Failure>(
+    public func on<each A: EventArgument, HandlerFailure, Failure>(
         _ event: String, options: HandlerOptions = [], phase: HandlerPhase.Choice<Failure> = .normal,
-        _ handler: @escaping @Sendable (repeat each A) -> Void
+        _ handler: @escaping @Sendable (repeat each A) throws(HandlerFailure) -> Void
+    ) throws(Failure) -> Subscription {
+        try on(EventKey<(repeat each A)>(event), options: options, phase: phase, handler)
+    }
+
+    /// Runs `handler` with the event's arguments each time `event` is
+    /// executed, and takes its answer as the execute's return value.
+    ///
+    /// ```swift
+    /// table.on("visit") { (value: Int32) -> Int32 in value + 1 }.store(in: &subscriptions)
+    /// let next = try table.execute("visit", Int32(41)).returnValue(as: Int32.self)   // Optional(42)
+    /// ```
+    ///
+    /// The parameters are typed as for the form without an answer; the
+    /// answer is taken, and an error thrown, as a typed key's handler's
+    /// (``on(_:options:phase:_:)-(EventKey<Void>,_,_,()->Answer)``).
+    @inlinable
+    public func on<each A: EventArgument, Answer: EventArgument, HandlerFailure, Failure>(
+        _ event: String, options: HandlerOptions = [], phase: HandlerPhase.Choice<Failure> = .normal,
+        _ handler: @escaping @Sendable (repeat each A) throws(HandlerFailure) -> Answer
     ) throws(Failure) -> Subscription {
         try on(EventKey<(repeat each A)>(event), options: options, phase: phase, handler)
     }
@@ -400,13 +419,24 @@ extension CommandTable {
     ///   - handler: Runs with the event's first argument.
     /// - Returns: The subscription that keeps the handler registered.
     /// - Throws: For a default phase only: see ``HandlerPhase/Choice``.
-    public func on<Object: AnyObject, Failure>(
+    public func on<Object: AnyObject, HandlerFailure, Failure>(
         _ event: String, options: HandlerOptions = [], phase: HandlerPhase.Choice<Failure> = .normal,
-        _ handler: @escaping @Sendable (Object?) -> Void
+        _ handler: @escaping @Sendable (Object?) throws(HandlerFailure) -> Void
     ) throws(Failure) -> Subscription {
         try phase.register(event, options: options) { (options) throws(DispatchError) in
-            try closureSubscription(
-                event, signature: Signatures.object, handler: objectHandler(event, handler), options: options)
+            let marshal =
+                if HandlerFailure.self == Never.self {
+                    objectHandler(event) { (object: Object?) in
+                        do {
+                            try handler(object)
+                        } catch {
+                            preconditionFailure("a handler throwing Never threw")
+                        }
+                    }
+                } else {
+                    throwingObjectHandler(event, handler)
+                }
+            return try closureSubscription(event, signature: Signatures.object, handler: marshal, options: options)
         }
     }
 
@@ -419,16 +449,24 @@ extension CommandTable {
         if Object.self == AnyObject.self {
             return MarshalHandler { (object: AnyObject?) in handler(object.map { unsafeDowncast($0, to: Object.self) }) }
         }
+        return throwingObjectHandler(event, handler)
+    }
+
+    /// `objectHandler` for a closure that may throw: the error stops the
+    /// emission and reaches the execute's caller.
+    func throwingObjectHandler<Object: AnyObject>(
+        _ event: String, _ handler: @escaping @Sendable (Object?) throws -> Void
+    ) -> MarshalHandler {
         let box = TypedHandlerBox(cTable: cTable) { arguments, _ in
             guard let address = arguments![0].object else {
-                handler(nil)
+                try handler(nil)
                 return .void
             }
             let object = Unmanaged<AnyObject>.fromOpaque(address).takeUnretainedValue()
             guard let instance = object as? Object else {
                 throw argumentMismatch(event: event, index: 0, expected: "\(Object.self)", actual: .object(object))
             }
-            handler(instance)
+            try handler(instance)
             return .void
         }
         return MarshalHandler(box: box, trampoline: TypedHandlerBox.trampoline)

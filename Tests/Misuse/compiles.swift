@@ -19,3 +19,9 @@ table.on("rename", on: .mainActor) { (title: String, index: Int) in print(title,
 table.on(.placed) { order in print(order.items) }.cancel()
 table.on("order.placed") { (order: Order) in print(order.id) }.cancel()
 table.on(EventKey<[String: [Order]]>("stock")) { stock in print(stock.count) }.cancel()
+// Handlers that answer and throw.
+struct Refused: Error {}
+table.on(.toggle) { on -> Bool in !on }.cancel()
+table.on(.toggle) { (on: Bool) throws in if on { throw Refused() } }.cancel()
+table.on("visit") { (value: Int32) -> Int32 in value + 1 }.cancel()
+let approved: Bool? = try table.execute(.toggle, true).returnValue(as: Bool.self)
