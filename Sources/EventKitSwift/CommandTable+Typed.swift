@@ -155,22 +155,39 @@ extension CommandTable {
     // calls reads the argument as an `A` in the caller's code, where `A` is
     // known; unspecialized, every call would look `A` up.
     @inlinable
+    public func on<A: EventArgument, Failure>(
+        _ key: EventKey<A>, options: HandlerOptions = [], phase: HandlerPhase.Choice<Failure> = .normal,
+        _ handler: @escaping @Sendable (A) -> Void
+    ) throws(Failure) -> Subscription {
+        try phase.register(key.name, options: options) { (options) throws(DispatchError) in
+            if ScalarArguments.areScalars(A.self) {
+                return try onScalars(key, types: ScalarArguments.valueTypes(of: A.self), options: options) { arguments in
+                    handler(ScalarArguments.arguments(arguments, as: A.self))
+                }
+            }
+            return try onConverting(key, options: options, handler)
+        }
+    }
+
+    /// Runs `handler`, which may throw, with the event's argument each time
+    /// `key`'s event is executed; see
+    /// ``on(_:options:phase:_:)-(EventKey<A>,_,_,_)``.
+    ///
+    /// ```swift
+    /// table.on(.approve) { (amount: Int) throws in try ledger.book(amount) }
+    ///     .store(in: &subscriptions)
+    /// ```
+    ///
+    /// An error the handler throws stops the emission and reaches the
+    /// caller, as for ``on(_:options:phase:_:)-(EventKey<Void>,_,_,()throws(HandlerFailure)->Void)``.
+    /// A closure that cannot throw takes the form without `throws`, whose
+    /// built-in scalars cross without a box.
     public func on<A: EventArgument, HandlerFailure, Failure>(
         _ key: EventKey<A>, options: HandlerOptions = [], phase: HandlerPhase.Choice<Failure> = .normal,
         _ handler: @escaping @Sendable (A) throws(HandlerFailure) -> Void
     ) throws(Failure) -> Subscription {
         try phase.register(key.name, options: options) { (options) throws(DispatchError) in
-            // A handler that cannot throw, of scalars, reads them itself.
-            if HandlerFailure.self == Never.self && ScalarArguments.areScalars(A.self) {
-                return try onScalars(key, types: ScalarArguments.valueTypes(of: A.self), options: options) { arguments in
-                    do {
-                        try handler(ScalarArguments.arguments(arguments, as: A.self))
-                    } catch {
-                        preconditionFailure("a handler throwing Never threw")
-                    }
-                }
-            }
-            return try onConverting(key, options: options, handler)
+            try onConverting(key, options: options, handler)
         }
     }
 
@@ -222,26 +239,34 @@ extension CommandTable {
     /// - Returns: The subscription that keeps the handler registered.
     /// - Throws: For a default phase only: see ``HandlerPhase/Choice``.
     @inlinable
-    public func on<each A: EventArgument, HandlerFailure, Failure>(
+    public func on<each A: EventArgument, Failure>(
         _ key: EventKey<(repeat each A)>, options: HandlerOptions = [], phase: HandlerPhase.Choice<Failure> = .normal,
-        _ handler: @escaping @Sendable (repeat each A) throws(HandlerFailure) -> Void
+        _ handler: @escaping @Sendable (repeat each A) -> Void
     ) throws(Failure) -> Subscription {
         try phase.register(key.name, options: options) { (options) throws(DispatchError) in
-            if HandlerFailure.self == Never.self && ScalarArguments.areScalars(repeat (each A).self) {
+            if ScalarArguments.areScalars(repeat (each A).self) {
                 // The C arguments, all built-in scalars, read as a tuple of
                 // them where the types are known.
                 return try onScalars(
                     key, types: ScalarArguments.valueTypes(of: repeat (each A).self), options: options
                 ) { arguments in
                     let values = ScalarArguments.arguments(arguments, as: repeat (each A).self)
-                    do {
-                        try handler(repeat each values)
-                    } catch {
-                        preconditionFailure("a handler throwing Never threw")
-                    }
+                    handler(repeat each values)
                 }
             }
             return try onConverting(key, options: options, handler)
+        }
+    }
+
+    /// Runs `handler`, which may throw, with the event's arguments, two or
+    /// more, each time `key`'s event is executed; see
+    /// ``on(_:options:phase:_:)-(EventKey<A>,_,_,(A)throws(HandlerFailure)->Void)``.
+    public func on<each A: EventArgument, HandlerFailure, Failure>(
+        _ key: EventKey<(repeat each A)>, options: HandlerOptions = [], phase: HandlerPhase.Choice<Failure> = .normal,
+        _ handler: @escaping @Sendable (repeat each A) throws(HandlerFailure) -> Void
+    ) throws(Failure) -> Subscription {
+        try phase.register(key.name, options: options) { (options) throws(DispatchError) in
+            try onConverting(key, options: options, handler)
         }
     }
 

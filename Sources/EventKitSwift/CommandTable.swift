@@ -64,6 +64,12 @@ public final class CommandTable: @unchecked Sendable {
     /// check their payloads against.
     let payloadTypes = PayloadTypes()
 
+    /// Set once a handler returning a struct has been registered here
+    /// (`register(_:function:signature:target:options:phase:)`): from then
+    /// on, every execute by name gives the C core room to keep a returned
+    /// struct, so that all of them return it alike.
+    @usableFromInline let structReturns = Atomic<Bool>(false)
+
     /// The logger's emission hook; none without a logger.
     private let loggingHook: Subscription?
 
@@ -362,6 +368,17 @@ extension CommandTable {
     ///
     /// The corresponding C function is `dc_table_add_marshal`.
     @inlinable
+    public func on<each A: EventArgument, Failure>(
+        _ event: String, options: HandlerOptions = [], phase: HandlerPhase.Choice<Failure> = .normal,
+        _ handler: @escaping @Sendable (repeat each A) -> Void
+    ) throws(Failure) -> Subscription {
+        try on(EventKey<(repeat each A)>(event), options: options, phase: phase, handler)
+    }
+
+    /// Runs `handler`, which may throw, with the event's arguments each time
+    /// `event` is executed: the parameters typed as for the form without
+    /// `throws`, the error stopping the emission and reaching the caller.
+    @inlinable
     public func on<each A: EventArgument, HandlerFailure, Failure>(
         _ event: String, options: HandlerOptions = [], phase: HandlerPhase.Choice<Failure> = .normal,
         _ handler: @escaping @Sendable (repeat each A) throws(HandlerFailure) -> Void
@@ -419,24 +436,13 @@ extension CommandTable {
     ///   - handler: Runs with the event's first argument.
     /// - Returns: The subscription that keeps the handler registered.
     /// - Throws: For a default phase only: see ``HandlerPhase/Choice``.
-    public func on<Object: AnyObject, HandlerFailure, Failure>(
+    public func on<Object: AnyObject, Failure>(
         _ event: String, options: HandlerOptions = [], phase: HandlerPhase.Choice<Failure> = .normal,
-        _ handler: @escaping @Sendable (Object?) throws(HandlerFailure) -> Void
+        _ handler: @escaping @Sendable (Object?) -> Void
     ) throws(Failure) -> Subscription {
         try phase.register(event, options: options) { (options) throws(DispatchError) in
-            let marshal =
-                if HandlerFailure.self == Never.self {
-                    objectHandler(event) { (object: Object?) in
-                        do {
-                            try handler(object)
-                        } catch {
-                            preconditionFailure("a handler throwing Never threw")
-                        }
-                    }
-                } else {
-                    throwingObjectHandler(event, handler)
-                }
-            return try closureSubscription(event, signature: Signatures.object, handler: marshal, options: options)
+            try closureSubscription(
+                event, signature: Signatures.object, handler: objectHandler(event, handler), options: options)
         }
     }
 
@@ -449,24 +455,16 @@ extension CommandTable {
         if Object.self == AnyObject.self {
             return MarshalHandler { (object: AnyObject?) in handler(object.map { unsafeDowncast($0, to: Object.self) }) }
         }
-        return throwingObjectHandler(event, handler)
-    }
-
-    /// `objectHandler` for a closure that may throw: the error stops the
-    /// emission and reaches the execute's caller.
-    func throwingObjectHandler<Object: AnyObject>(
-        _ event: String, _ handler: @escaping @Sendable (Object?) throws -> Void
-    ) -> MarshalHandler {
         let box = TypedHandlerBox(cTable: cTable) { arguments, _ in
             guard let address = arguments![0].object else {
-                try handler(nil)
+                handler(nil)
                 return .void
             }
             let object = Unmanaged<AnyObject>.fromOpaque(address).takeUnretainedValue()
             guard let instance = object as? Object else {
                 throw argumentMismatch(event: event, index: 0, expected: "\(Object.self)", actual: .object(object))
             }
-            try handler(instance)
+            handler(instance)
             return .void
         }
         return MarshalHandler(box: box, trampoline: TypedHandlerBox.trampoline)
@@ -539,6 +537,7 @@ extension CommandTable {
         options: HandlerOptions = [], phase: HandlerPhase.Choice<Failure> = .normal
     ) throws -> Registration {
         let cFunction = try cFunctionPointer(function)
+        if signature.returnType == .structure { structReturns.store(true, ordering: .relaxed) }
         var cOptions = dc_handler_options(
             flags: options.placed(in: phase.phase).cFlags, queue: nil, destroy: nil, destroy_data: nil)
         var id: dc_handler_id = 0
@@ -627,10 +626,11 @@ extension CommandTable {
     ///
     /// An event without handlers is not an error: the result says 0 handled.
     ///
-    /// A struct a handler returns is not kept here, so it is not the
-    /// result's ``ExecuteResult/returnValue``: the C core keeps one only in
-    /// return storage, which this, the shortest execute, does not give.
-    /// ``execute(_:arguments:accumulator:requireHandler:strict:)`` does.
+    /// A struct a C handler returns is the result's
+    /// ``ExecuteResult/returnValue``, as for
+    /// ``execute(_:arguments:accumulator:requireHandler:strict:)``: once a
+    /// handler returning a struct is registered with this table, every
+    /// execute by name gives the C core room to keep it.
     ///
     /// - Parameters:
     ///   - event: The event's name.
@@ -652,6 +652,7 @@ extension CommandTable {
     @inlinable
     @discardableResult
     public func execute(_ event: String, _ arguments: Value...) throws -> ExecuteResult {
+        if _slowPath(structReturns.load(ordering: .relaxed)) { return try execute(event, arguments: arguments) }
         if arguments.isEmpty { return ExecuteResult(try executeOutcome(event)) }
         return ExecuteResult(try executeOutcome(event, arguments: arguments))
     }
@@ -671,6 +672,7 @@ extension CommandTable {
     ) throws -> ExecuteResult {
         var values = [first.eventValue]
         for argument in repeat each rest { values.append(argument.eventValue) }
+        if structReturns.load(ordering: .relaxed) { return try execute(event, arguments: values) }
         return ExecuteResult(try executeOutcome(event, arguments: values))
     }
 

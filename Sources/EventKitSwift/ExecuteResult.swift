@@ -17,11 +17,10 @@ public struct ExecuteResult: CustomStringConvertible {
     /// The return value of the first handler that returned one, or the one
     /// the accumulator chose; `nil` when no handler returned a value.
     ///
-    /// A struct a handler returned is a ``Value/structure(_:)`` of its own
-    /// after
-    /// ``CommandTable/execute(_:arguments:accumulator:requireHandler:strict:)``,
-    /// which gives the C core room to keep it; the other executes give none,
-    /// so for them a struct return is no return value.
+    /// A struct a C handler returned is a ``Value/structure(_:)`` of its
+    /// own after any execute by name (see
+    /// ``CommandTable/execute(_:_:)-(String,_)``), of at most
+    /// ``CommandTable/maximumReturnedStructSize`` bytes.
     ///
     /// Replaces the result of `-[NSInvocation getReturnValue:]` after a
     /// `performSelector:`.
