@@ -335,3 +335,19 @@ private let tableCallbackFailed: dc_closure_error_handler = { _, status, message
         box.onError?(error)
     }
 }
+
+/// A callback is an argument as its function pointer: pass it where a C
+/// function, an invocation or an execute takes a callback, with no
+/// conversion of `address`. The pointer is valid while the callback lives:
+/// keep the callback for as long as C may call it.
+extension CCallback: EventArgument {
+    /// A function pointer travels as a ``ValueType/pointer``.
+    public static var valueType: ValueType { .pointer }
+    /// ``address``, as a pointer value.
+    public var eventValue: Value { .pointer(UnsafeMutableRawPointer(mutating: address)) }
+    /// Always `nil`: a pointer that arrives is not a callback's (take it as
+    /// an `UnsafeRawPointer`).
+    public convenience init?(eventValue: Value) {
+        return nil
+    }
+}

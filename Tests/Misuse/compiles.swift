@@ -25,3 +25,8 @@ table.on(.toggle) { on -> Bool in !on }.cancel()
 table.on(.toggle) { (on: Bool) throws in if on { throw Refused() } }.cancel()
 table.on("visit") { (value: Int32) -> Int32 in value + 1 }.cancel()
 let approved: Bool? = try table.execute(.toggle, true).returnValue(as: Bool.self)
+// Values from variables where arguments are passed.
+let times: Int32 = 3
+let lengthTimes: @convention(c) (UnsafePointer<CChar>?, Int32) -> Int32 = { _, times in times }
+_ = try Invocation.call(lengthTimes, signature: Signature("i*i"), arguments: ["banana", times])
+_ = try Invocation.call(lengthTimes, signature: Signature("i*i"), arguments: [.string("banana"), .int32(2)])
