@@ -30,3 +30,8 @@ let times: Int32 = 3
 let lengthTimes: @convention(c) (UnsafePointer<CChar>?, Int32) -> Int32 = { _, times in times }
 _ = try Invocation.call(lengthTimes, signature: Signature("i*i"), arguments: ["banana", times])
 _ = try Invocation.call(lengthTimes, signature: Signature("i*i"), arguments: [.string("banana"), .int32(2)])
+// An owner that is not Sendable receives itself: nothing to capture.
+final class Session {
+    var resets = 0
+    init() { table.on("reset", owner: self) { session in session.resets += 1 } }
+}
