@@ -71,7 +71,7 @@ public final class CCallback: @unchecked Sendable {
     /// (``Value/void`` for a `void` function). A struct argument arrives as
     /// a ``Value/structure(_:)`` copy of its bytes, with the parameter's
     /// encoding, which stays valid after the call. Re-sending the call to another
-    /// C function is one ``Invocation/call(_:signature:arguments:)`` away, as
+    /// C function is one ``Invocation/call(_:signature:arguments:)-(_,_,[Value])`` away, as
     /// `forwardInvocation:` re-sends with `invokeWithTarget:`.
     ///
     /// ```swift

@@ -83,7 +83,7 @@ extension CommandTable {
     }
 
     /// Runs `handler`, which may throw, each time `key`'s event is executed;
-    /// see ``on(_:options:phase:_:)-(EventKey<Void>,_,_,_)``.
+    /// see ``on(_:options:phase:_:)-(EventKey<Void>,_,_,()->Void)``.
     ///
     /// ```swift
     /// table.on(.save) { try store.flush() }.store(in: &subscriptions)
@@ -141,7 +141,7 @@ extension CommandTable {
     /// One argument has its own method because Swift does not take a key of
     /// one type, `EventKey<Bool>`, as a key of a one-element pack; for any
     /// other number of arguments see
-    /// ``on(_:options:phase:_:)-(EventKey<(A)>,_,_,_)``.
+    /// ``on(_:options:phase:_:)-(EventKey<(A)>,_,_,(A)->Void)``.
     ///
     /// - Parameters:
     ///   - key: The event, typed.
@@ -179,7 +179,7 @@ extension CommandTable {
     /// ```
     ///
     /// An error the handler throws stops the emission and reaches the
-    /// caller, as for ``on(_:options:phase:_:)-(EventKey<Void>,_,_,()throws(HandlerFailure)->Void)``.
+    /// caller, as for the throwing form of a key without arguments.
     /// A closure that cannot throw takes the form without `throws`, whose
     /// built-in scalars cross without a box.
     public func on<A: EventArgument, HandlerFailure, Failure>(
@@ -203,7 +203,7 @@ extension CommandTable {
     /// ```
     ///
     /// Answers and throws as
-    /// ``on(_:options:phase:_:)-(EventKey<Void>,_,_,()->Answer)`` does; takes its
+    /// the answering form of a key without arguments does; takes its
     /// argument as ``on(_:options:phase:_:)-(EventKey<A>,_,_,_)`` does.
     @inlinable
     public func on<A: EventArgument, Answer: EventArgument, HandlerFailure, Failure>(
@@ -260,7 +260,7 @@ extension CommandTable {
 
     /// Runs `handler`, which may throw, with the event's arguments, two or
     /// more, each time `key`'s event is executed; see
-    /// ``on(_:options:phase:_:)-(EventKey<A>,_,_,(A)throws(HandlerFailure)->Void)``.
+    /// the throwing form of a one-argument key.
     public func on<each A: EventArgument, HandlerFailure, Failure>(
         _ key: EventKey<(repeat each A)>, options: HandlerOptions = [], phase: HandlerPhase.Choice<Failure> = .normal,
         _ handler: @escaping @Sendable (repeat each A) throws(HandlerFailure) -> Void
@@ -280,7 +280,7 @@ extension CommandTable {
     /// ```
     ///
     /// Answers and throws as
-    /// ``on(_:options:phase:_:)-(EventKey<Void>,_,_,()->Answer)`` does.
+    /// the answering form of a key without arguments does.
     @inlinable
     public func on<each A: EventArgument, Answer: EventArgument, HandlerFailure, Failure>(
         _ key: EventKey<(repeat each A)>, options: HandlerOptions = [], phase: HandlerPhase.Choice<Failure> = .normal,

@@ -396,7 +396,7 @@ extension CommandTable {
     ///
     /// The parameters are typed as for the form without an answer; the
     /// answer is taken, and an error thrown, as a typed key's handler's
-    /// (``on(_:options:phase:_:)-(EventKey<Void>,_,_,()->Answer)``).
+    /// (the answering form of a key without arguments).
     @inlinable
     public func on<each A: EventArgument, Answer: EventArgument, HandlerFailure, Failure>(
         _ event: String, options: HandlerOptions = [], phase: HandlerPhase.Choice<Failure> = .normal,
