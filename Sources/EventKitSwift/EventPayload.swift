@@ -39,15 +39,18 @@ import Synchronization
 /// as its raw value.
 public protocol EventPayload: NullableEventArgument, Sendable {}
 
+// Inlinable, so that each payload type's conformance is compiled where the
+// type is known: its box's metadata is then found without a look-up by
+// generic arguments on every execute.
 extension EventPayload {
     /// A payload travels as an object, its box.
-    public static var valueType: ValueType { .object }
+    @inlinable public static var valueType: ValueType { .object }
 
     /// The value in a new box: one allocation.
-    public var eventValue: Value { .object(PayloadBox(self)) }
+    @inlinable public var eventValue: Value { .object(PayloadBox(self)) }
 
     /// Takes a non-null object that is the box of a `Self`.
-    public init?(eventValue: Value) {
+    @inlinable public init?(eventValue: Value) {
         guard let value = PayloadBox<Self>.value(in: eventValue) else { return nil }
         self = value
     }
@@ -100,35 +103,41 @@ extension Dictionary: CollectionPayload where Key: EventArgument, Value: EventAr
 
 /// What every payload's box answers without its type: the Swift type it
 /// holds.
+@usableFromInline
 class AnyPayloadBox: @unchecked Sendable {
     // @unchecked: no state here; the subclass holds an immutable Sendable
     // value.
 
     /// The type of the value inside.
     var payloadType: Any.Type { preconditionFailure("AnyPayloadBox.payloadType is overridden by PayloadBox") }
+
+    @usableFromInline init() {}
 }
 
 /// The object a payload travels as. Immutable, so sharing it between the
 /// threads an execute and its queued deliveries run on is as safe as
 /// sharing its value.
+@usableFromInline
 final class PayloadBox<Payload>: AnyPayloadBox, CustomStringConvertible, @unchecked Sendable {
     // @unchecked: `Payload` is an EventPayload, Sendable, or a collection
     // of arguments (see above).
-    let value: Payload
+    @usableFromInline let value: Payload
 
     /// The payload `value` holds, if it is the box of a `Payload`.
+    @inlinable
     static func value(in value: EventKitSwift.Value) -> Payload? {
         guard case .object(let object?) = value, let box = object as? PayloadBox<Payload> else { return nil }
         return box.value
     }
 
+    @usableFromInline
     init(_ value: Payload) {
         self.value = value
     }
 
     override var payloadType: Any.Type { Payload.self }
 
-    var description: String { "\(Payload.self)" }
+    @usableFromInline var description: String { "\(Payload.self)" }
 }
 
 /// An `Optional` of a payload: the payload type a handler taking it takes.
@@ -236,7 +245,18 @@ final class PayloadTypes: Sendable {
 
     /// `event` without its detail.
     static func baseEvent(_ event: String) -> String {
-        guard let separator = event.firstRange(of: "::") else { return event }
-        return String(event[..<separator.lowerBound])
+        // A scan of the bytes: `firstRange(of:)` costs an execute many
+        // times what the rest of it does.
+        var event = event
+        let separator = event.withUTF8 { bytes -> Int? in
+            var index = 1
+            while index < bytes.count {
+                if bytes[index] == UInt8(ascii: ":") && bytes[index - 1] == UInt8(ascii: ":") { return index - 1 }
+                index += 1
+            }
+            return nil
+        }
+        guard let separator else { return event }
+        return String(decoding: event.utf8.prefix(separator), as: UTF8.self)
     }
 }

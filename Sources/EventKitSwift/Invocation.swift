@@ -202,6 +202,8 @@ public final class Invocation {
     @discardableResult
     public func invoke() throws -> Value {
         try DispatchError.check(dc_invocation_invoke(cInvocation))
+        // A void function has no return value to read back from C.
+        if signature.returnType == .void { return .void }
         return try returnValue()
     }
 
