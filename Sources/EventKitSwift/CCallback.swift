@@ -71,7 +71,7 @@ public final class CCallback: @unchecked Sendable {
     /// (``Value/void`` for a `void` function). A struct argument arrives as
     /// a ``Value/structure(_:)`` copy of its bytes, with the parameter's
     /// encoding, which stays valid after the call. Re-sending the call to another
-    /// C function is one ``Invocation/call(_:signature:arguments:)`` away, as
+    /// C function is one ``Invocation/call(_:signature:arguments:)-(_,_,[Value])`` away, as
     /// `forwardInvocation:` re-sends with `invokeWithTarget:`.
     ///
     /// ```swift
@@ -333,5 +333,21 @@ private let tableCallbackFailed: dc_closure_error_handler = { _, status, message
     // The core reports failures only, never DC_OK.
     if let error = DispatchError(status: status, message: message.map { String(cString: $0) } ?? "") {
         box.onError?(error)
+    }
+}
+
+/// A callback is an argument as its function pointer: pass it where a C
+/// function, an invocation or an execute takes a callback, with no
+/// conversion of `address`. The pointer is valid while the callback lives:
+/// keep the callback for as long as C may call it.
+extension CCallback: EventArgument {
+    /// A function pointer travels as a ``ValueType/pointer``.
+    public static var valueType: ValueType { .pointer }
+    /// ``address``, as a pointer value.
+    public var eventValue: Value { .pointer(UnsafeMutableRawPointer(mutating: address)) }
+    /// Always `nil`: a pointer that arrives is not a callback's (take it as
+    /// an `UnsafeRawPointer`).
+    public convenience init?(eventValue: Value) {
+        return nil
     }
 }

@@ -18,7 +18,7 @@ extension CommandTable {
     /// ```
     ///
     /// The arguments are checked and converted on the executing thread, as
-    /// for ``on(_:options:phase:_:)-(EventKey<(A)>,_,_,_)``, and travel to the
+    /// for ``on(_:options:phase:_:)-(EventKey<(A)>,_,_,(A)->Void)``, and travel to the
     /// handler as Swift values: strings copied, objects retained until the
     /// handler has run. Delivering an object to another thread is your
     /// statement that it may be used there.
@@ -218,9 +218,9 @@ extension CommandTable {
         ) { hop in
             let box =
                 if let hop {
-                    PackHandlerBox(cTable: cTable, event: key.name, body: hop.wrapping(handler))
+                    PackHandlerBox<repeat each A>(cTable: cTable, event: key.name, payloadTypes: payloadTypes, body: hop.wrapping(handler))
                 } else {
-                    PackHandlerBox(cTable: cTable, event: key.name, body: handler)
+                    PackHandlerBox<repeat each A>(cTable: cTable, event: key.name, payloadTypes: payloadTypes, body: handler)
                 }
             return MarshalHandler(box: box, trampoline: ArgumentsHandlerBox.trampoline)
         }

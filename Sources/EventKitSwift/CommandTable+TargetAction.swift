@@ -612,11 +612,18 @@ extension CommandTable {
     /// lives.
     ///
     /// ```swift
-    /// table.on("reset", owner: self) { print("reset") }
+    /// final class Session {            // not Sendable
+    ///     var resets = 0
+    ///     init(table: CommandTable) {
+    ///         table.on("reset", owner: self) { session in session.resets += 1 }
+    ///     }
+    /// }
     /// ```
     ///
-    /// The table holds `owner` weakly and the handler strongly: capture
-    /// `owner` weakly in the handler, or it never dies. Once `owner` has died
+    /// The table holds `owner` weakly and passes it to each call of the
+    /// handler, so the handler need not capture it: an owner that is not
+    /// `Sendable` cannot be captured by a `@Sendable` closure, and one
+    /// captured strongly would never die. Once `owner` has died
     /// the handler is skipped and pruned as a target-action's is. Releasing
     /// the returned registration changes nothing; ``Registration/cancel()`` and
     /// ``removeTarget(_:)`` with the owner remove it early.
@@ -628,18 +635,18 @@ extension CommandTable {
     ///   - phase: Where among the event's handlers it runs
     ///     (``HandlerPhase``); a default phase, `.runFirst` or `.runLast`,
     ///     makes the call throw.
-    ///   - handler: Runs each time `event` is executed.
+    ///   - handler: Runs with the owner each time `event` is executed.
     /// - Returns: The registration, which removes the handler when cancelled.
     /// - Throws: For a default phase only: see ``HandlerPhase/Choice``.
     @discardableResult
-    public func on<Failure>(
-        _ event: String, owner: AnyObject, options: HandlerOptions = [], phase: HandlerPhase.Choice<Failure> = .normal,
-        _ handler: @escaping @Sendable () -> Void
+    public func on<Owner: AnyObject, Failure>(
+        _ event: String, owner: Owner, options: HandlerOptions = [], phase: HandlerPhase.Choice<Failure> = .normal,
+        _ handler: @escaping @Sendable (Owner) -> Void
     ) throws(Failure) -> Registration {
         try targetRegistration(
             owner, event: event, signature: Signatures.void, action: nil, options: options, phase: phase
-        ) { _, _, _ in
-            handler()
+        ) { owner, _, _ in
+            handler(owner)
         }
     }
 
@@ -652,13 +659,13 @@ extension CommandTable {
     ///   - options: How the handler is registered.
     ///   - phase: Where among the event's handlers it runs
     ///     (``HandlerPhase``); a default phase makes the call throw.
-    ///   - handler: Runs with the event's arguments.
+    ///   - handler: Runs with the owner and the event's arguments.
     /// - Returns: The registration, which removes the handler when cancelled.
     /// - Throws: For a default phase only: see ``HandlerPhase/Choice``.
     @discardableResult
-    public func on<each A: EventArgument, Failure>(
-        _ event: String, owner: AnyObject, options: HandlerOptions = [], phase: HandlerPhase.Choice<Failure> = .normal,
-        _ handler: @escaping @Sendable (repeat each A) -> Void
+    public func on<Owner: AnyObject, each A: EventArgument, Failure>(
+        _ event: String, owner: Owner, options: HandlerOptions = [], phase: HandlerPhase.Choice<Failure> = .normal,
+        _ handler: @escaping @Sendable (Owner, repeat each A) -> Void
     ) throws(Failure) -> Registration {
         try on(EventKey<(repeat each A)>(event), owner: owner, options: options, phase: phase, handler)
     }
@@ -672,16 +679,17 @@ extension CommandTable {
     ///   - options: How the handler is registered.
     ///   - phase: Where among the event's handlers it runs
     ///     (``HandlerPhase``); a default phase makes the call throw.
-    ///   - handler: Runs each time the event is executed.
+    ///   - handler: Runs with the owner each time the event is executed.
     /// - Returns: The registration, which removes the handler when cancelled.
     /// - Throws: For a default phase only: see ``HandlerPhase/Choice``.
     @discardableResult
-    public func on<Failure>(
-        _ key: EventKey<Void>, owner: AnyObject, options: HandlerOptions = [],
-        phase: HandlerPhase.Choice<Failure> = .normal, _ handler: @escaping @Sendable () -> Void
+    public func on<Owner: AnyObject, Failure>(
+        _ key: EventKey<Void>, owner: Owner, options: HandlerOptions = [],
+        phase: HandlerPhase.Choice<Failure> = .normal, _ handler: @escaping @Sendable (Owner) -> Void
     ) throws(Failure) -> Registration {
-        try targetRegistration(owner, key: key, parameters: [], action: nil, options: options, phase: phase) { _, _ in
-            handler()
+        try targetRegistration(owner, key: key, parameters: [], action: nil, options: options, phase: phase) {
+            owner, _ in
+            handler(owner)
         }
     }
 
@@ -694,20 +702,20 @@ extension CommandTable {
     ///   - options: How the handler is registered.
     ///   - phase: Where among the event's handlers it runs
     ///     (``HandlerPhase``); a default phase makes the call throw.
-    ///   - handler: Runs with the event's argument.
+    ///   - handler: Runs with the owner and the event's argument.
     /// - Returns: The registration, which removes the handler when cancelled.
     /// - Throws: For a default phase only: see ``HandlerPhase/Choice``.
     @discardableResult
-    public func on<A: EventArgument, Failure>(
-        _ key: EventKey<A>, owner: AnyObject, options: HandlerOptions = [],
-        phase: HandlerPhase.Choice<Failure> = .normal, _ handler: @escaping @Sendable (A) -> Void
+    public func on<Owner: AnyObject, A: EventArgument, Failure>(
+        _ key: EventKey<A>, owner: Owner, options: HandlerOptions = [],
+        phase: HandlerPhase.Choice<Failure> = .normal, _ handler: @escaping @Sendable (Owner, A) -> Void
     ) throws(Failure) -> Registration {
         let event = key.name
         return try targetRegistration(
             owner, key: key, parameters: [A.valueType], action: nil, options: options, phase: phase
-        ) { _, arguments in
+        ) { owner, arguments in
             var index = 0
-            handler(try A.argument(arguments, at: &index, event: event))
+            handler(owner, try A.argument(arguments, at: &index, event: event))
         }
     }
 
@@ -720,21 +728,21 @@ extension CommandTable {
     ///   - options: How the handler is registered.
     ///   - phase: Where among the event's handlers it runs
     ///     (``HandlerPhase``); a default phase makes the call throw.
-    ///   - handler: Runs with the event's arguments.
+    ///   - handler: Runs with the owner and the event's arguments.
     /// - Returns: The registration, which removes the handler when cancelled.
     /// - Throws: For a default phase only: see ``HandlerPhase/Choice``.
     @discardableResult
-    public func on<each A: EventArgument, Failure>(
-        _ key: EventKey<(repeat each A)>, owner: AnyObject, options: HandlerOptions = [],
-        phase: HandlerPhase.Choice<Failure> = .normal, _ handler: @escaping @Sendable (repeat each A) -> Void
+    public func on<Owner: AnyObject, each A: EventArgument, Failure>(
+        _ key: EventKey<(repeat each A)>, owner: Owner, options: HandlerOptions = [],
+        phase: HandlerPhase.Choice<Failure> = .normal, _ handler: @escaping @Sendable (Owner, repeat each A) -> Void
     ) throws(Failure) -> Registration {
         let event = key.name
         return try targetRegistration(
             owner, key: key, parameters: valueTypes(of: repeat (each A).self), action: nil, options: options,
             phase: phase
-        ) { _, arguments in
+        ) { owner, arguments in
             var index = 0
-            try handler(repeat (each A).argument(arguments, at: &index, event: event))
+            try handler(owner, repeat (each A).argument(arguments, at: &index, event: event))
         }
     }
 }

@@ -38,10 +38,11 @@ extension CommandTable {
     /// Registers `box`, a typed closure, for `key`'s event with the signature
     /// of `parameters`.
     func typedSubscription<Arguments>(
-        _ key: EventKey<Arguments>, parameters: [ValueType], box: ArgumentsHandlerBox, options: HandlerOptions
+        _ key: EventKey<Arguments>, returning answer: ValueType = .void, parameters: [ValueType],
+        box: ArgumentsHandlerBox, options: HandlerOptions
     ) throws(DispatchError) -> Subscription {
         // Signatures of EventArgument types are always valid.
-        let signature = try! Signature(returning: .void, parameters: parameters)
+        let signature = try! Signature(returning: answer, parameters: parameters)
         return try handlerSubscription(
             key, signature: signature, handler: MarshalHandler(box: box, trampoline: ArgumentsHandlerBox.trampoline),
             options: options)
@@ -81,6 +82,48 @@ extension CommandTable {
         }
     }
 
+    /// Runs `handler`, which may throw, each time `key`'s event is executed;
+    /// see ``on(_:options:phase:_:)-(EventKey<Void>,_,_,()->Void)``.
+    ///
+    /// ```swift
+    /// table.on(.save) { try store.flush() }.store(in: &subscriptions)
+    /// ```
+    ///
+    /// An error the handler throws stops the emission: the handlers after it
+    /// do not run, and the execute that ran it throws the error (an execute
+    /// made from C, which cannot receive it, stops and drops it).
+    public func on<HandlerFailure, Failure>(
+        _ key: EventKey<Void>, options: HandlerOptions = [], phase: HandlerPhase.Choice<Failure> = .normal,
+        _ handler: @escaping @Sendable () throws(HandlerFailure) -> Void
+    ) throws(Failure) -> Subscription {
+        try phase.register(key.name, options: options) { (options) throws(DispatchError) in
+            try onConverting(key, options: options, handler)
+        }
+    }
+
+    /// Runs `handler` each time `key`'s event is executed, and takes its
+    /// answer as the execute's return value.
+    ///
+    /// ```swift
+    /// table.on(.canClose) { document.isSaved }.store(in: &subscriptions)
+    /// let canClose = try table.execute(.canClose).returnValue(as: Bool.self)
+    /// ```
+    ///
+    /// The first handler that answers gives the execute's
+    /// ``ExecuteResult/returnValue`` (an accumulator chooses otherwise, as for
+    /// C handlers); ``ExecuteResult/returnValue(as:)`` reads it typed. The
+    /// handler is registered with a signature returning `Answer`'s
+    /// ``EventArgument/valueType``, so C callers of the event get the answer
+    /// too. It may throw, as the form without an answer may.
+    public func on<Answer: EventArgument, HandlerFailure, Failure>(
+        _ key: EventKey<Void>, options: HandlerOptions = [], phase: HandlerPhase.Choice<Failure> = .normal,
+        _ handler: @escaping @Sendable () throws(HandlerFailure) -> Answer
+    ) throws(Failure) -> Subscription {
+        try phase.register(key.name, options: options) { (options) throws(DispatchError) in
+            try onAnswering(key, options: options, handler)
+        }
+    }
+
     /// Runs `handler` with the event's argument each time `key`'s event is
     /// executed, for as long as the returned subscription lives.
     ///
@@ -98,7 +141,7 @@ extension CommandTable {
     /// One argument has its own method because Swift does not take a key of
     /// one type, `EventKey<Bool>`, as a key of a one-element pack; for any
     /// other number of arguments see
-    /// ``on(_:options:phase:_:)-(EventKey<(A)>,_,_,_)``.
+    /// ``on(_:options:phase:_:)-(EventKey<(A)>,_,_,(A)->Void)``.
     ///
     /// - Parameters:
     ///   - key: The event, typed.
@@ -123,6 +166,52 @@ extension CommandTable {
                 }
             }
             return try onConverting(key, options: options, handler)
+        }
+    }
+
+    /// Runs `handler`, which may throw, with the event's argument each time
+    /// `key`'s event is executed; see
+    /// ``on(_:options:phase:_:)-(EventKey<A>,_,_,_)``.
+    ///
+    /// ```swift
+    /// table.on(.approve) { (amount: Int) throws in try ledger.book(amount) }
+    ///     .store(in: &subscriptions)
+    /// ```
+    ///
+    /// An error the handler throws stops the emission and reaches the
+    /// caller, as for the throwing form of a key without arguments.
+    /// A closure that cannot throw takes the form without `throws`, whose
+    /// built-in scalars cross without a box.
+    public func on<A: EventArgument, HandlerFailure, Failure>(
+        _ key: EventKey<A>, options: HandlerOptions = [], phase: HandlerPhase.Choice<Failure> = .normal,
+        _ handler: @escaping @Sendable (A) throws(HandlerFailure) -> Void
+    ) throws(Failure) -> Subscription {
+        try phase.register(key.name, options: options) { (options) throws(DispatchError) in
+            try onConverting(key, options: options, handler)
+        }
+    }
+
+    /// Runs `handler` with the event's argument each time `key`'s event is
+    /// executed, and takes its answer as the execute's return value.
+    ///
+    /// ```swift
+    /// extension EventKey where Arguments == Int {
+    ///     static let approve: EventKey<Int> = "approve"
+    /// }
+    /// table.on(.approve) { amount in amount < 100 }.store(in: &subscriptions)
+    /// let approved = try table.execute(.approve, 42).returnValue(as: Bool.self)   // Optional(true)
+    /// ```
+    ///
+    /// Answers and throws as
+    /// the answering form of a key without arguments does; takes its
+    /// argument as ``on(_:options:phase:_:)-(EventKey<A>,_,_,_)`` does.
+    @inlinable
+    public func on<A: EventArgument, Answer: EventArgument, HandlerFailure, Failure>(
+        _ key: EventKey<A>, options: HandlerOptions = [], phase: HandlerPhase.Choice<Failure> = .normal,
+        _ handler: @escaping @Sendable (A) throws(HandlerFailure) -> Answer
+    ) throws(Failure) -> Subscription {
+        try phase.register(key.name, options: options) { (options) throws(DispatchError) in
+            try onAnswering(key, options: options, handler)
         }
     }
 
@@ -169,6 +258,39 @@ extension CommandTable {
         }
     }
 
+    /// Runs `handler`, which may throw, with the event's arguments, two or
+    /// more, each time `key`'s event is executed; see
+    /// the throwing form of a one-argument key.
+    public func on<each A: EventArgument, HandlerFailure, Failure>(
+        _ key: EventKey<(repeat each A)>, options: HandlerOptions = [], phase: HandlerPhase.Choice<Failure> = .normal,
+        _ handler: @escaping @Sendable (repeat each A) throws(HandlerFailure) -> Void
+    ) throws(Failure) -> Subscription {
+        try phase.register(key.name, options: options) { (options) throws(DispatchError) in
+            try onConverting(key, options: options, handler)
+        }
+    }
+
+    /// Runs `handler` with the event's arguments, two or more, each time
+    /// `key`'s event is executed, and takes its answer as the execute's
+    /// return value.
+    ///
+    /// ```swift
+    /// table.on(.visit) { (name: String, depth: Int32) -> Int32 in depth + 1 }
+    ///     .store(in: &subscriptions)
+    /// ```
+    ///
+    /// Answers and throws as
+    /// the answering form of a key without arguments does.
+    @inlinable
+    public func on<each A: EventArgument, Answer: EventArgument, HandlerFailure, Failure>(
+        _ key: EventKey<(repeat each A)>, options: HandlerOptions = [], phase: HandlerPhase.Choice<Failure> = .normal,
+        _ handler: @escaping @Sendable (repeat each A) throws(HandlerFailure) -> Answer
+    ) throws(Failure) -> Subscription {
+        try phase.register(key.name, options: options) { (options) throws(DispatchError) in
+            try onAnswering(key, options: options, handler)
+        }
+    }
+
     /// A typed handler whose arguments, of C `types`, are all built-in
     /// scalars; `body` reads them from the C arguments.
     @usableFromInline
@@ -186,11 +308,29 @@ extension CommandTable {
     /// each call.
     @usableFromInline
     func onConverting<Arguments, each A: EventArgument>(
-        _ key: EventKey<Arguments>, options: HandlerOptions, _ handler: @escaping @Sendable (repeat each A) -> Void
+        _ key: EventKey<Arguments>, options: HandlerOptions,
+        _ handler: @escaping @Sendable (repeat each A) throws -> Void
     ) throws(DispatchError) -> Subscription {
         try typedSubscription(
             key, parameters: valueTypes(of: repeat (each A).self),
-            box: PackHandlerBox<repeat each A>(cTable: cTable, event: key.name, body: handler), options: options)
+            box: PackHandlerBox<repeat each A>(
+                cTable: cTable, event: key.name, payloadTypes: payloadTypes, body: handler),
+            options: options)
+    }
+
+    /// `on` for a handler that answers: registered with a signature
+    /// returning the answer's C type.
+    @usableFromInline
+    func onAnswering<Arguments, each A: EventArgument, Answer: EventArgument>(
+        _ key: EventKey<Arguments>, options: HandlerOptions,
+        _ handler: @escaping @Sendable (repeat each A) throws -> Answer
+    ) throws(DispatchError) -> Subscription {
+        try typedSubscription(
+            key, returning: Answer.valueType, parameters: valueTypes(of: repeat (each A).self),
+            box: PackHandlerBox<repeat each A>(cTable: cTable, event: key.name, payloadTypes: payloadTypes) {
+                (arguments: repeat each A) throws -> Value in try handler(repeat each arguments).eventValue
+            },
+            options: options)
     }
 
     /// How many handlers an execute of `key` considers (blocked ones
@@ -334,8 +474,12 @@ extension CommandTable {
     /// no array.
     @usableFromInline
     func executeConverting<A: EventArgument>(_ key: EventKey<A>, _ argument: A) throws -> ExecuteResult {
-        try argument.withCValue { value in
-            try withUnsafePointer(to: value) { try execute(key, cArguments: $0, count: 1) }
+        let value = argument.eventValue
+        try payloadTypes.check(key.name, value, at: 0)
+        let (cValue, ownedString) = value.makeCValue()
+        defer { freeCString(ownedString) }
+        return try withExtendedLifetime(value) {
+            try withUnsafePointer(to: cValue) { try execute(key, cArguments: $0, count: 1) }
         }
     }
 
@@ -346,6 +490,7 @@ extension CommandTable {
     ) throws -> ExecuteResult {
         var values: [Value] = []
         for argument in repeat each arguments { values.append(argument.eventValue) }
+        try payloadTypes.check(key.name, values)
         return try withCValues(values) { cArguments, count in try execute(key, cArguments: cArguments, count: count) }
     }
 }
@@ -364,15 +509,20 @@ class ArgumentsHandlerBox: FailableHandlerBox, @unchecked Sendable {
         super.init(cTable: cTable)
     }
 
-    /// Calls the closure with the checked, converted C arguments.
-    func run(_ arguments: UnsafePointer<dc_value>?) throws(DispatchError) {
+    /// Calls the closure with the checked, converted C arguments and
+    /// returns its answer, ``Value/void`` for none.
+    func run(_ arguments: UnsafePointer<dc_value>?) throws -> Value {
         preconditionFailure("ArgumentsHandlerBox.run is overridden by every subclass")
     }
 
-    static let trampoline: dc_marshal = { data, arguments, _, _ in
+    static let trampoline: dc_marshal = { data, arguments, _, result in
         calledBox(data, as: ArgumentsHandlerBox.self)._withUnsafeGuaranteedRef { box in
             do {
-                try box.run(arguments)
+                let answer = try box.run(arguments)
+                // Of the signature's return type: the handler was
+                // registered with its answer's C type.
+                if case .void = answer { return }
+                result!.pointee = ReturnedValues.cValue(for: answer)
             } catch {
                 box.fail(with: error)
             }
@@ -380,16 +530,47 @@ class ArgumentsHandlerBox: FailableHandlerBox, @unchecked Sendable {
     }
 }
 
-/// A typed closure of any arguments, which converts each on every call.
+/// A typed closure of any arguments, which converts each on every call,
+/// and may answer (its closure returns the answer's value, ``Value/void``
+/// for none) and throw.
 final class PackHandlerBox<each A: EventArgument>: ArgumentsHandlerBox, @unchecked Sendable {
-    let body: @Sendable (repeat each A) -> Void
-    init(cTable: OpaquePointer, event: String, body: @escaping @Sendable (repeat each A) -> Void) {
+    let body: @Sendable (repeat each A) throws -> Value
+    /// The payload arguments this handler takes, registered in `payloadTypes`
+    /// for as long as the box lives (the table keeps it while it keeps the
+    /// handler).
+    private let payloadSlots: [(PayloadTypes.Slot, Any.Type)]
+    private let payloadTypes: PayloadTypes
+
+    init(
+        cTable: OpaquePointer, event: String, payloadTypes: PayloadTypes,
+        body: @escaping @Sendable (repeat each A) throws -> Value
+    ) {
         self.body = body
+        self.payloadTypes = payloadTypes
+        var types: [any EventArgument.Type] = []
+        for type in repeat (each A).self { types.append(type) }
+        payloadSlots = PayloadTypes.slots(of: event, types)
+        if !payloadSlots.isEmpty { payloadTypes.add(payloadSlots) }
         super.init(cTable: cTable, event: event)
     }
 
-    override func run(_ arguments: UnsafePointer<dc_value>?) throws(DispatchError) {
+    /// A box for a closure that does not answer.
+    convenience init(
+        cTable: OpaquePointer, event: String, payloadTypes: PayloadTypes,
+        body: @escaping @Sendable (repeat each A) throws -> Void
+    ) {
+        self.init(cTable: cTable, event: event, payloadTypes: payloadTypes) { (arguments: repeat each A) throws -> Value in
+            try body(repeat each arguments)
+            return .void
+        }
+    }
+
+    deinit {
+        if !payloadSlots.isEmpty { payloadTypes.remove(payloadSlots) }
+    }
+
+    override func run(_ arguments: UnsafePointer<dc_value>?) throws -> Value {
         var index = 0
-        try body(repeat (each A).argument(arguments, at: &index, event: event))
+        return try body(repeat (each A).argument(arguments, at: &index, event: event))
     }
 }

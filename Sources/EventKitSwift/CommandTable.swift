@@ -60,6 +60,16 @@ public final class CommandTable: @unchecked Sendable {
     /// (``observeHandlers(_:)``).
     let handlerObservers = Mutex<HandlerObservers?>(nil)
 
+    /// The payload types the table's Swift handlers take, which executes
+    /// check their payloads against.
+    let payloadTypes = PayloadTypes()
+
+    /// Set once a handler returning a struct has been registered here
+    /// (`register(_:function:signature:target:options:phase:)`): from then
+    /// on, every execute by name gives the C core room to keep a returned
+    /// struct, so that all of them return it alike.
+    @usableFromInline let structReturns = Atomic<Bool>(false)
+
     /// The logger's emission hook; none without a logger.
     private let loggingHook: Subscription?
 
@@ -365,12 +375,42 @@ extension CommandTable {
         try on(EventKey<(repeat each A)>(event), options: options, phase: phase, handler)
     }
 
+    /// Runs `handler`, which may throw, with the event's arguments each time
+    /// `event` is executed: the parameters typed as for the form without
+    /// `throws`, the error stopping the emission and reaching the caller.
+    @inlinable
+    public func on<each A: EventArgument, HandlerFailure, Failure>(
+        _ event: String, options: HandlerOptions = [], phase: HandlerPhase.Choice<Failure> = .normal,
+        _ handler: @escaping @Sendable (repeat each A) throws(HandlerFailure) -> Void
+    ) throws(Failure) -> Subscription {
+        try on(EventKey<(repeat each A)>(event), options: options, phase: phase, handler)
+    }
+
+    /// Runs `handler` with the event's arguments each time `event` is
+    /// executed, and takes its answer as the execute's return value.
+    ///
+    /// ```swift
+    /// table.on("visit") { (value: Int32) -> Int32 in value + 1 }.store(in: &subscriptions)
+    /// let next = try table.execute("visit", Int32(41)).returnValue(as: Int32.self)   // Optional(42)
+    /// ```
+    ///
+    /// The parameters are typed as for the form without an answer; the
+    /// answer is taken, and an error thrown, as a typed key's handler's
+    /// (the answering form of a key without arguments).
+    @inlinable
+    public func on<each A: EventArgument, Answer: EventArgument, HandlerFailure, Failure>(
+        _ event: String, options: HandlerOptions = [], phase: HandlerPhase.Choice<Failure> = .normal,
+        _ handler: @escaping @Sendable (repeat each A) throws(HandlerFailure) -> Answer
+    ) throws(Failure) -> Subscription {
+        try on(EventKey<(repeat each A)>(event), options: options, phase: phase, handler)
+    }
+
     /// A closure whose parameter types are not given, or are not
     /// ``EventArgument``s, names no handler the table can check: this
     /// overload only turns that into a message saying so.
     @available(
         *, unavailable,
-        message: "give the handler's parameters types that conform to EventArgument, as in { (on: Bool) in ... }, or use a typed EventKey"
+        message: "give the handler's parameters types that conform to EventArgument, as in { (on: Bool) in ... }, or use a typed EventKey; a Sendable struct or enum conforms with 'extension T: EventPayload {}'"
     )
     public func on<each Unknown, Failure>(
         _ event: String, options: HandlerOptions = [], phase: HandlerPhase.Choice<Failure> = .normal,
@@ -497,6 +537,7 @@ extension CommandTable {
         options: HandlerOptions = [], phase: HandlerPhase.Choice<Failure> = .normal
     ) throws -> Registration {
         let cFunction = try cFunctionPointer(function)
+        if signature.returnType == .structure { structReturns.store(true, ordering: .relaxed) }
         var cOptions = dc_handler_options(
             flags: options.placed(in: phase.phase).cFlags, queue: nil, destroy: nil, destroy_data: nil)
         var id: dc_handler_id = 0
@@ -585,10 +626,11 @@ extension CommandTable {
     ///
     /// An event without handlers is not an error: the result says 0 handled.
     ///
-    /// A struct a handler returns is not kept here, so it is not the
-    /// result's ``ExecuteResult/returnValue``: the C core keeps one only in
-    /// return storage, which this, the shortest execute, does not give.
-    /// ``execute(_:arguments:accumulator:requireHandler:strict:)`` does.
+    /// A struct a C handler returns is the result's
+    /// ``ExecuteResult/returnValue``, as for
+    /// ``execute(_:arguments:accumulator:requireHandler:strict:)``: once a
+    /// handler returning a struct is registered with this table, every
+    /// execute by name gives the C core room to keep it.
     ///
     /// - Parameters:
     ///   - event: The event's name.
@@ -610,6 +652,7 @@ extension CommandTable {
     @inlinable
     @discardableResult
     public func execute(_ event: String, _ arguments: Value...) throws -> ExecuteResult {
+        if _slowPath(structReturns.load(ordering: .relaxed)) { return try execute(event, arguments: arguments) }
         if arguments.isEmpty { return ExecuteResult(try executeOutcome(event)) }
         return ExecuteResult(try executeOutcome(event, arguments: arguments))
     }
@@ -629,6 +672,7 @@ extension CommandTable {
     ) throws -> ExecuteResult {
         var values = [first.eventValue]
         for argument in repeat each rest { values.append(argument.eventValue) }
+        if structReturns.load(ordering: .relaxed) { return try execute(event, arguments: values) }
         return ExecuteResult(try executeOutcome(event, arguments: values))
     }
 
@@ -675,6 +719,7 @@ extension CommandTable {
     ) throws -> ExecuteResult {
         let flags =
             (requireHandler ? UInt32(DC_EXECUTE_REQUIRE_HANDLER) : 0) | (strict ? UInt32(DC_EXECUTE_STRICT) : 0)
+        try payloadTypes.check(event, arguments)
         return try withCValues(arguments) { values, count in
             try executeKeepingStructs(
                 event, cArguments: values, count: count, accumulator: accumulator.cAccumulator, flags: flags)
@@ -696,7 +741,8 @@ extension CommandTable {
     /// inlinable `execute`'s other way in.
     @usableFromInline
     func executeOutcome(_ event: String, arguments: [Value]) throws -> ExecuteOutcome {
-        try withCValues(arguments) { values, count in
+        try payloadTypes.check(event, arguments)
+        return try withCValues(arguments) { values, count in
             try executeOutcome(event, cArguments: values, count: count)
         }
     }

@@ -10,7 +10,10 @@ public import CDispatchCoreBinding
 /// each but the numbers (see ``NullableEventArgument``). A class conforms by declaring it (`extension Controller:
 /// EventArgument {}`): it travels as an ``ValueType/object``. An enum with a
 /// raw value that conforms does too (`enum Mode: Int32, EventArgument`): it
-/// travels as its raw value.
+/// travels as its raw value. A `Sendable` struct or enum conforms through
+/// ``EventPayload`` (`extension Order: EventPayload {}`), and arrays, sets
+/// and dictionaries of arguments conform already: they travel as an object
+/// that boxes the value.
 ///
 /// ```swift
 /// extension EventKey where Arguments == (Mode, Double) {
@@ -489,21 +492,6 @@ enum ScalarArguments {
 }
 
 extension EventArgument {
-    /// Calls `body` with this value as a C value, keeping what it points to
-    /// (a string copy, an object) alive for the call.
-    func withCValue<Result>(_ body: (dc_value) throws -> Result) rethrows -> Result {
-        if ScalarArguments.scalar(Self.self) != nil {
-            return try ScalarArguments.withValues(1) { value in
-                ScalarArguments.pack(self, into: value)
-                return try body(value.load(as: dc_value.self))
-            }
-        }
-        let value = eventValue
-        let (cValue, ownedString) = value.makeCValue()
-        defer { freeCString(ownedString) }
-        return try withExtendedLifetime(value) { try body(cValue) }
-    }
-
     /// The Swift value of argument `index` of a handler call, which the C core
     /// has already converted to ``valueType``; `index` moves on to the next.
     ///

@@ -4,7 +4,9 @@ internal import CDispatchCore
 ///
 /// The corresponding C type is `dc_result`.
 public struct ExecuteResult: CustomStringConvertible {
-    /// Handlers that ran during the execute.
+    /// Handlers the execute ran, or handed to a `DispatchQueue` or the main
+    /// actor to run later; a delivery posted to an ``EventQueue`` from
+    /// another thread counts in ``queued`` instead.
     public let handled: Int
     /// Deliveries posted to queues, to run later on their threads.
     public let queued: Int
@@ -15,15 +17,28 @@ public struct ExecuteResult: CustomStringConvertible {
     /// The return value of the first handler that returned one, or the one
     /// the accumulator chose; `nil` when no handler returned a value.
     ///
-    /// A struct a handler returned is a ``Value/structure(_:)`` of its own
-    /// after
-    /// ``CommandTable/execute(_:arguments:accumulator:requireHandler:strict:)``,
-    /// which gives the C core room to keep it; the other executes give none,
-    /// so for them a struct return is no return value.
+    /// A struct a C handler returned is a ``Value/structure(_:)`` of its
+    /// own after any execute by name (see
+    /// ``CommandTable/execute(_:_:)-(String,_)``), of at most
+    /// ``CommandTable/maximumReturnedStructSize`` bytes.
     ///
     /// Replaces the result of `-[NSInvocation getReturnValue:]` after a
     /// `performSelector:`.
     public let returnValue: Value?
+
+    /// The return value as a `T`: `nil` when no handler returned one, or
+    /// when it does not stand for a `T` (see
+    /// ``EventArgument/init(eventValue:)``; an integer converts to any
+    /// integer type that holds it).
+    ///
+    /// ```swift
+    /// table.on(.approve) { amount in amount < 100 }.store(in: &subscriptions)
+    /// let approved = try table.execute(.approve, 42).returnValue(as: Bool.self)   // Optional(true)
+    /// let order = try table.execute(.latest).returnValue(as: Order.self)          // a payload
+    /// ```
+    public func returnValue<T: EventArgument>(as type: T.Type = T.self) -> T? {
+        returnValue.flatMap(T.init(eventValue:))
+    }
 
     /// The result of an execute as its outcome describes it. Inlinable, so
     /// that in a caller that drops the result the compiler sees that an
@@ -78,7 +93,7 @@ struct ExecuteOutcome {
     @usableFromInline let flags: UInt64
     /// The returned `dc_value`'s bits, meaningful when `hasReturnValue`;
     /// what it points to stays valid after the execute (see
-    /// `ReturnedStrings`), as for a `dc_result`.
+    /// `ReturnedValues`), as for a `dc_result`.
     private let returnBits: UInt64
 
     @inlinable var queued: Int { Int(deliveries >> 32) }

@@ -139,7 +139,7 @@ final class ValuesHandlerBox: FailableHandlerBox, @unchecked Sendable {
         calledBox(data, as: ValuesHandlerBox.self)._withUnsafeGuaranteedRef { box in
             do {
                 let returned = try box.body(values)
-                result!.pointee = ReturnedStrings.cValue(for: returned)
+                result!.pointee = ReturnedValues.cValue(for: returned)
             } catch {
                 box.fail(with: error)
             }
@@ -163,7 +163,7 @@ final class TypedHandlerBox: FailableHandlerBox, @unchecked Sendable {
                 if case .void = returned { return }
                 let expected = result!.pointee.type
                 var converted = dc_value()
-                var cValue = ReturnedStrings.cValue(for: returned)
+                var cValue = ReturnedValues.cValue(for: returned)
                 if dc_value_convert(&cValue, expected, &converted) == DC_OK {
                     result!.pointee = converted
                 }
@@ -174,33 +174,58 @@ final class TypedHandlerBox: FailableHandlerBox, @unchecked Sendable {
     }
 }
 
-// MARK: - Strings handed back to C
+// MARK: - Values handed back to C
 
-/// C copies of strings that Swift handlers returned. The caller of an execute
-/// reads a returned string after the handler has returned, so the copy must
-/// outlive the handler: each thread keeps its most recent copies and frees the
-/// oldest beyond a bound, so memory stays bounded without a free call that C
-/// callers would have to make.
-enum ReturnedStrings {
-    /// Addresses of the copies, by thread.
-    private static let kept = Mutex<[UInt: [UInt]]>([:])
-    /// How many copies a thread keeps: a returned string stays valid until
-    /// this many more have been returned on the same thread.
+/// C copies of strings, and references to objects, that Swift handlers
+/// returned. The caller of an execute reads a returned value after the
+/// handler has returned, so a string's copy, and an object such as the box of
+/// a payload the handler made, must outlive the handler: each thread keeps
+/// its most recent ones and lets go of the oldest beyond a bound, so memory
+/// stays bounded without a free call that C callers would have to make.
+enum ReturnedValues {
+    /// A kept string copy or a retained object, by address.
+    private enum Kept {
+        case string(UInt)
+        case object(UInt)
+
+        func release() {
+            switch self {
+            case .string(let address): freeCString(UnsafeMutablePointer<CChar>(bitPattern: address))
+            case .object(let address):
+                Unmanaged<AnyObject>.fromOpaque(UnsafeRawPointer(bitPattern: address)!).release()
+            }
+        }
+    }
+
+    /// What each thread keeps, by thread.
+    private static let kept = Mutex<[UInt: [Kept]]>([:])
+    /// How many values a thread keeps: a returned string or object stays
+    /// valid until this many more have been returned on the same thread.
     static let limit = 256
 
     static func cValue(for value: Value) -> dc_value {
-        guard case .string(let string?) = value else { return value.makeCValue().value }
-        let copy = makeCString(string)
-        let address = UInt(bitPattern: copy)
+        switch value {
+        case .string(let string?):
+            let copy = makeCString(string)
+            keep(.string(UInt(bitPattern: copy)))
+            return dc_string(copy)
+        case .object(let object?):
+            keep(.object(UInt(bitPattern: Unmanaged.passRetained(object).toOpaque())))
+            return value.makeCValue().value
+        default:
+            return value.makeCValue().value
+        }
+    }
+
+    private static func keep(_ value: Kept) {
         let thread = UInt(pthread_self())
-        let evicted = kept.withLock { kept -> UInt? in
-            var strings = kept[thread, default: []]
-            let evicted = strings.count == limit ? strings.removeFirst() : nil
-            strings.append(address)
-            kept[thread] = strings
+        let evicted = kept.withLock { kept -> Kept? in
+            var values = kept[thread, default: []]
+            let evicted = values.count == limit ? values.removeFirst() : nil
+            values.append(value)
+            kept[thread] = values
             return evicted
         }
-        freeCString(evicted.flatMap { UnsafeMutablePointer<CChar>(bitPattern: $0) })
-        return dc_string(copy)
+        evicted?.release()
     }
 }

@@ -159,6 +159,20 @@ public final class Invocation {
         }
     }
 
+    /// Sets the argument at `index` to a Swift value: a number, a `String`,
+    /// a pointer, a ``CCallback`` (as its function pointer), a payload.
+    ///
+    /// ```swift
+    /// let count: Int32 = 3
+    /// try invocation.setArgument(count, at: 1)
+    /// ```
+    ///
+    /// Sets ``EventArgument/eventValue``, as ``setArgument(_:at:)-(Value,_)``
+    /// sets a value, and throws as it does.
+    public func setArgument(_ argument: some EventArgument, at index: Int) throws {
+        try setArgument(argument.eventValue, at: index)
+    }
+
     /// The argument at `index`, typed as its parameter: an integer set as
     /// `.int64(5)` for an `int32` parameter reads back as `.int32(5)`, and a
     /// struct as a copy of its bytes with the parameter's encoding.
@@ -188,6 +202,8 @@ public final class Invocation {
     @discardableResult
     public func invoke() throws -> Value {
         try DispatchError.check(dc_invocation_invoke(cInvocation))
+        // A void function has no return value to read back from C.
+        if signature.returnType == .void { return .void }
         return try returnValue()
     }
 
@@ -300,6 +316,27 @@ public final class Invocation {
             return .structure(StructValue(storage: storage, layout: layout, cStructID: cResult.struct_id))
         }
         return Value(cResult)
+    }
+
+    /// Calls `function` once with Swift values, from variables as well as
+    /// literals; see ``call(_:signature:arguments:)-(_,_,[Value])``.
+    ///
+    /// ```swift
+    /// let count: Int32 = 3
+    /// try Invocation.call(repeatString, signature: Signature("*i*"), arguments: ["banana", count])
+    /// ```
+    ///
+    /// Each argument passes as its ``EventArgument/eventValue``: a
+    /// ``CCallback`` as its function pointer, a payload as its box. A struct
+    /// goes in as `Value(struct:)`, in the `[Value]` form.
+    // Disfavored: a list both forms take (`[]`, literals only) is the
+    // `[Value]` form's.
+    @_disfavoredOverload
+    @discardableResult
+    public static func call<Function>(
+        _ function: Function, signature: Signature, arguments: [any EventArgument]
+    ) throws -> Value {
+        try call(function, signature: signature, arguments: arguments.map(\.eventValue))
     }
 }
 

@@ -267,22 +267,3 @@ struct CCallbackTests {
         subscription?.cancel()
     }
 }
-
-/// Runs `body`, failing the test (instead of hanging the suite) when it takes
-/// longer than `seconds`.
-private func withWatchdog(seconds: Double, _ body: () throws -> Void) rethrows {
-    let finished = Atomic<Bool>(false)
-    let watchdog = Thread {
-        let deadline = Date().addingTimeInterval(seconds)
-        while !finished.load(ordering: .acquiring) {
-            if Date() > deadline {
-                print("watchdog: a threaded callback test hung for \(seconds) s")
-                exit(99)
-            }
-            usleep(10_000)
-        }
-    }
-    watchdog.start()
-    defer { finished.store(true, ordering: .releasing) }
-    try body()
-}

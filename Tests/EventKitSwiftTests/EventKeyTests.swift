@@ -349,7 +349,7 @@ struct EventKeyTests {
         table.addTarget(receiver, action: Receiver.four, named: "four", for: .four)
         table.addTarget(receiver, action: Receiver.eight, named: "eight", for: .eight)
         table.addTarget(receiver, action: Receiver.mixed, named: "mixed", for: .mixed)
-        table.on(.four, owner: receiver) { a, _, _, d in receiver.log.append("owned \(a) \(d)") }
+        table.on(.four, owner: receiver) { receiver, a, _, _, d in receiver.log.append("owned \(a) \(d)") }
         try table.execute(.four, 1, 2, 3, 4)
         try table.execute(.eight, true, 7, 1, 2, 3, 4, 5, 6)
         try table.execute(.mixed, "intro", Track(title: "a"), 3, "x")

@@ -74,8 +74,8 @@ struct HandlerPhaseTests {
 
         let more = Log()
         let owned = [
-            table.on("close", owner: target, phase: .after) { more.append("owner after") },
-            table.on(EventKey<Void>("close"), owner: target) { more.append("owner") },
+            table.on("close", owner: target, phase: .after) { _ in more.append("owner after") },
+            table.on(EventKey<Void>("close"), owner: target) { _ in more.append("owner") },
         ]
         try table.addTarget(target, action: PhaseTarget.closeWindow, named: "close", for: "close", phase: .runLast)
         table.addTarget(target, action: PhaseTarget.closed, named: "closed", for: "close", phase: .after)

@@ -222,9 +222,9 @@ struct SeamStressTests {
                     // while the round releases the chain.
                     let middle = StressResponder(parent: root)
                     let leaf = StressResponder(parent: middle)
-                    table.on("tap", owner: leaf) { [weak leaf] in
+                    table.on("tap", owner: leaf) { leaf in
                         // Handled by the root, or ended where a link was cut.
-                        if case .handled(let responder, _)? = leaf?.route("tap") { #expect(responder === root) }
+                        if case .handled(let responder, _) = leaf.route("tap") { #expect(responder === root) }
                     }
                     table.addTarget(leaf, action: StressResponder.tap, named: "tap", for: "tap")
                     if round % 2 == 0 { middle.parent = nil }

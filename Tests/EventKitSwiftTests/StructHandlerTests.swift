@@ -288,7 +288,25 @@ struct StructHandlerTests {
         withExtendedLifetime(registrations) {}
     }
 
-    @Test("A struct too big for the room an execute gives, or returned to the variadic execute, is no return value")
+    @Test("Every execute by name returns the struct a C handler returned: values, typed values, none, or an array")
+    func everyExecuteByNameKeepsTheStruct() throws {
+        let table = CommandTable()
+        let divide: @convention(c) (Int32, Int32) -> div_t = div
+        let seven: @convention(c) () -> div_t = { div_t(quot: 7, rem: 0) }
+        let registrations = [
+            try table.register("divide", function: divide, signature: Signature("{div_t=ii}ii")),
+            try table.register("seven", function: seven, signature: Signature("{div_t=ii}")),
+        ]
+        let expected = Value(struct: div_t(quot: 3, rem: 1))
+        let dividend: Int32 = 7, divisor: Int32 = 2
+        #expect(try table.execute("divide", .int32(7), .int32(2)).returnValue == expected)
+        #expect(try table.execute("divide", dividend, divisor).returnValue == expected)
+        #expect(try table.execute("divide", arguments: [.int32(7), .int32(2)]).returnValue == expected)
+        #expect(try table.execute("seven").returnValue == Value(struct: div_t(quot: 7, rem: 0)))
+        withExtendedLifetime(registrations) {}
+    }
+
+    @Test("A struct too big for the room an execute gives is no return value")
     func unkeptStructsAreNoReturnValue() throws {
         #expect(MemoryLayout<test_big>.size > CommandTable.maximumReturnedStructSize)
         let table = CommandTable()
@@ -300,9 +318,7 @@ struct StructHandlerTests {
         let big = try table.execute("big", arguments: [.int64(5)])
         #expect(big.handled == 1)
         #expect(big.returnValue == nil)
-        let brief = try table.execute("divide", .int32(7), .int32(2))
-        #expect(brief.handled == 1)
-        #expect(brief.returnValue == nil)
+        #expect(try table.execute("big", .int64(5)).returnValue == nil)
         withExtendedLifetime(registrations) {}
     }
 }

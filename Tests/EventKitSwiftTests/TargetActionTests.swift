@@ -203,9 +203,9 @@ struct TargetActionTests {
         let log = Log()
         var owner: PlayerController? = PlayerController(log: log)
         weak let probe = owner
-        table.on("reset", owner: owner!) { log.append("owned reset") }
-        table.on("toggle", owner: owner!) { (on: Bool) in log.append("owned toggle \(on)") }
-        table.on(.rename, owner: owner!) { (title: String, index: Int) in log.append("owned rename \(title) \(index)") }
+        table.on("reset", owner: owner!) { _ in log.append("owned reset") }
+        table.on("toggle", owner: owner!) { (_, on: Bool) in log.append("owned toggle \(on)") }
+        table.on(.rename, owner: owner!) { (_, title: String, index: Int) in log.append("owned rename \(title) \(index)") }
         try table.execute("reset")
         try table.execute("toggle", true)
         try table.execute(.rename, "a", 1)
@@ -218,13 +218,43 @@ struct TargetActionTests {
         #expect(table.events.isEmpty)
     }
 
+    @Test("An ordinary class registers closures that receive it, executed from other threads, until it dies")
+    func nonSendableOwnerReceivesItself() throws {
+        /// Not Sendable: mutable state, no lock; the executes below run one
+        /// at a time.
+        final class Session {
+            var resets = 0
+            var renames: [String] = []
+            init(table: CommandTable) {
+                table.on("reset", owner: self) { session in session.resets += 1 }
+                table.on(.rename, owner: self) { session, title, _ in session.renames.append(title) }
+            }
+        }
+        let table = CommandTable()
+        var session: Session? = Session(table: table)
+        weak let probe = session
+        withWatchdog(seconds: 30) {
+            for round in 0..<3 {
+                runOnSeparateThread {
+                    _ = try? table.execute("reset")
+                    _ = try? table.execute(.rename, "take \(round)", round)
+                }
+            }
+        }
+        #expect(session?.resets == 3)
+        #expect(session?.renames == ["take 0", "take 1", "take 2"])
+        session = nil
+        #expect(probe == nil)
+        #expect(try table.execute("reset").handled == 0)
+    }
+
     @Test("Removing an owner removes the closures it owns")
     func removeOwner() throws {
         let table = CommandTable()
         let log = Log()
         let owner = PlayerController(log: log)
-        table.on("reset", owner: owner) { log.append("owned") }
-        table.on(.reset, owner: owner) { log.append("owned by key") }
+        table.on("reset", owner: owner) { _ in log.append("owned") }
+        table.on(.reset, owner: owner) { _ in log.append("owned by key") }
         #expect(table.removeTarget(owner) == 2)
         #expect(try table.execute(.reset).handled == 0)
         #expect(log.all.isEmpty)

@@ -1,4 +1,6 @@
 import EventKitSwift
+import Foundation
+import Synchronization
 import Testing
 
 /// Counts calls of the C functions that take it as their object argument, so a
@@ -45,4 +47,23 @@ func expectReturnsOnBothPaths(
             #expect(try invocation.invoke() == expected, "\(encoding) on \(path)", sourceLocation: sourceLocation)
         }
     }
+}
+
+/// Runs `body`, failing the test (instead of hanging the suite) when it takes
+/// longer than `seconds`.
+func withWatchdog(seconds: Double, _ body: () throws -> Void) rethrows {
+    let finished = Atomic<Bool>(false)
+    let watchdog = Thread {
+        let deadline = Date().addingTimeInterval(seconds)
+        while !finished.load(ordering: .acquiring) {
+            if Date() > deadline {
+                print("watchdog: a threaded test hung for \(seconds) s")
+                exit(99)
+            }
+            usleep(10_000)
+        }
+    }
+    watchdog.start()
+    defer { finished.store(true, ordering: .releasing) }
+    try body()
 }

@@ -14,3 +14,10 @@ extension EventKey where Arguments == (Bool, Int8, UInt16, Int32, UInt64, Float,
 }
 
 let table = CommandTable()
+
+struct Order: Sendable { var id: Int; var items: [String] }
+extension Order: EventPayload {}
+
+extension EventKey where Arguments == Order {
+    static let placed: EventKey<Order> = "order.placed"
+}

@@ -1,5 +1,6 @@
 // compiles: the correct uses of the keys, so that a failure of the other
 // checks is the misuse's, not the build's.
+import EventKitSwift
 table.on(.toggle) { on in print(on) }.cancel()
 table.on(.rename) { title, index in print(title, index) }.cancel()
 table.on(.eight) { a, b, c, d, e, f, g, h in print(a, b, c, d, e, f, g, h) }.cancel()
@@ -15,3 +16,22 @@ table.on("reset") { print("reset") }.cancel()
 table.on(.rename, on: .dispatchQueue(.global())) { title, index in print(title, index) }.cancel()
 table.on(.toggle, on: .mainActor) { on in print(on) }.cancel()
 table.on("rename", on: .mainActor) { (title: String, index: Int) in print(title, index) }.cancel()
+table.on(.placed) { order in print(order.items) }.cancel()
+table.on("order.placed") { (order: Order) in print(order.id) }.cancel()
+table.on(EventKey<[String: [Order]]>("stock")) { stock in print(stock.count) }.cancel()
+// Handlers that answer and throw.
+struct Refused: Error {}
+table.on(.toggle) { on -> Bool in !on }.cancel()
+table.on(.toggle) { (on: Bool) throws in if on { throw Refused() } }.cancel()
+table.on("visit") { (value: Int32) -> Int32 in value + 1 }.cancel()
+let approved: Bool? = try table.execute(.toggle, true).returnValue(as: Bool.self)
+// Values from variables where arguments are passed.
+let times: Int32 = 3
+let lengthTimes: @convention(c) (UnsafePointer<CChar>?, Int32) -> Int32 = { _, times in times }
+_ = try Invocation.call(lengthTimes, signature: Signature("i*i"), arguments: ["banana", times])
+_ = try Invocation.call(lengthTimes, signature: Signature("i*i"), arguments: [.string("banana"), .int32(2)])
+// An owner that is not Sendable receives itself: nothing to capture.
+final class Session {
+    var resets = 0
+    init() { table.on("reset", owner: self) { session in session.resets += 1 } }
+}

@@ -26,7 +26,10 @@ extension CommandTable {
     /// ``Value/uint64(_:)``; the sized integers, `Float` and `Double` are the
     /// case of their own type; a `String` or `Substring` is
     /// ``Value/string(_:)``; a class instance is ``Value/object(_:)``; a raw
-    /// pointer is ``Value/pointer(_:)``; a ``Value`` stays as it is; and `nil`
+    /// pointer is ``Value/pointer(_:)``; a ``CCallback`` is its function
+    /// pointer; any other ``EventArgument`` (an ``EventPayload``, an array,
+    /// a set, a dictionary) is its ``EventArgument/eventValue``; a
+    /// ``Value`` stays as it is; and `nil`
     /// is `.pointer(nil)`, which fits any object, pointer or string parameter.
     /// Foundation's `NSNull`, which stands for `nil` where an array cannot
     /// hold one, is `nil` too: it arrives as `NULL` at a C object parameter
@@ -85,6 +88,9 @@ extension Value {
         case let value as UnsafeMutableRawPointer: self = .pointer(value)
         case let value as UnsafeRawPointer: self = .pointer(UnsafeMutableRawPointer(mutating: value))
         case let value as OpaquePointer: self = .pointer(UnsafeMutableRawPointer(value))
+        // A payload (a struct, an enum, a collection) as its box; a
+        // CCallback as its function pointer.
+        case let value as any EventArgument: self = value.eventValue
         default:
             // Checked on the type, not with `as? AnyObject`, which on Linux
             // boxes any value into an object.

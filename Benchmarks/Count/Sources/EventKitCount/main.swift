@@ -33,6 +33,23 @@ func makeSixHandler(_ counter: Counter) -> @Sendable (Int, Double, Bool, Int32, 
     { a, b, c, d, e, f in if a == 3 && b > 0 && c && d == -4 && e > 0 && f == 6 { counter.value &+= 1 } }
 }
 
+/// A value-type payload, as an order of a shop.
+struct Order: EventPayload {
+    var id: Int
+    var items: [String]
+}
+
+@inline(never)
+func makeOrderHandler(_ counter: Counter) -> @Sendable (Order) -> Void {
+    { order in if order.id == 7 { counter.value &+= 1 } }
+}
+
+/// `void f(void *)`, called through an invocation on the stub path; it
+/// counts its calls in the counter it is given.
+func countCall(_ counter: UnsafeMutableRawPointer?) {
+    Unmanaged<Counter>.fromOpaque(counter!).takeUnretainedValue().value &+= 1
+}
+
 /// A case: how many handlers each execute runs, and its counted loop, which
 /// runs the execute the given number of times.
 struct Case {
@@ -44,6 +61,7 @@ let tick: EventKey<Void> = "sixteen-char-key"
 let ticks: EventKey<Void> = "sixteen-char-ke0"
 let pair: EventKey<(Int, Double)> = "sixteen-char-ke2"
 let six: EventKey<(Int, Double, Bool, Int32, Float, UInt8)> = "sixteen-char-ke6"
+let placed: EventKey<Order> = "sixteen-char-ord"
 
 // The counted loops, one per case, so that each execute is compiled as a
 // caller's would be.
@@ -61,6 +79,16 @@ func countedTypedPair(_ iterations: Int, _ table: CommandTable) throws {
 @inline(never)
 func countedTypedSix(_ iterations: Int, _ table: CommandTable) throws {
     for _ in 0..<iterations { try table.execute(six, 3, 2.5, true, -4, 0.5, 6) }
+}
+
+@inline(never)
+func countedPayload(_ iterations: Int, _ table: CommandTable, _ order: Order) throws {
+    for _ in 0..<iterations { try table.execute(placed, order) }
+}
+
+@inline(never)
+func countedInvoke(_ iterations: Int, _ invocation: Invocation) throws {
+    for _ in 0..<iterations { _ = try invocation.invoke() }
 }
 
 @inline(never)
@@ -89,6 +117,16 @@ func makeCase(
     case "swift.string.1":
         subscriptions.append(table.on("sixteen-char-str", makeHandler(counter)))
         return Case(handlers: 1) { try countedString($0, table) }
+    case "swift.payload.1":
+        subscriptions.append(table.on(placed, makeOrderHandler(counter)))
+        let order = Order(id: 7, items: ["tea", "milk"])
+        return Case(handlers: 1) { try countedPayload($0, table, order) }
+    case "swift.invoke.void_ptr":
+        // One "handler": the function the invocation calls.
+        guard let invocation = try? Invocation(function: countCall as @convention(c) (UnsafeMutableRawPointer?) -> Void, signature: Signature("v^v")),
+            (try? invocation.setArgument(.pointer(Unmanaged.passUnretained(counter).toOpaque()), at: 0)) != nil
+        else { return nil }
+        return Case(handlers: 1) { try countedInvoke($0, invocation) }
     default:
         return nil
     }
@@ -103,7 +141,7 @@ func run(_ arguments: [String]) -> Int32 {
     guard arguments.count == 4, arguments[1] == "--count", let iterations = Int(arguments[3]), iterations > 0,
         let chosen = makeCase(arguments[2], on: table, counting: counter, into: &subscriptions)
     else {
-        print("usage: EventKitCount --count swift.typed.1|swift.typed.10|swift.typed_pair.1|swift.typed_six.1|swift.string.1 N")
+        print("usage: EventKitCount --count swift.typed.1|swift.typed.10|swift.typed_pair.1|swift.typed_six.1|swift.string.1|swift.payload.1|swift.invoke.void_ptr N")
         return 2
     }
     do {

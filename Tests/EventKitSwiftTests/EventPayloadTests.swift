@@ -1,0 +1,227 @@
+import EventKitSwift
+import Foundation
+import Synchronization
+import Testing
+
+// Value types as event payloads: structs, enums with associated values and
+// collections travel through typed keys and the string API, C handlers see
+// them as objects, and an execute of another Swift type fails before any
+// handler runs.
+
+private struct Order: Sendable, Equatable {
+    var id: Int
+    var items: [String]
+}
+extension Order: EventPayload {}
+
+private struct Invoice: Sendable, Equatable {
+    var total: Double
+}
+extension Invoice: EventPayload {}
+
+private enum Shape: Sendable, Equatable {
+    case circle(radius: Double)
+    case rectangle(width: Double, height: Double)
+}
+extension Shape: EventPayload {}
+
+extension EventKey where Arguments == Order {
+    fileprivate static let placed: EventKey<Order> = "order.placed"
+}
+extension EventKey where Arguments == (Order, Int) {
+    fileprivate static let placedAt: EventKey<(Order, Int)> = "order.placedAt"
+}
+extension EventKey where Arguments == Order? {
+    fileprivate static let maybePlaced: EventKey<Order?> = "order.maybe"
+}
+
+/// The C handler of `PayloadTests.cHandlerKeepsAndPassesBackPayload`: keeps
+/// its object argument, retained, for the test to execute again with.
+nonisolated(unsafe) private var keptObject: UnsafeMutableRawPointer?
+private let keepObject: @convention(c) (UnsafeMutableRawPointer?) -> Void = { object in
+    keptObject = object.map { Unmanaged<AnyObject>.fromOpaque($0).retain().toOpaque() }
+}
+
+@Suite("EventPayload")
+struct EventPayloadTests {
+    @Test("A struct travels through a typed key to its handler, unchanged")
+    func structThroughTypedKey() throws {
+        let table = CommandTable(name: "payload")
+        let received = Arrivals<Order>()
+        let subscription = table.on(.placed) { order in received.append(order) }
+        let order = Order(id: 7, items: ["tea", "milk"])
+        let result = try table.execute(.placed, order)
+        #expect(result.handled == 1)
+        #expect(received.all == [order])
+        withExtendedLifetime(subscription) {}
+    }
+
+    @Test("An enum with associated values, an array, a set and a dictionary are payloads")
+    func enumsAndCollectionsArePayloads() throws {
+        let table = CommandTable(name: "payload")
+        let shapes = Arrivals<Shape>()
+        let lists = Arrivals<[String]>()
+        let sets = Arrivals<Set<Int>>()
+        let stock = Arrivals<[String: [Order]]>()
+        let subscriptions = [
+            table.on(EventKey<Shape>("shape")) { shapes.append($0) },
+            table.on(EventKey<[String]>("list")) { lists.append($0) },
+            table.on(EventKey<Set<Int>>("set")) { sets.append($0) },
+            table.on(EventKey<[String: [Order]]>("stock")) { stock.append($0) },
+        ]
+        try table.execute(EventKey<Shape>("shape"), .rectangle(width: 2, height: 3))
+        try table.execute(EventKey<[String]>("list"), ["a", "b"])
+        try table.execute(EventKey<Set<Int>>("set"), [1, 2, 3])
+        try table.execute(EventKey<[String: [Order]]>("stock"), ["tea": [Order(id: 1, items: [])]])
+        #expect(shapes.all == [.rectangle(width: 2, height: 3)])
+        #expect(lists.all == [["a", "b"]])
+        #expect(sets.all == [[1, 2, 3]])
+        #expect(stock.all == [["tea": [Order(id: 1, items: [])]]])
+        withExtendedLifetime(subscriptions) {}
+    }
+
+    @Test("A payload is one element of a key's tuple, beside a scalar")
+    func payloadInATuple() throws {
+        let table = CommandTable(name: "payload")
+        let received = Arrivals<String>()
+        let subscription = table.on(.placedAt) { order, slot in received.append("\(order.id)@\(slot)") }
+        try table.execute(.placedAt, Order(id: 3, items: []), 12)
+        #expect(received.all == ["3@12"])
+        withExtendedLifetime(subscription) {}
+    }
+
+    @Test("An optional payload carries nil as the null object")
+    func optionalPayload() throws {
+        let table = CommandTable(name: "payload")
+        let received = Arrivals<Int?>()
+        let subscription = table.on(.maybePlaced) { order in received.append(order?.id) }
+        try table.execute(.maybePlaced, nil)
+        try table.execute(.maybePlaced, Order(id: 4, items: []))
+        #expect(received.all == [nil, 4])
+        withExtendedLifetime(subscription) {}
+    }
+
+    @Test("The string API takes payloads both ways: an annotated handler and an execute by name")
+    func payloadByName() throws {
+        let table = CommandTable(name: "payload")
+        let received = Arrivals<Order>()
+        let subscription = table.on("order.placed") { (order: Order) in received.append(order) }
+        let order = Order(id: 9, items: ["jam"])
+        try table.execute("order.placed", order)
+        try table.execute(.placed, order)
+        #expect(received.all == [order, order])
+        withExtendedLifetime(subscription) {}
+    }
+
+    @Test("An execute with a payload of another Swift type throws naming both types, and runs no handler")
+    func otherSwiftTypeFailsBeforeAnyHandler() throws {
+        let table = CommandTable(name: "payload")
+        let calls = Atomic<Int>(0)
+        let subscriptions = [
+            table.on("order.placed") { calls.add(1, ordering: .relaxed) },
+            table.on(.placed) { _ in calls.add(1, ordering: .relaxed) },
+        ]
+        let message = expectDispatchError(DispatchError.typeMismatch) {
+            try table.execute("order.placed", Invoice(total: 2))
+        }
+        #expect(message.contains("Order") && message.contains("Invoice"), "\(message)")
+        #expect(message.contains("order.placed"))
+        #expect(calls.load(ordering: .relaxed) == 0)
+
+        // A detailed key's execute runs the event's handlers: it is checked too.
+        expectDispatchError(DispatchError.typeMismatch) {
+            try table.execute(EventKey<Invoice>("order.placed::rush"), Invoice(total: 2))
+        }
+        #expect(calls.load(ordering: .relaxed) == 0)
+        withExtendedLifetime(subscriptions) {}
+    }
+
+    @Test("Once the handler taking one payload type is gone, the event takes another")
+    func removedHandlerReleasesItsType() throws {
+        let table = CommandTable(name: "payload")
+        let orders = table.on(.placed) { _ in }
+        expectDispatchError(DispatchError.typeMismatch) {
+            try table.execute("order.placed", Invoice(total: 1))
+        }
+        orders.cancel()
+        let invoices = Arrivals<Invoice>()
+        let subscription = table.on(EventKey<Invoice>("order.placed")) { invoices.append($0) }
+        try table.execute("order.placed", Invoice(total: 1))
+        #expect(invoices.all == [Invoice(total: 1)])
+        withExtendedLifetime(subscription) {}
+    }
+
+    @Test("A C handler sees the payload as an object it may retain and pass back to an execute")
+    func cHandlerKeepsAndPassesBackPayload() throws {
+        let table = CommandTable(name: "payload")
+        try table.register("order.placed", function: keepObject, signature: Signature("v@"))
+        let order = Order(id: 5, items: ["bread"])
+        try table.execute(.placed, order)
+        let kept = try #require(keptObject)
+        let object = Unmanaged<AnyObject>.fromOpaque(kept).takeRetainedValue()
+        keptObject = nil
+
+        let echoed = Arrivals<Order>()
+        let subscription = table.on(EventKey<Order>("order.echo")) { echoed.append($0) }
+        try table.execute("order.echo", arguments: [.object(object)])
+        #expect(echoed.all == [order])
+        withExtendedLifetime(subscription) {}
+    }
+
+    @Test("A queued delivery keeps the payload until its owner drains it")
+    func queuedDeliveryKeepsPayload() throws {
+        let table = CommandTable(name: "payload")
+        let queue = try EventQueue()
+        let received = Arrivals<Order>()
+        let subscription = table.on(.placed, on: .queue(queue)) { order in received.append(order) }
+        runOnSeparateThread {
+            for id in 0..<3 { _ = try? table.execute(.placed, Order(id: id, items: ["x"])) }
+        }
+        #expect(received.all.isEmpty)
+        #expect(queue.drain() == 3)
+        #expect(received.all.map(\.id) == [0, 1, 2])
+        withExtendedLifetime(subscription) {}
+    }
+
+    @Test("Payloads executed from three threads while a fourth adds and removes handlers arrive whole")
+    func payloadsAcrossThreadsWhileHandlersChange() {
+        let table = CommandTable(name: "payload")
+        let received = Atomic<Int>(0)
+        let corrupt = Atomic<Int>(0)
+        let steady = table.on(.placed) { order in
+            if order.items.count != order.id % 4 { corrupt.add(1, ordering: .relaxed) }
+            received.add(1, ordering: .relaxed)
+        }
+        let executesEach = 2_000
+        withWatchdog(seconds: 60) {
+            let done = DispatchGroup()
+            for thread in 0..<3 {
+                done.enter()
+                Thread {
+                    for index in 0..<executesEach {
+                        let id = thread * executesEach + index
+                        let order = Order(id: id, items: Array(repeating: "item", count: id % 4))
+                        if (try? table.execute(.placed, order)) == nil { corrupt.add(1, ordering: .relaxed) }
+                    }
+                    done.leave()
+                }.start()
+            }
+            done.enter()
+            Thread {
+                for _ in 0..<500 {
+                    let extra = table.on(.placed) { order in
+                        if order.items.count != order.id % 4 { corrupt.add(1, ordering: .relaxed) }
+                    }
+                    let wrongType = table.on(EventKey<Order?>("order.placed")) { _ in }
+                    extra.cancel()
+                    wrongType.cancel()
+                }
+                done.leave()
+            }.start()
+            #expect(done.wait(timeout: .now() + 50) == .success)
+        }
+        #expect(corrupt.load(ordering: .relaxed) == 0)
+        #expect(received.load(ordering: .relaxed) == 3 * executesEach)
+        withExtendedLifetime(steady) {}
+    }
+}
