@@ -185,7 +185,17 @@ static void remove_hook(dc_table *table, table_hook *hook) {
     bool removing = unlink_hook(table, hook);
     dc__table_reclaim(table);
     unlock_table(table);
-    if (removing) wait_and_finish(table, hook);
+    if (removing) {
+        wait_and_finish(table, hook);
+    } else {
+        /* Another execute, in which it also asked to go, is removing it:
+         * this one too returns only once no call of it that began before the
+         * mark runs on another thread, as dispatch_table.h promises for every
+         * execute in which a hook returned false. Its memory outlives the
+         * wait: it is retired, and this thread is in its read-side section. */
+        dc__heavy_fence();
+        dc__wait_for_calls(hook, NULL, NULL);
+    }
 }
 
 /* ---- the API -------------------------------------------------------------------------------- */

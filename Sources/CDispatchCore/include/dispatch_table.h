@@ -514,7 +514,9 @@ typedef struct dc_emission {
 } dc_emission;
 
 /* A hook returns true to stay installed, false to be removed (once, however
- * many threads return false at once). */
+ * many threads return false at once). Every execute in which it returned
+ * false returns only once it is removed, as from dc_table_remove_emission_hook:
+ * no call of it begins afterwards. */
 typedef bool (*dc_emission_hook)(const dc_emission *emission, void *data);
 
 /* Identifies an emission hook; never reused within a table. 0 is never valid. */
