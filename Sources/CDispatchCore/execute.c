@@ -156,13 +156,11 @@ static dc_value call_with_values(const dc__handler *handler, uint32_t state, dc_
             dc__store_register_image(signature, integers, floats, p, &values[p]);
         dc__stub_call(signature->return_class, signature->stub, handler->function, integers, floats, raw);
     } else {
-        void *pointers[DC_MAX_PARAMETERS];
-        for (size_t p = 0; p < signature->parameter_count; p++) pointers[p] = dc__ffi_argument(&values[p]);
         if (signature->return_layout != NULL) {
-            ffi_call((ffi_cif *)&signature->cif, handler->function, struct_return, pointers);
+            dc__ffi_call_values(signature, handler->function, values, struct_return);
             return dc__struct_value(struct_return, signature->return_layout);
         }
-        ffi_call((ffi_cif *)&signature->cif, handler->function, raw, pointers);
+        dc__ffi_call_values(signature, handler->function, values, raw);
     }
     return dc__return_value(signature, raw);
 }
@@ -189,9 +187,20 @@ COLD static void accumulate(execution *run, dc_value value, bool *stop) {
     result->return_count++;
 }
 
+/* call_marshal_converting() of more than DC__FEW_PARAMETERS parameters, in
+ * a frame of its own. */
+COLD NOINLINE static dc_value call_marshal_converting_many(const execution *run, const dc__handler *handler,
+                                                         uint32_t state) {
+    dc_value converted[DC_MAX_PARAMETERS];
+    handler_arguments(handler, state, run->arguments, run->count, converted);
+    return call_marshal(handler, state, converted, handler->signature->parameter_count, NULL);
+}
+
 /* Calls a marshal with the arguments converted to its parameter types. */
 COLD static dc_value call_marshal_converting(const execution *run, const dc__handler *handler, uint32_t state) {
-    dc_value converted[DC_MAX_PARAMETERS];
+    if (!LIKELY(handler->signature->parameter_count <= DC__FEW_PARAMETERS))
+        return call_marshal_converting_many(run, handler, state);
+    dc_value converted[DC__FEW_PARAMETERS];
     handler_arguments(handler, state, run->arguments, run->count, converted);
     return call_marshal(handler, state, converted, handler->signature->parameter_count, NULL);
 }
@@ -299,19 +308,11 @@ ALWAYS_INLINE static inline void fill_images(call_images *images, const dc_signa
     fill_images_from(images, signature, first, first, arguments, count);
 }
 
-/* Runs one handler the general way: once-handlers, queued ones, libffi.
- * Called between dc__read_calling and dc__read_called. */
-COLD static void run_handler_slowly(execution *run, dc_thread_record *reader, dc__handler *handler, uint32_t state,
-                               bool *stop) {
-    if (state & (DC__STATE_REMOVED | DC__STATE_BLOCK_MASK)) return;
-    /* One added with a detail runs only in executes of its key. */
-    if ((state & DC__STATE_DETAILED) && handler->event != run->key) return;
-    if (state & DC__STATE_ONCE) {
-        uint32_t before = atomic_fetch_or_explicit(&handler->state, DC__STATE_FIRED, memory_order_acq_rel);
-        if (before & (DC__STATE_FIRED | DC__STATE_REMOVED)) return;
-    }
-
-    dc_value converted[DC_MAX_PARAMETERS];
+/* The call of a handler that run_handler_slowly() found due to run, its
+ * arguments converted into `converted` (room for its parameters). */
+ALWAYS_INLINE static inline void run_handler_converting(execution *run, dc_thread_record *reader,
+                                                        dc__handler *handler, uint32_t state, bool *stop,
+                                                        dc_value *converted) {
     dc_value *values = converted;
     size_t count = handler->signature->parameter_count;
     if (state & DC__STATE_VARIADIC) {
@@ -351,6 +352,33 @@ COLD static void run_handler_slowly(execution *run, dc_thread_record *reader, dc
         if (returned.type != DC_TYPE_VOID) accumulate(run, returned, stop);
     }
     if (state & DC__STATE_ONCE) dc__table_remove_handler(run->table, handler);
+}
+
+/* run_handler_converting() of more than DC__FEW_PARAMETERS parameters, in a
+ * frame of its own. */
+COLD NOINLINE static void run_handler_with_many(execution *run, dc_thread_record *reader, dc__handler *handler,
+                                                uint32_t state, bool *stop) {
+    dc_value converted[DC_MAX_PARAMETERS];
+    run_handler_converting(run, reader, handler, state, stop, converted);
+}
+
+/* Runs one handler the general way: once-handlers, queued ones, libffi.
+ * Called between dc__read_calling and dc__read_called. */
+COLD static void run_handler_slowly(execution *run, dc_thread_record *reader, dc__handler *handler, uint32_t state,
+                                    bool *stop) {
+    if (state & (DC__STATE_REMOVED | DC__STATE_BLOCK_MASK)) return;
+    /* One added with a detail runs only in executes of its key. */
+    if ((state & DC__STATE_DETAILED) && handler->event != run->key) return;
+    if (state & DC__STATE_ONCE) {
+        uint32_t before = atomic_fetch_or_explicit(&handler->state, DC__STATE_FIRED, memory_order_acq_rel);
+        if (before & (DC__STATE_FIRED | DC__STATE_REMOVED)) return;
+    }
+    if (!LIKELY(handler->signature->parameter_count <= DC__FEW_PARAMETERS)) {
+        run_handler_with_many(run, reader, handler, state, stop);
+        return;
+    }
+    dc_value converted[DC__FEW_PARAMETERS];
+    run_handler_converting(run, reader, handler, state, stop, converted);
 }
 
 /* Runs one handler that is more than a void stub call: a marshal, one that

@@ -37,7 +37,11 @@ static void summarize_shapes(dc__shape_set *set, bool lean) {
     for (uint32_t s = 0; s < set->count; s++) {
         const dc__handler_shape *shape = &set->shapes[s];
         if (shape->state_flags & DC__STATE_VARIADIC) continue; /* takes the arguments as given: constrains nothing */
-        uint32_t takes = shape->takes; /* at most DC_MAX_PARAMETERS, below 64 */
+        uint32_t takes = shape->takes;
+        if (takes > DC__SUMMARIZED_TAKES) {
+            counts = strict_counts = 0; /* beyond the counts' bits: each shape is checked */
+            continue;
+        }
         /* A strict shape fits only its own count; an execute's strict flag
          * makes every shape here strict. */
         if (shape->state_flags & DC__STATE_STRICT) counts &= (uint64_t)1 << takes;

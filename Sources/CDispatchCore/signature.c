@@ -641,13 +641,27 @@ static dc_status intern(parsed_signature *parsed, dc_signature **out) {
         }
     }
 
-    dc_signature *signature = calloc(1, sizeof *signature + length + 1);
+    size_t count = parsed->parameter_count;
+    size_t parameters_at = align_up(sizeof(dc_signature) + length + 1, _Alignof(dc__parameter));
+    size_t ffi_types_at = align_up(parameters_at + count * sizeof(dc__parameter), _Alignof(ffi_type *));
+    size_t layouts_at = ffi_types_at + count * sizeof(ffi_type *);
+    size_t slots_at = layouts_at + count * sizeof(const dc__layout_node *);
+    size_t sizes_at = slots_at + count * sizeof(dc_parameter_slot);
+    size_t struct_parameters_at = sizes_at + count;
+    dc_signature *signature = calloc(1, struct_parameters_at + count);
     if (signature == NULL) {
         pthread_mutex_unlock(&intern_lock);
         dc_status status = dc__fail(DC_ERR_NO_MEMORY, "no memory for signature \"%.64s\"", encoding);
         parsed_free(parsed);
         return status;
     }
+    char *bytes = (char *)signature;
+    signature->parameters = (dc__parameter *)(void *)(bytes + parameters_at);
+    signature->ffi_parameter_types = (ffi_type **)(void *)(bytes + ffi_types_at);
+    signature->parameter_layouts = (const dc__layout_node **)(void *)(bytes + layouts_at);
+    signature->slots = (dc_parameter_slot *)(void *)(bytes + slots_at);
+    signature->parameter_sizes = (uint8_t *)(bytes + sizes_at);
+    signature->struct_parameters = (uint8_t *)(bytes + struct_parameters_at);
     atomic_init(&signature->reference_count, 1);
     signature->hash = hash;
     signature->return_type = parsed->return_type;

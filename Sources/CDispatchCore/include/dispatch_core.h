@@ -260,8 +260,9 @@ DC_API dc_status dc_value_convert(const dc_value *value, dc_type type, dc_value 
 /* Signatures (NSMethodSignature)                                            */
 /* ------------------------------------------------------------------------ */
 
-/* Most parameters a signature may have. */
-#define DC_MAX_PARAMETERS 32
+/* Most parameters a signature may have: the 127 that C guarantees a
+ * function may take (C11 5.2.4.1). */
+#define DC_MAX_PARAMETERS 127
 
 /* A generic function pointer; cast any C function to it with DC_FUNCTION(f)
  * and describe its real type with a dc_signature (a variadic one with
