@@ -106,8 +106,8 @@ static void handler_arguments(const dc__handler *handler, uint32_t state, const 
     }
     for (size_t p = first; p < signature->parameter_count; p++) {
         out[p] = parameter_value(arguments, count, p - first, signature->parameters[p].type);
-        /* A missing struct is zero bytes (a given one is never NULL). */
-        if (out[p].type == DC_TYPE_STRUCT && out[p].pointer == NULL)
+        /* A missing struct (or value by address) is zero bytes (a given one is never NULL). */
+        if (dc__by_address(out[p].type) && out[p].pointer == NULL)
             out[p] = dc__struct_value((void *)signature->zero_struct, signature->parameter_layouts[p]);
     }
 }
@@ -126,7 +126,7 @@ static dc_value call_marshal(const dc__handler *handler, uint32_t state, const d
     dc_value result;
     result.u64 = 0;
     result.type = handler->signature->return_type;
-    if (result.type == DC_TYPE_STRUCT) result = dc__struct_value(struct_return, handler->signature->return_layout); /* zeroed by the caller */
+    if (dc__by_address(result.type)) result = dc__struct_value(struct_return, handler->signature->return_layout); /* zeroed by the caller */
     ((dc_marshal)handler->function)(handler->target, values, count, &result);
     /* A marshal may say it returned nothing (DC_TYPE_VOID); otherwise only a
      * variadic one chooses the type, and not a struct, whose size nothing
@@ -134,8 +134,8 @@ static dc_value call_marshal(const dc__handler *handler, uint32_t state, const d
     if (result.type == DC_TYPE_VOID) return result;
     if (!(state & DC__STATE_VARIADIC)) {
         result.type = handler->signature->return_type;
-        if (result.type == DC_TYPE_STRUCT) result = dc__struct_value(struct_return, handler->signature->return_layout);
-    } else if ((unsigned)result.type >= DC_TYPE_COUNT || result.type == DC_TYPE_STRUCT) {
+        if (dc__by_address(result.type)) result = dc__struct_value(struct_return, handler->signature->return_layout);
+    } else if ((unsigned)result.type >= DC_TYPE_COUNT || dc__by_address(result.type)) {
         result.type = DC_TYPE_VOID;
     }
     return result;
@@ -257,7 +257,7 @@ COLD static bool call_returning_struct(execution *run, dc_thread_record *reader,
     dc_value returned = call_with_values(handler, state, values, count, bytes);
     dc__read_called(reader);
     run->result.handled++;
-    if (returned.type == DC_TYPE_STRUCT) {
+    if (dc__by_address(returned.type)) {
         if (slot != NULL && !in_place) {
             memcpy(slot, bytes, layout->size);
             returned.pointer = slot;

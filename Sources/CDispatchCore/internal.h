@@ -32,7 +32,20 @@ static inline bool dc__is_pointer_like(dc_type type) {
     return type == DC_TYPE_OBJECT || type == DC_TYPE_POINTER || type == DC_TYPE_STRING;
 }
 
-/* A type's canonical encoding ("q", "^v"); "" for a struct, whose encoding
+/* True for the types whose values carry the address of their bytes: a
+ * struct, long double and the complex types (dispatch_core.h, "Values by
+ * address"). Their parameters and return values have a layout node, so
+ * they take every path a struct takes; only a struct has fields. */
+static inline bool dc__by_address(dc_type type) {
+    return (unsigned)type >= DC_TYPE_STRUCT && (unsigned)type < DC_TYPE_COUNT;
+}
+
+/* The bytes a value by address points at: a struct's as far as it knows
+ * (dc_struct_size()), the size of a long double or complex type; 0 for
+ * any other value. */
+size_t dc__value_bytes(const dc_value *value);
+
+/* A type's canonical encoding ("q", "^v", "jd"); "" for a struct, whose encoding
  * is its layout's, and for values out of range. */
 const char *dc__type_canonical(dc_type type);
 
@@ -198,6 +211,7 @@ const char *dc__struct_describe(const dc_value *value, char *text, size_t size);
 /* The struct value of `layout` at `bytes`, knowing its layout (or its size,
  * when the layout has no identity). */
 static inline dc_value dc__struct_value(void *bytes, const dc__layout_node *layout) {
+    if (layout->type != DC_TYPE_STRUCT) return dc_value_at(layout->type, bytes); /* long double, complex */
     dc_value value = dc_struct_of(bytes, layout->size);
     if (layout->id != 0) value.struct_id = layout->id;
     return value;
@@ -289,7 +303,7 @@ struct dc_signature {
 /* The address ffi_call reads an argument at: a struct's bytes, or the
  * member of a scalar (every member starts at the union's first byte). */
 static inline void *dc__ffi_argument(dc_value *value) {
-    return value->type == DC_TYPE_STRUCT ? value->pointer : (void *)&value->u64;
+    return dc__by_address(value->type) ? value->pointer : (void *)&value->u64;
 }
 
 /* The most parameters a call's arrays on the stack are made for on the

@@ -51,20 +51,20 @@ __attribute__((noinline)) static dc_status convert_argument_slowly(const dc_sign
                         layout->size);
     }
     if (status == DC_ERR_NULL_ARGUMENT)
-        return dc__fail(status, "%s: argument %zu of signature \"%s\": a struct value whose pointer is NULL", function,
-                        index, signature->encoding);
+        return dc__fail(status, "%s: argument %zu of signature \"%s\": a %s value whose pointer is NULL", function,
+                        index, signature->encoding, dc_type_name(signature->parameters[index].type));
     char reason[256];
     snprintf(reason, sizeof reason, "%s", dc_last_error_message());
     return dc__fail(DC_ERR_TYPE, "%s: argument %zu of signature \"%s\": %s", function, index, signature->encoding,
                     reason);
 }
 
-/* The same, at once for a value of exactly the parameter's type (a struct
- * has more to check). */
+/* The same, at once for a value of exactly the parameter's type (a value
+ * by address has more to check). */
 static inline dc_status convert_argument(const dc_signature *signature, size_t index, const dc_value *value,
                                          dc_value *out, const char *function) {
     dc_type type = signature->parameters[index].type;
-    if (DC__LIKELY(value->type == type && type != DC_TYPE_STRUCT)) {
+    if (DC__LIKELY(value->type == type && !dc__by_address(type))) {
         *out = dc__same_type_value(*value);
         return DC_OK;
     }
@@ -176,7 +176,7 @@ DC_API dc_status dc_invocation_set_argument(dc_invocation *invocation, size_t in
     if (status != DC_OK) return status;
     dc__invocation_ready(invocation);
     dc_value *argument = &dc__invocation_arguments(invocation)[index];
-    if (converted.type == DC_TYPE_STRUCT) {
+    if (dc__by_address(converted.type)) {
         /* The bytes are copied in; the argument keeps pointing at its own. */
         memmove(argument->pointer, converted.pointer, invocation->signature->parameter_layouts[index]->size);
         return DC_OK; /* the argument keeps its pointer and size */
@@ -313,7 +313,7 @@ DC_API dc_status dc_invocation_set_return_value(dc_invocation *invocation, const
                         dc__struct_describe(&converted, given, sizeof given), signature->return_layout->encoding,
                         signature->encoding, signature->return_layout->size);
     }
-    if (converted.type == DC_TYPE_STRUCT)
+    if (dc__by_address(converted.type))
         memmove(invocation->rvalue, converted.pointer, signature->return_layout->size);
     else
         invocation->result = dc__raw_return(&converted);
