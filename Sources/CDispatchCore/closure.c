@@ -100,10 +100,6 @@ static void report(const dc_closure *closure, dc_status status) {
 static dc_status create(dc_signature *signature, void (*entry)(ffi_cif *, void *, void **, void *),
                         dc_forward_handler handler, void *user_data, void (*destroy_notify)(void *),
                         dc_closure **out, const char *function_name) {
-    if (signature->variadic)
-        return dc__fail(DC_ERR_UNSUPPORTED,
-                        "%s: signature \"%s\" is variadic; a closure takes a fixed list of parameters",
-                        function_name, signature->encoding);
     dc_closure *closure = calloc(1, sizeof *closure);
     if (closure == NULL)
         return dc__fail(DC_ERR_NO_MEMORY, "%s: no memory for a closure of \"%s\"", function_name, signature->encoding);
