@@ -104,7 +104,7 @@ static void T_CASE(identity_handler, T_NAME)(dc_invocation *call, void *user_dat
 
 static void T_CASE(cls_complex, T_NAME)(void **state) {
     (void)state;
-    dc_closure *closure = closure_of(T_CODE T_CODE, T_CASE(identity_handler, T_NAME), NULL);
+    dc_closure *closure = create_closure(T_CODE T_CODE, T_CASE(identity_handler, T_NAME), NULL);
     T_COMPLEX (*identity)(T_COMPLEX) = (T_COMPLEX (*)(T_COMPLEX))dc_closure_function(closure);
     assert_true(identity(0.125 + 128.0 * I) == 0.125 + 128.0 * I);
     dc_closure_destroy(closure);
@@ -126,7 +126,7 @@ static void T_CASE(keep_struct_handler, T_NAME)(dc_invocation *call, void *user_
 
 static void T_CASE(cls_complex_struct, T_NAME)(void **state) {
     (void)state;
-    dc_closure *closure = closure_of("v{Cs=" T_CODE T_CODE "}", T_CASE(keep_struct_handler, T_NAME), NULL);
+    dc_closure *closure = create_closure("v{Cs=" T_CODE T_CODE "}", T_CASE(keep_struct_handler, T_NAME), NULL);
     void (*keep)(T_CASE(Cs, T_NAME)) = (void (*)(T_CASE(Cs, T_NAME)))dc_closure_function(closure);
     T_CASE(Cs, T_NAME) argument = {1.0 + 11.0 * I, 2.0 + 22.0 * I};
     T_CASE(gc, T_NAME).x = T_CASE(gc, T_NAME).y = 0;
@@ -184,7 +184,7 @@ CALLEE static T_CASE(align, T_NAME) T_CASE(align_fn, T_NAME)(T_CASE(align, T_NAM
 static void T_CASE(cls_align_complex, T_NAME)(void **state) {
     (void)state;
 #define T_ALIGN_ENCODING "{cls_struct_align=C" T_CODE "C}"
-    dc_closure *closure = closure_of(T_ALIGN_ENCODING T_ALIGN_ENCODING T_ALIGN_ENCODING, resend_to_user_data,
+    dc_closure *closure = create_closure(T_ALIGN_ENCODING T_ALIGN_ENCODING T_ALIGN_ENCODING, resend_to_function,
                                      (void *)DC_FUNCTION(T_CASE(align_fn, T_NAME)));
 #undef T_ALIGN_ENCODING
     T_CASE(align, T_NAME) (*align)(T_CASE(align, T_NAME), T_CASE(align, T_NAME)) =

@@ -13,26 +13,10 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-static dc_closure *closure_of(const char *encoding, dc_forward_handler handler, void *user_data) {
-    dc_signature *signature = create_signature(encoding);
-    dc_closure *closure = NULL;
-    assert_ok(dc_closure_create(signature, handler, user_data, NULL, &closure));
-    dc_signature_release(signature);
-    return closure;
-}
-
 static void call_ok(const char *encoding, dc_function function, dc_value *arguments, size_t count, dc_value result) {
     dc_signature *signature = create_signature(encoding);
     assert_ok(dc_call(signature, function, arguments, count, &result));
     dc_signature_release(signature);
-}
-
-/* A forward handler that re-sends the call to the function in user_data. */
-static void resend_to_user_data(dc_invocation *call, void *user_data) {
-    dc_function function;
-    memcpy(&function, &user_data, sizeof function);
-    assert_ok(dc_invocation_set_function(call, function));
-    assert_ok(dc_invocation_invoke(call));
 }
 
 static long double long_double_argument(dc_invocation *call, size_t index) {
@@ -67,7 +51,7 @@ static void cls_longdouble(void **state) {
     for (int i = 0; i < 8; i++) values[i] = dc_long_double(&arguments[i]);
     call_ok("DDDDDDDDD", DC_FUNCTION(cls_ldouble_fn), values, 8, dc_long_double(&result));
     assert_true(result == 36);
-    dc_closure *closure = closure_of("DDDDDDDDD", sum_eight, NULL);
+    dc_closure *closure = create_closure("DDDDDDDDD", sum_eight, NULL);
     long double (*f)(long double, long double, long double, long double, long double, long double, long double,
                      long double) = (long double (*)(long double, long double, long double, long double, long double,
                                                      long double, long double, long double))dc_closure_function(closure);
@@ -156,7 +140,7 @@ static void cls_align_longdouble(void **state) {
     call_ok(ALIGN_LD ALIGN_LD ALIGN_LD, DC_FUNCTION(align_ld_fn), (dc_value[]){dc_struct(&g), dc_struct(&f)}, 2,
             dc_struct(&result));
     assert_true(result.a == 13 && result.b == 14271 && result.c == 140);
-    dc_closure *closure = closure_of(ALIGN_LD ALIGN_LD ALIGN_LD, resend_to_user_data, (void *)DC_FUNCTION(align_ld_fn));
+    dc_closure *closure = create_closure(ALIGN_LD ALIGN_LD ALIGN_LD, resend_to_function, (void *)DC_FUNCTION(align_ld_fn));
     result = ((align_ld(*)(align_ld, align_ld))dc_closure_function(closure))(g, f);
     assert_true(result.a == 13 && result.b == 14271 && result.c == 140);
     dc_closure_destroy(closure);
@@ -168,7 +152,7 @@ static void cls_align_longdouble_split_and_split2(void **state) {
     call_ok(SPLIT_LD SPLIT_LD SPLIT_LD, DC_FUNCTION(split_ld_fn), (dc_value[]){dc_struct(&g), dc_struct(&f)}, 2,
             dc_struct(&r));
     assert_true(r.a == 9 && r.b == 11 && r.c == 13 && r.d == 15 && r.e == 17 && r.f == 19 && r.g == 21);
-    dc_closure *closure = closure_of(SPLIT_LD SPLIT_LD SPLIT_LD, resend_to_user_data, (void *)DC_FUNCTION(split_ld_fn));
+    dc_closure *closure = create_closure(SPLIT_LD SPLIT_LD SPLIT_LD, resend_to_function, (void *)DC_FUNCTION(split_ld_fn));
     r = ((split_ld(*)(split_ld, split_ld))dc_closure_function(closure))(g, f);
     assert_true(r.a == 9 && r.b == 11 && r.c == 13 && r.d == 15 && r.e == 17 && r.f == 19 && r.g == 21);
     dc_closure_destroy(closure);
@@ -177,7 +161,7 @@ static void cls_align_longdouble_split_and_split2(void **state) {
     call_ok(SPLIT2_LD SPLIT2_LD SPLIT2_LD, DC_FUNCTION(split2_ld_fn), (dc_value[]){dc_struct(&g2), dc_struct(&f2)}, 2,
             dc_struct(&r2));
     assert_true(r2.a == 9 && r2.b == 11 && r2.c == 13 && r2.d == 15 && r2.e == 17 && r2.f == 19 && r2.g == 21);
-    closure = closure_of(SPLIT2_LD SPLIT2_LD SPLIT2_LD, resend_to_user_data, (void *)DC_FUNCTION(split2_ld_fn));
+    closure = create_closure(SPLIT2_LD SPLIT2_LD SPLIT2_LD, resend_to_function, (void *)DC_FUNCTION(split2_ld_fn));
     r2 = ((split2_ld(*)(split2_ld, split2_ld))dc_closure_function(closure))(g2, f2);
     assert_true(r2.a == 9 && r2.b == 11 && r2.c == 13 && r2.d == 15 && r2.e == 17 && r2.f == 19 && r2.g == 21);
     dc_closure_destroy(closure);
@@ -212,7 +196,7 @@ static void nested_struct5(void **state) {
     call_ok(NESTED_B NESTED_A NESTED_B, DC_FUNCTION(B_fn), (dc_value[]){dc_struct(&e), dc_struct(&f)}, 2,
             dc_struct(&result));
     assert_true((int)result.x.a == 13 && result.x.b == 233 && result.y == 134);
-    dc_closure *closure = closure_of(NESTED_B NESTED_A NESTED_B, resend_to_user_data, (void *)DC_FUNCTION(B_fn));
+    dc_closure *closure = create_closure(NESTED_B NESTED_A NESTED_B, resend_to_function, (void *)DC_FUNCTION(B_fn));
     result = ((B(*)(A, B))dc_closure_function(closure))(e, f);
     assert_true((int)result.x.a == 13 && result.x.b == 233 && result.y == 134);
     dc_closure_destroy(closure);
@@ -361,11 +345,11 @@ static void huge_struct(void **state) {
     BigStruct result;
     call_ok(BIG_STRUCT LARGE_PARAMETERS, DC_FUNCTION(test_large_fn), arguments, 50, dc_struct(&result));
     assert_large(&result);
-    dc_closure *closure = closure_of(BIG_STRUCT LARGE_PARAMETERS, build_large, NULL);
+    dc_closure *closure = create_closure(BIG_STRUCT LARGE_PARAMETERS, build_large, NULL);
     result = ((large_function)dc_closure_function(closure))(LARGE_CALL_ARGUMENTS);
     assert_large(&result);
     dc_closure_destroy(closure);
-    closure = closure_of(BIG_STRUCT LARGE_PARAMETERS, resend_to_user_data, (void *)DC_FUNCTION(test_large_fn));
+    closure = create_closure(BIG_STRUCT LARGE_PARAMETERS, resend_to_function, (void *)DC_FUNCTION(test_large_fn));
     result = ((large_function)dc_closure_function(closure))(LARGE_CALL_ARGUMENTS);
     assert_large(&result);
     dc_closure_destroy(closure);

@@ -19,22 +19,6 @@ static void call_ok(const char *encoding, dc_function function, dc_value *argume
     dc_signature_release(signature);
 }
 
-static dc_closure *closure_of(const char *encoding, dc_forward_handler handler, void *user_data) {
-    dc_signature *signature = create_signature(encoding);
-    dc_closure *closure = NULL;
-    assert_ok(dc_closure_create(signature, handler, user_data, NULL, &closure));
-    dc_signature_release(signature);
-    return closure;
-}
-
-/* A forward handler that re-sends the call to the function in user_data. */
-static void resend_to_user_data(dc_invocation *call, void *user_data) {
-    dc_function function;
-    memcpy(&function, &user_data, sizeof function);
-    assert_ok(dc_invocation_set_function(call, function));
-    assert_ok(dc_invocation_invoke(call));
-}
-
 #define T float
 #define T_CODE "jf"
 #define T_TYPE DC_TYPE_COMPLEX_FLOAT

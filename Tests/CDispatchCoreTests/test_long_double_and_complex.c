@@ -291,11 +291,6 @@ static void twice_argument(dc_invocation *call, void *user_data) {
     assert_ok(dc_invocation_set_return_value(call, VALUE(dc_complex_long_double(&result))));
 }
 
-static void resend(dc_invocation *call, void *user_data) {
-    assert_ok(dc_invocation_set_function(call, (dc_function)user_data));
-    assert_ok(dc_invocation_invoke(call));
-}
-
 static void closures_read_them_set_them_and_resend_them(void **state) {
     (void)state;
     dc_signature *fused = create_signature("DDiD");
@@ -305,7 +300,7 @@ static void closures_read_them_set_them_and_resend_them(void **state) {
         dc_closure_function(closure);
     assert_true(fuse(1.0L / 3.0L, 3, 0.5L) == fused_ld(1.0L / 3.0L, 3, 0.5L));
     dc_closure_destroy(closure);
-    assert_ok(dc_closure_create(fused, resend, (void *)DC_FUNCTION(fused_ld), NULL, &closure));
+    assert_ok(dc_closure_create(fused, resend_to_function, (void *)DC_FUNCTION(fused_ld), NULL, &closure));
     fuse = (long double (*)(long double, int, long double))dc_closure_function(closure);
     assert_true(fuse(2.5L, -2, 0.125L) == fused_ld(2.5L, -2, 0.125L));
     dc_closure_destroy(closure);
@@ -320,14 +315,14 @@ static void closures_read_them_set_them_and_resend_them(void **state) {
     dc_signature_release(twice);
 
     dc_signature *rotate = create_signature("jfjf");
-    assert_ok(dc_closure_create(rotate, resend, (void *)DC_FUNCTION(rotate_cf), NULL, &closure));
+    assert_ok(dc_closure_create(rotate, resend_to_function, (void *)DC_FUNCTION(rotate_cf), NULL, &closure));
     float _Complex (*rotated)(float _Complex) = (float _Complex (*)(float _Complex))dc_closure_function(closure);
     assert_true(rotated(2.0f + 1.0f * I) == rotate_cf(2.0f + 1.0f * I));
     dc_closure_destroy(closure);
     dc_signature_release(rotate);
 
     dc_signature *bump = create_signature(CHAR_LONG_DOUBLE CHAR_LONG_DOUBLE "D");
-    assert_ok(dc_closure_create(bump, resend, (void *)DC_FUNCTION(bump_cld), NULL, &closure));
+    assert_ok(dc_closure_create(bump, resend_to_function, (void *)DC_FUNCTION(bump_cld), NULL, &closure));
     char_long_double (*bumped)(char_long_double, long double) =
         (char_long_double (*)(char_long_double, long double))dc_closure_function(closure);
     char_long_double s = bumped((char_long_double){'x', 1.0L, 'q'}, 1.0L / 3.0L);
