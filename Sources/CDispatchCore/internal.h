@@ -283,7 +283,7 @@ struct dc_signature {
     const dc__layout_node *return_layout;
     const dc__layout_node **parameter_layouts;
     dc__arena_block *arena;
-    uint8_t struct_parameter_count;             /* how many of the parameters are structs */
+    uint8_t struct_parameter_count;             /* how many of the parameters are structs (DC_TYPE_STRUCT) */
     uint8_t *struct_parameters;      /* their indices */
     /* Zero bytes as large as the largest struct parameter: the value of a
      * struct parameter for which an execute has no argument. */

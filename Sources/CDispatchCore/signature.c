@@ -598,6 +598,7 @@ static dc_status check_ffi_layout(const dc_signature *signature, const dc__layou
 static dc_status prepare(dc_signature *signature) {
     unsigned integers = 0, floats = 0;
     size_t largest_struct = 0;
+    bool by_address = false; /* a parameter of a layout: a struct, long double or complex */
     signature->word_images = true;
     for (size_t i = 0; i < signature->parameter_count; i++) {
         dc_type type = signature->parameters[i].type;
@@ -608,7 +609,11 @@ static dc_status prepare(dc_signature *signature) {
         signature->parameter_sizes[i] = layout != NULL ? 0 : (uint8_t)signature->ffi_parameter_types[i]->size;
         if (layout != NULL) {
             signature->parameters[i].struct_id = dc__struct_value(NULL, layout).struct_id;
-            signature->struct_parameters[signature->struct_parameter_count++] = (uint8_t)i;
+            by_address = true;
+            /* Only a struct's argument pointer may be pointed elsewhere by
+             * ffi_call (invocation.c): long double and complex ones stay. */
+            if (type == DC_TYPE_STRUCT)
+                signature->struct_parameters[signature->struct_parameter_count++] = (uint8_t)i;
             signature->struct_storage += dc__struct_storage_size(layout->size);
             if (layout->size > largest_struct) largest_struct = layout->size;
         }
@@ -647,7 +652,7 @@ static dc_status prepare(dc_signature *signature) {
     if (status != DC_OK) return status;
 
     /* Stubs pass scalars in registers with the ordinary convention only. */
-    bool stub_shaped = !signature->variadic && signature->struct_parameter_count == 0 && signature->return_layout == NULL;
+    bool stub_shaped = !signature->variadic && !by_address && signature->return_layout == NULL;
     signature->stub = stub_shaped ? dc__stub_lookup(signature->return_class, integers, floats) : NULL;
     signature->call_path = signature->stub != NULL ? DC_CALL_PATH_STUB : DC_CALL_PATH_FFI;
     if (signature->stub == NULL) signature->word_images = false; /* images are for stubs only */
