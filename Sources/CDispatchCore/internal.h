@@ -42,7 +42,7 @@ static inline bool dc__by_address(dc_type type) {
 
 /* The bytes a value by address points at: a struct's as far as it knows
  * (dc_struct_size()), the size of a long double or complex type; 0 for
- * any other value. */
+ * any other value (layout_ids.c). */
 size_t dc__value_bytes(const dc_value *value);
 
 /* A type's canonical encoding ("q", "^v", "jd"); "" for a struct, whose encoding

@@ -66,16 +66,6 @@ static const struct {
     [DC_TYPE_COMPLEX_LONG_DOUBLE] = {"complex long double", "jD"},
 };
 
-size_t dc__value_bytes(const dc_value *value) {
-    switch (value->type) {
-    case DC_TYPE_STRUCT: return dc_struct_size(value);
-    case DC_TYPE_LONG_DOUBLE: return sizeof(long double);
-    case DC_TYPE_COMPLEX_FLOAT: return sizeof(float _Complex);
-    case DC_TYPE_COMPLEX_DOUBLE: return sizeof(double _Complex);
-    case DC_TYPE_COMPLEX_LONG_DOUBLE: return sizeof(long double _Complex);
-    default: return 0;
-    }
-}
 
 DC_API const char *dc_type_name(dc_type type) {
     if ((unsigned)type >= DC_TYPE_COUNT) return "invalid";
