@@ -38,8 +38,11 @@
 # cast function pointers are what the platform ABI defines and UBSan's function
 # check reports (only clang knows that check; gcc gets nothing extra).
 
-VERSION       := 0.1.0
-SOVERSION     := 0
+# SOVERSION 1 (VERSION 0.2.0), issue 40: DC_MAX_PARAMETERS went from 32 to 127
+# and DC_TYPE_COUNT from 16 to 20, and encodings once refused (D, jf, jd, jD,
+# variadic closures) are accepted; dc_value's layout is unchanged.
+VERSION       := 0.2.0
+SOVERSION     := 1
 LIBRARY       := dispatchcore
 
 PREFIX        ?= /usr/local

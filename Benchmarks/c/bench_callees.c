@@ -18,6 +18,10 @@ __attribute__((noinline)) int64_t bench_scale(void *object, int64_t count, doubl
 
 __attribute__((noinline)) double bench_point_sum(bench_point point) { return point.x + point.y; }
 
+__attribute__((noinline)) long double bench_long_double_add(long double a, long double b) { return a + b; }
+
+__attribute__((noinline)) double _Complex bench_complex_twice(double _Complex z) { return 2 * z; }
+
 __attribute__((noinline)) bench_quotient bench_divide(int numerator, int denominator) {
     bench_quotient result = {numerator / denominator, numerator % denominator};
     return result;

@@ -39,4 +39,10 @@ double bench_point_sum(bench_point point);
 /* {div=ii} (int, int) */
 bench_quotient bench_divide(int numerator, int denominator);
 
+/* D (D, D): a + b */
+long double bench_long_double_add(long double a, long double b);
+
+/* jd (jd): 2 * z */
+double _Complex bench_complex_twice(double _Complex z);
+
 #endif /* DC_BENCH_CALLEES_H */

@@ -10,13 +10,17 @@
  *
  *   shapes: struct_arg      double ({point=dd})
  *           struct_return   {div=ii} (int, int)
+ *           long_double     long double (long double, long double)
+ *           complex_double  double _Complex (double _Complex)
  *           variadic        snprintf(buffer, 32, "%d%s", 42, "x")
  *
- * Target: call.invoke <= 1.1x call.raw_ffi for the two struct shapes. Every
+ * Target: call.invoke <= 1.1x call.raw_ffi for the two struct shapes and the
+ * long double and complex ones (values by address, as structs). Every
  * figure is the best of interleaved rounds.
  *
  *   bench_calls [--quick] [--runs N] [--tsv] | --count CASE N | --list
  */
+#include <complex.h>
 #include <ffi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,19 +33,23 @@
 #define RAW_FFI_TARGET 1.1
 
 typedef enum variant { DIRECT, RAW_FFI, INVOKE, DC_CALL, VARIANT_COUNT } variant;
-typedef enum shape { STRUCT_ARG, STRUCT_RETURN, VARIADIC, SHAPE_COUNT } shape;
+typedef enum shape { STRUCT_ARG, STRUCT_RETURN, LONG_DOUBLE, COMPLEX_DOUBLE, VARIADIC, SHAPE_COUNT } shape;
 
 static const char *const variant_keys[VARIANT_COUNT] = {"direct", "raw_ffi", "invoke", "dc_call"};
 static const char *const variant_labels[VARIANT_COUNT] = {
     "direct call (volatile pointer)", "raw ffi_call, cif prepared once", "dc_invocation_invoke",
     "dc_call (one-shot, converts its values)"};
-static const char *const shape_keys[SHAPE_COUNT] = {"struct_arg", "struct_return", "variadic"};
+static const char *const shape_keys[SHAPE_COUNT] = {"struct_arg", "struct_return", "long_double", "complex_double",
+                                                    "variadic"};
 static const char *const shape_labels[SHAPE_COUNT] = {
-    "double ({point=dd})", "{div=ii} (int, int)", "snprintf(char *, size_t, \"%d%s\", int, char *)"};
+    "double ({point=dd})", "{div=ii} (int, int)", "long double (long double, long double)",
+    "double _Complex (double _Complex)", "snprintf(char *, size_t, \"%d%s\", int, char *)"};
 
 static double (*volatile direct_point_sum)(bench_point) = bench_point_sum;
 static bench_quotient (*volatile direct_divide)(int, int) = bench_divide;
 static int (*volatile direct_snprintf)(char *, size_t, const char *, ...) = snprintf;
+static long double (*volatile direct_long_double_add)(long double, long double) = bench_long_double_add;
+static double _Complex (*volatile direct_complex_twice)(double _Complex) = bench_complex_twice;
 
 /* What each shape's calls pass, in the form each variant wants. */
 static bench_point point = {1.5, 2.5};
@@ -52,10 +60,14 @@ static size_t buffer_size = sizeof buffer;
 static const char *format = "%d%s";
 static int number = 42;
 static const char *suffix = "x";
+static long double long_double_a = 1.25L, long_double_b = 2.5L;
+static double _Complex complex_z = 1.5 + 2.5 * I;
 
 /* A result every variant writes, so no call is dead. */
 static volatile double double_sink;
 static volatile int int_sink;
+static volatile long double long_double_sink;
+static volatile double complex_sink;
 static bench_quotient quotient_sink;
 
 typedef struct bench_shape {
@@ -105,6 +117,24 @@ static void prepare(void) {
     if (ffi_prep_cif(&s->cif, FFI_DEFAULT_ABI, 2, &quotient_type, s->ffi_parameters) != FFI_OK)
         die("ffi_prep_cif", DC_ERR_FFI);
 
+    s = &shapes[LONG_DOUBLE];
+    *s = (bench_shape){.encoding = "DDD", .function = DC_FUNCTION(bench_long_double_add), .count = 2};
+    s->arguments[0] = dc_long_double(&long_double_a);
+    s->arguments[1] = dc_long_double(&long_double_b);
+    s->ffi_parameters[0] = s->ffi_parameters[1] = &ffi_type_longdouble;
+    s->ffi_arguments[0] = &long_double_a;
+    s->ffi_arguments[1] = &long_double_b;
+    if (ffi_prep_cif(&s->cif, FFI_DEFAULT_ABI, 2, &ffi_type_longdouble, s->ffi_parameters) != FFI_OK)
+        die("ffi_prep_cif", DC_ERR_FFI);
+
+    s = &shapes[COMPLEX_DOUBLE];
+    *s = (bench_shape){.encoding = "jdjd", .function = DC_FUNCTION(bench_complex_twice), .count = 1};
+    s->arguments[0] = dc_complex_double(&complex_z);
+    s->ffi_parameters[0] = &ffi_type_complex_double;
+    s->ffi_arguments[0] = &complex_z;
+    if (ffi_prep_cif(&s->cif, FFI_DEFAULT_ABI, 1, &ffi_type_complex_double, s->ffi_parameters) != FFI_OK)
+        die("ffi_prep_cif", DC_ERR_FFI);
+
     s = &shapes[VARIADIC];
     *s = (bench_shape){.encoding = "i^vQ*i*", .fixed_count = 3, .function = DC_FUNCTION(snprintf), .count = 5};
     s->arguments[0] = dc_pointer(buffer);
@@ -140,6 +170,8 @@ __attribute__((noinline)) static void loop_direct(shape which, uint64_t iteratio
         switch (which) {
         case STRUCT_ARG: double_sink = direct_point_sum(point); break;
         case STRUCT_RETURN: quotient_sink = direct_divide(numerator, denominator); break;
+        case LONG_DOUBLE: long_double_sink = direct_long_double_add(long_double_a, long_double_b); break;
+        case COMPLEX_DOUBLE: complex_sink = creal(direct_complex_twice(complex_z)); break;
         default: int_sink = direct_snprintf(buffer, buffer_size, format, number, suffix); break;
         }
     }
@@ -150,6 +182,8 @@ __attribute__((noinline)) static void loop_raw_ffi(bench_shape *s, uint64_t iter
         double d;
         ffi_arg integer;
         bench_quotient quotient;
+        long double long_double;
+        double _Complex complex_double;
     } result;
     for (uint64_t i = 0; i < iterations; i++) ffi_call(&s->cif, s->function, &result, s->ffi_arguments);
     quotient_sink = result.quotient;
@@ -160,13 +194,17 @@ __attribute__((noinline)) static void loop_invoke(bench_shape *s, uint64_t itera
 }
 
 __attribute__((noinline)) static void loop_dc_call(bench_shape *s, uint64_t iterations) {
-    bench_quotient quotient;
-    dc_value result = dc_struct(&quotient); /* a struct return's buffer; any other return overwrites it */
+    union {
+        bench_quotient quotient;
+        long double long_double;
+        double _Complex complex_double;
+    } returned; /* the buffer of a return by address; any other return overwrites the value */
+    dc_value result = dc_struct(&returned);
     for (uint64_t i = 0; i < iterations; i++) {
-        result.pointer = &quotient;
+        result.pointer = &returned;
         dc_call(s->signature, s->function, s->arguments, s->count, &result);
     }
-    quotient_sink = quotient;
+    quotient_sink = returned.quotient;
 }
 
 static void run(shape which, variant v, uint64_t iterations) {
@@ -284,7 +322,8 @@ int main(int argc, char **argv) {
                    s->best[v] / s->best[DIRECT], s->best[v] / s->best[RAW_FFI]);
         if (k != VARIADIC) missed += s->best[INVOKE] / s->best[RAW_FFI] > RAW_FFI_TARGET;
     }
-    if (!tsv) printf("\ntarget dc_invocation_invoke <= %.1fx raw ffi_call (structs): %s\n", RAW_FFI_TARGET,
+    if (!tsv) printf("\ntarget dc_invocation_invoke <= %.1fx raw ffi_call (structs, long double, complex): %s\n",
+                     RAW_FFI_TARGET,
                      missed == 0 ? "met" : "MISSED");
 
     for (int k = 0; k < SHAPE_COUNT; k++) {

@@ -49,14 +49,14 @@ static __attribute__((noinline, cold)) void begin_struct_return(dc_invocation *c
     call->rvalue = ret;
 }
 
-static void closure_entry(ffi_cif *cif, void *ret, void **arguments, void *data) {
-    (void)cif;
-    dc_closure *closure = data;
+/* A closure's call, lent the invocation `lent` (with room for the
+ * signature's parameters). */
+static inline __attribute__((always_inline)) void forward(dc__lent_invocation *lent, void *ret, void **arguments,
+                                                         dc_closure *closure) {
     /* The invocation is set up as far as reading an argument needs; the
      * values are read from `arguments` into its storage when a use needs
      * them all. */
-    dc__lent_invocation lent;
-    dc_invocation *call = &lent.call;
+    dc_invocation *call = &lent->call;
     const dc_signature *signature = closure->signature;
     call->signature = closure->signature;
     call->unread = arguments;
@@ -69,7 +69,7 @@ static void closure_entry(ffi_cif *cif, void *ret, void **arguments, void *data)
      * after the handler returns. */
     if (signature->return_kind != DC_RETURNS_NOTHING) {
         if (signature->return_layout == NULL) {
-            lent.return_address = ret;
+            lent->return_address = ret;
             dc_value zero = zero_of(signature->return_type);
             dc__store_closure_return(signature, &zero, ret);
         } else {
@@ -77,6 +77,19 @@ static void closure_entry(ffi_cif *cif, void *ret, void **arguments, void *data)
         }
     }
     closure->handler(call, closure->user_data);
+}
+
+static void closure_entry(ffi_cif *cif, void *ret, void **arguments, void *data) {
+    (void)cif;
+    dc__lent_invocation lent;
+    forward(&lent, ret, arguments, data);
+}
+
+/* The entry of closures of more than DC__FEW_PARAMETERS parameters. */
+static void closure_entry_many(ffi_cif *cif, void *ret, void **arguments, void *data) {
+    (void)cif;
+    dc__lent_invocation_many many;
+    forward(&many.lent, ret, arguments, data);
 }
 
 /* Reports a failure inside a call; the caller returns the zero value. */
@@ -87,10 +100,6 @@ static void report(const dc_closure *closure, dc_status status) {
 static dc_status create(dc_signature *signature, void (*entry)(ffi_cif *, void *, void **, void *),
                         dc_forward_handler handler, void *user_data, void (*destroy_notify)(void *),
                         dc_closure **out, const char *function_name) {
-    if (signature->variadic)
-        return dc__fail(DC_ERR_UNSUPPORTED,
-                        "%s: signature \"%s\" is variadic; a closure takes a fixed list of parameters",
-                        function_name, signature->encoding);
     dc_closure *closure = calloc(1, sizeof *closure);
     if (closure == NULL)
         return dc__fail(DC_ERR_NO_MEMORY, "%s: no memory for a closure of \"%s\"", function_name, signature->encoding);
@@ -121,7 +130,8 @@ DC_API dc_status dc_closure_create(dc_signature *signature, dc_forward_handler h
     if (signature == NULL || handler == NULL || out == NULL)
         return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_closure_create: %s must not be NULL",
                         signature == NULL ? "the signature" : handler == NULL ? "the handler" : "out");
-    return create(signature, closure_entry, handler, user_data, destroy_notify, out, "dc_closure_create");
+    return create(signature, signature->parameter_count <= DC__FEW_PARAMETERS ? closure_entry : closure_entry_many,
+                  handler, user_data, destroy_notify, out, "dc_closure_create");
 }
 
 DC_API dc_function dc_closure_function(const dc_closure *closure) {
@@ -149,13 +159,11 @@ DC_API void dc_closure_destroy(dc_closure *closure) {
 /* ---- table closures ---------------------------------------------------------------- */
 
 /* A table closure's call: its arguments, but the skipped ones, are the
- * execute's; no invocation is made. */
-static void table_closure_entry(ffi_cif *cif, void *ret, void **arguments, void *data) {
-    (void)cif;
-    const dc_closure *closure = data;
+ * execute's, read into `values` (room for them); no invocation is made. */
+static inline __attribute__((always_inline)) void execute_call(void *ret, void **arguments,
+                                                              const dc_closure *closure, dc_value *values) {
     const dc_signature *signature = closure->signature;
     size_t count = signature->parameter_count - closure->skipped;
-    dc_value values[DC_MAX_PARAMETERS];
     for (size_t i = 0; i < count; i++) {
         size_t p = closure->skipped + i;
         dc__load_parameter(signature, p, arguments[p], &values[i]);
@@ -199,10 +207,26 @@ static void table_closure_entry(ffi_cif *cif, void *ret, void **arguments, void 
     if (signature->return_kind == DC_RETURNS_SCALAR) dc__store_closure_return(signature, &returned, ret);
 }
 
+static void table_closure_entry(ffi_cif *cif, void *ret, void **arguments, void *data) {
+    (void)cif;
+    dc_value values[DC__FEW_PARAMETERS];
+    execute_call(ret, arguments, data, values);
+}
+
+/* The entry of table closures of more than DC__FEW_PARAMETERS parameters. */
+static void table_closure_entry_many(ffi_cif *cif, void *ret, void **arguments, void *data) {
+    (void)cif;
+    dc_value values[DC_MAX_PARAMETERS];
+    execute_call(ret, arguments, data, values);
+}
+
 dc_status dc__table_closure_create(dc_table *table, dc_event_id event, dc_signature *signature, size_t skipped,
                                    dc_closure **out) {
     dc_closure *closure = NULL; /* gcc -O3 cannot see create() set it on DC_OK */
-    dc_status status = create(signature, table_closure_entry, NULL, NULL, NULL, &closure, "dc_table_closure_create");
+    dc_status status = create(signature,
+                              signature->parameter_count <= DC__FEW_PARAMETERS ? table_closure_entry
+                                                                               : table_closure_entry_many,
+                              NULL, NULL, NULL, &closure, "dc_table_closure_create");
     if (status != DC_OK) return status;
     closure->table = table;
     closure->event = event;

@@ -111,8 +111,8 @@ static void handler_arguments(const dc__handler *handler, uint32_t state, const 
     }
     for (size_t p = first; p < signature->parameter_count; p++) {
         out[p] = parameter_value(arguments, count, p - first, signature->parameters[p].type);
-        /* A missing struct is zero bytes (a given one is never NULL). */
-        if (out[p].type == DC_TYPE_STRUCT && out[p].pointer == NULL)
+        /* A missing struct (or value by address) is zero bytes (a given one is never NULL). */
+        if (dc__by_address(out[p].type) && out[p].pointer == NULL)
             out[p] = dc__struct_value((void *)signature->zero_struct, signature->parameter_layouts[p]);
     }
 }
@@ -131,7 +131,7 @@ static dc_value call_marshal(const dc__handler *handler, uint32_t state, const d
     dc_value result;
     result.u64 = 0;
     result.type = handler->signature->return_type;
-    if (result.type == DC_TYPE_STRUCT) result = dc__struct_value(struct_return, handler->signature->return_layout); /* zeroed by the caller */
+    if (dc__by_address(result.type)) result = dc__struct_value(struct_return, handler->signature->return_layout); /* zeroed by the caller */
     ((dc_marshal)handler->function)(handler->target, values, count, &result);
     /* A marshal may say it returned nothing (DC_TYPE_VOID); otherwise only a
      * variadic one chooses the type, and not a struct, whose size nothing
@@ -139,8 +139,8 @@ static dc_value call_marshal(const dc__handler *handler, uint32_t state, const d
     if (result.type == DC_TYPE_VOID) return result;
     if (!(state & DC__STATE_VARIADIC)) {
         result.type = handler->signature->return_type;
-        if (result.type == DC_TYPE_STRUCT) result = dc__struct_value(struct_return, handler->signature->return_layout);
-    } else if ((unsigned)result.type >= DC_TYPE_COUNT || result.type == DC_TYPE_STRUCT) {
+        if (dc__by_address(result.type)) result = dc__struct_value(struct_return, handler->signature->return_layout);
+    } else if ((unsigned)result.type >= DC_TYPE_COUNT || dc__by_address(result.type)) {
         result.type = DC_TYPE_VOID;
     }
     return result;
@@ -161,13 +161,11 @@ static dc_value call_with_values(const dc__handler *handler, uint32_t state, dc_
             dc__store_register_image(signature, integers, floats, p, &values[p]);
         dc__stub_call(signature->return_class, signature->stub, handler->function, integers, floats, raw);
     } else {
-        void *pointers[DC_MAX_PARAMETERS];
-        for (size_t p = 0; p < signature->parameter_count; p++) pointers[p] = dc__ffi_argument(&values[p]);
         if (signature->return_layout != NULL) {
-            ffi_call((ffi_cif *)&signature->cif, handler->function, struct_return, pointers);
+            dc__ffi_call_values(signature, handler->function, values, struct_return);
             return dc__struct_value(struct_return, signature->return_layout);
         }
-        ffi_call((ffi_cif *)&signature->cif, handler->function, raw, pointers);
+        dc__ffi_call_values(signature, handler->function, values, raw);
     }
     return dc__return_value(signature, raw);
 }
@@ -194,9 +192,20 @@ COLD static void accumulate(execution *run, dc_value value, bool *stop) {
     result->return_count++;
 }
 
+/* call_marshal_converting() of more than DC__FEW_PARAMETERS parameters, in
+ * a frame of its own. */
+COLD NOINLINE static dc_value call_marshal_converting_many(const execution *run, const dc__handler *handler,
+                                                         uint32_t state) {
+    dc_value converted[DC_MAX_PARAMETERS];
+    handler_arguments(handler, state, run->arguments, run->count, converted);
+    return call_marshal(handler, state, converted, handler->signature->parameter_count, NULL);
+}
+
 /* Calls a marshal with the arguments converted to its parameter types. */
 COLD static dc_value call_marshal_converting(const execution *run, const dc__handler *handler, uint32_t state) {
-    dc_value converted[DC_MAX_PARAMETERS];
+    if (!LIKELY(handler->signature->parameter_count <= DC__FEW_PARAMETERS))
+        return call_marshal_converting_many(run, handler, state);
+    dc_value converted[DC__FEW_PARAMETERS];
     handler_arguments(handler, state, run->arguments, run->count, converted);
     return call_marshal(handler, state, converted, handler->signature->parameter_count, NULL);
 }
@@ -253,7 +262,7 @@ COLD static bool call_returning_struct(execution *run, dc_thread_record *reader,
     dc_value returned = call_with_values(handler, state, values, count, bytes);
     dc__read_called(reader);
     run->result.handled++;
-    if (returned.type == DC_TYPE_STRUCT) {
+    if (dc__by_address(returned.type)) {
         if (slot != NULL && !in_place) {
             memcpy(slot, bytes, layout->size);
             returned.pointer = slot;
@@ -304,19 +313,11 @@ ALWAYS_INLINE static inline void fill_images(call_images *images, const dc_signa
     fill_images_from(images, signature, first, first, arguments, count);
 }
 
-/* Runs one handler the general way: once-handlers, queued ones, libffi.
- * Called between dc__read_calling and dc__read_called. */
-COLD static void run_handler_slowly(execution *run, dc_thread_record *reader, dc__handler *handler, uint32_t state,
-                               bool *stop) {
-    if (state & (DC__STATE_REMOVED | DC__STATE_BLOCK_MASK)) return;
-    /* One added with a detail runs only in executes of its key. */
-    if ((state & DC__STATE_DETAILED) && handler->event != run->key) return;
-    if (state & DC__STATE_ONCE) {
-        uint32_t before = atomic_fetch_or_explicit(&handler->state, DC__STATE_FIRED, memory_order_acq_rel);
-        if (before & (DC__STATE_FIRED | DC__STATE_REMOVED)) return;
-    }
-
-    dc_value converted[DC_MAX_PARAMETERS];
+/* The call of a handler that run_handler_slowly() found due to run, its
+ * arguments converted into `converted` (room for its parameters). */
+ALWAYS_INLINE static inline void run_handler_converting(execution *run, dc_thread_record *reader,
+                                                        dc__handler *handler, uint32_t state, bool *stop,
+                                                        dc_value *converted) {
     dc_value *values = converted;
     size_t count = handler->signature->parameter_count;
     if (state & DC__STATE_VARIADIC) {
@@ -356,6 +357,33 @@ COLD static void run_handler_slowly(execution *run, dc_thread_record *reader, dc
         if (returned.type != DC_TYPE_VOID) accumulate(run, returned, stop);
     }
     if (state & DC__STATE_ONCE) dc__table_remove_handler(run->table, handler);
+}
+
+/* run_handler_converting() of more than DC__FEW_PARAMETERS parameters, in a
+ * frame of its own. */
+COLD NOINLINE static void run_handler_with_many(execution *run, dc_thread_record *reader, dc__handler *handler,
+                                                uint32_t state, bool *stop) {
+    dc_value converted[DC_MAX_PARAMETERS];
+    run_handler_converting(run, reader, handler, state, stop, converted);
+}
+
+/* Runs one handler the general way: once-handlers, queued ones, libffi.
+ * Called between dc__read_calling and dc__read_called. */
+COLD static void run_handler_slowly(execution *run, dc_thread_record *reader, dc__handler *handler, uint32_t state,
+                                    bool *stop) {
+    if (state & (DC__STATE_REMOVED | DC__STATE_BLOCK_MASK)) return;
+    /* One added with a detail runs only in executes of its key. */
+    if ((state & DC__STATE_DETAILED) && handler->event != run->key) return;
+    if (state & DC__STATE_ONCE) {
+        uint32_t before = atomic_fetch_or_explicit(&handler->state, DC__STATE_FIRED, memory_order_acq_rel);
+        if (before & (DC__STATE_FIRED | DC__STATE_REMOVED)) return;
+    }
+    if (!LIKELY(handler->signature->parameter_count <= DC__FEW_PARAMETERS)) {
+        run_handler_with_many(run, reader, handler, state, stop);
+        return;
+    }
+    dc_value converted[DC__FEW_PARAMETERS];
+    run_handler_converting(run, reader, handler, state, stop, converted);
 }
 
 /* Runs one handler that is more than a void stub call: a marshal, one that

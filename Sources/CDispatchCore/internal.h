@@ -32,7 +32,20 @@ static inline bool dc__is_pointer_like(dc_type type) {
     return type == DC_TYPE_OBJECT || type == DC_TYPE_POINTER || type == DC_TYPE_STRING;
 }
 
-/* A type's canonical encoding ("q", "^v"); "" for a struct, whose encoding
+/* True for the types whose values carry the address of their bytes: a
+ * struct, long double and the complex types (dispatch_core.h, "Values by
+ * address"). Their parameters and return values have a layout node, so
+ * they take every path a struct takes; only a struct has fields. */
+static inline bool dc__by_address(dc_type type) {
+    return (unsigned)type >= DC_TYPE_STRUCT && (unsigned)type < DC_TYPE_COUNT;
+}
+
+/* The bytes a value by address points at: a struct's as far as it knows
+ * (dc_struct_size()), the size of a long double or complex type; 0 for
+ * any other value (layout_ids.c). */
+size_t dc__value_bytes(const dc_value *value);
+
+/* A type's canonical encoding ("q", "^v", "jd"); "" for a struct, whose encoding
  * is its layout's, and for values out of range. */
 const char *dc__type_canonical(dc_type type);
 
@@ -198,6 +211,7 @@ const char *dc__struct_describe(const dc_value *value, char *text, size_t size);
 /* The struct value of `layout` at `bytes`, knowing its layout (or its size,
  * when the layout has no identity). */
 static inline dc_value dc__struct_value(void *bytes, const dc__layout_node *layout) {
+    if (layout->type != DC_TYPE_STRUCT) return dc_value_at(layout->type, bytes); /* long double, complex */
     dc_value value = dc_struct_of(bytes, layout->size);
     if (layout->id != 0) value.struct_id = layout->id;
     return value;
@@ -245,8 +259,12 @@ struct dc_signature {
     dc_return_class return_class;
     uint8_t return_kind; /* a dc_return_kind */
     size_t parameter_count;
-    dc__parameter parameters[DC_MAX_PARAMETERS];
-    dc_parameter_slot slots[DC_MAX_PARAMETERS];
+    /* This and every other array of one entry per parameter below hold
+     * parameter_count entries, in the signature's own allocation, so that a
+     * signature takes the memory its parameters need, not
+     * DC_MAX_PARAMETERS'. */
+    dc__parameter *parameters;
+    dc_parameter_slot *slots;
 
     dc_call_path call_path;
     dc_stub stub; /* NULL unless call_path is DC_CALL_PATH_STUB */
@@ -257,16 +275,16 @@ struct dc_signature {
     bool word_images;
 
     ffi_cif cif;
-    ffi_type *ffi_parameter_types[DC_MAX_PARAMETERS];
-    uint8_t parameter_sizes[DC_MAX_PARAMETERS]; /* each scalar's ffi_parameter_types[i]->size; 0 for a struct */
+    ffi_type **ffi_parameter_types;
+    uint8_t *parameter_sizes; /* each scalar's ffi_parameter_types[i]->size; 0 for a struct */
 
     /* Structs: the layout of each struct parameter and of a struct return
      * (NULL for any other type), in `arena`. */
     const dc__layout_node *return_layout;
-    const dc__layout_node *parameter_layouts[DC_MAX_PARAMETERS];
+    const dc__layout_node **parameter_layouts;
     dc__arena_block *arena;
-    uint8_t struct_parameter_count;             /* how many of the parameters are structs */
-    uint8_t struct_parameters[DC_MAX_PARAMETERS]; /* their indices */
+    uint8_t struct_parameter_count;             /* how many of the parameters are structs (DC_TYPE_STRUCT) */
+    uint8_t *struct_parameters;      /* their indices */
     /* Zero bytes as large as the largest struct parameter: the value of a
      * struct parameter for which an execute has no argument. */
     const void *zero_struct;
@@ -285,7 +303,28 @@ struct dc_signature {
 /* The address ffi_call reads an argument at: a struct's bytes, or the
  * member of a scalar (every member starts at the union's first byte). */
 static inline void *dc__ffi_argument(dc_value *value) {
-    return value->type == DC_TYPE_STRUCT ? value->pointer : (void *)&value->u64;
+    return dc__by_address(value->type) ? value->pointer : (void *)&value->u64;
+}
+
+/* The most parameters a call's arrays on the stack are made for on the
+ * common paths; a call of more takes a path of its own whose arrays hold
+ * DC_MAX_PARAMETERS, so that the common calls' frames stay as small as
+ * they were before signatures could have 127 parameters. */
+#define DC__FEW_PARAMETERS 32
+
+/* ffi_call of `function` with one value per parameter of `signature`
+ * (struct values pointing at their bytes), the return written at `ret`. */
+void dc__ffi_call_many(const dc_signature *signature, dc_function function, dc_value *values, void *ret);
+static inline void dc__ffi_call_values(const dc_signature *signature, dc_function function, dc_value *values,
+                                       void *ret) {
+    size_t count = signature->parameter_count;
+    if (!DC__LIKELY(count <= DC__FEW_PARAMETERS)) {
+        dc__ffi_call_many(signature, function, values, ret);
+        return;
+    }
+    void *pointers[DC__FEW_PARAMETERS];
+    for (size_t p = 0; p < count; p++) pointers[p] = dc__ffi_argument(&values[p]);
+    ffi_call((ffi_cif *)&signature->cif, function, ret, pointers);
 }
 
 /* ---- read-side sections and deferred freeing (reclaim.c) ------------------- */
@@ -555,16 +594,34 @@ struct dc_invocation {
 /* The bytes of storage after an invocation of `count` parameters. */
 #define DC__INVOCATION_STORAGE(count) ((count) * (sizeof(dc_value) + sizeof(void *)))
 
-/* A lent invocation with room for the most parameters, as a closure's call
- * makes it on its stack. */
+/* dc_values that hold DC__INVOCATION_STORAGE(count) bytes. */
+#define DC__INVOCATION_STORAGE_VALUES(count) \
+    ((DC__INVOCATION_STORAGE(count) + sizeof(dc_value) - 1) / sizeof(dc_value))
+
+/* A lent invocation, as a closure's call makes it on its stack, with room
+ * for DC__FEW_PARAMETERS parameters; dc__lent_invocation_many extends the
+ * storage to DC_MAX_PARAMETERS for the closures of more (closure.c picks
+ * which when the closure is made). */
 typedef struct dc__lent_invocation {
-    dc_invocation call;
-    dc_value storage[DC__INVOCATION_STORAGE(DC_MAX_PARAMETERS) / sizeof(dc_value)];
     void *return_address; /* where the closure's caller reads a scalar return value */
+    dc_invocation call;
+    dc_value storage[DC__INVOCATION_STORAGE_VALUES(DC__FEW_PARAMETERS)];
 } dc__lent_invocation;
 
-_Static_assert(offsetof(dc__lent_invocation, storage) == sizeof(dc_invocation),
+typedef struct dc__lent_invocation_many {
+    dc__lent_invocation lent;
+    dc_value more[DC__INVOCATION_STORAGE_VALUES(DC_MAX_PARAMETERS) - DC__INVOCATION_STORAGE_VALUES(DC__FEW_PARAMETERS)];
+} dc__lent_invocation_many;
+
+_Static_assert(offsetof(dc__lent_invocation, storage) == offsetof(dc__lent_invocation, call) + sizeof(dc_invocation),
                "a lent invocation's storage follows it, as a created one's does");
+_Static_assert(offsetof(dc__lent_invocation_many, more) == sizeof(dc__lent_invocation),
+               "the storage of a lent invocation of many parameters goes on without a gap");
+
+/* The lent invocation whose `call` is `call`. */
+static inline const dc__lent_invocation *dc__lent_of(const dc_invocation *call) {
+    return (const dc__lent_invocation *)(const void *)((const char *)call - offsetof(dc__lent_invocation, call));
+}
 
 /* Writes `value`, of the scalar return type of `signature`, where libffi
  * wants a closure's return value: integers narrower than ffi_arg widened to

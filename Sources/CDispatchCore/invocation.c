@@ -31,7 +31,7 @@ void dc__invocation_read_arguments(dc_invocation *invocation) {
 }
 
 void dc__invocation_return_to_caller(const dc_invocation *call, const dc_value *value) {
-    dc__store_closure_return(call->signature, value, ((const dc__lent_invocation *)call)->return_address);
+    dc__store_closure_return(call->signature, value, dc__lent_of(call)->return_address);
 }
 
 /* ---- arguments ------------------------------------------------------------------------- */
@@ -51,20 +51,20 @@ __attribute__((noinline)) static dc_status convert_argument_slowly(const dc_sign
                         layout->size);
     }
     if (status == DC_ERR_NULL_ARGUMENT)
-        return dc__fail(status, "%s: argument %zu of signature \"%s\": a struct value whose pointer is NULL", function,
-                        index, signature->encoding);
+        return dc__fail(status, "%s: argument %zu of signature \"%s\": a %s value whose pointer is NULL", function,
+                        index, signature->encoding, dc_type_name(signature->parameters[index].type));
     char reason[256];
     snprintf(reason, sizeof reason, "%s", dc_last_error_message());
     return dc__fail(DC_ERR_TYPE, "%s: argument %zu of signature \"%s\": %s", function, index, signature->encoding,
                     reason);
 }
 
-/* The same, at once for a value of exactly the parameter's type (a struct
- * has more to check). */
+/* The same, at once for a value of exactly the parameter's type (a value
+ * by address has more to check). */
 static inline dc_status convert_argument(const dc_signature *signature, size_t index, const dc_value *value,
                                          dc_value *out, const char *function) {
     dc_type type = signature->parameters[index].type;
-    if (DC__LIKELY(value->type == type && type != DC_TYPE_STRUCT)) {
+    if (DC__LIKELY(value->type == type && !dc__by_address(type))) {
         *out = dc__same_type_value(*value);
         return DC_OK;
     }
@@ -176,7 +176,7 @@ DC_API dc_status dc_invocation_set_argument(dc_invocation *invocation, size_t in
     if (status != DC_OK) return status;
     dc__invocation_ready(invocation);
     dc_value *argument = &dc__invocation_arguments(invocation)[index];
-    if (converted.type == DC_TYPE_STRUCT) {
+    if (dc__by_address(converted.type)) {
         /* The bytes are copied in; the argument keeps pointing at its own. */
         memmove(argument->pointer, converted.pointer, invocation->signature->parameter_layouts[index]->size);
         return DC_OK; /* the argument keeps its pointer and size */
@@ -313,7 +313,7 @@ DC_API dc_status dc_invocation_set_return_value(dc_invocation *invocation, const
                         dc__struct_describe(&converted, given, sizeof given), signature->return_layout->encoding,
                         signature->encoding, signature->return_layout->size);
     }
-    if (converted.type == DC_TYPE_STRUCT)
+    if (dc__by_address(converted.type))
         memmove(invocation->rvalue, converted.pointer, signature->return_layout->size);
     else
         invocation->result = dc__raw_return(&converted);
@@ -336,6 +336,42 @@ DC_API dc_status dc_invocation_get_return_value(const dc_invocation *invocation,
 
 /* ---- one-shot calls ---------------------------------------------------------------------- */
 
+/* dc_call() once its arguments are known to be there, converting them
+ * into `converted` (room for the parameter count) before the call. */
+DC__ALWAYS_INLINE dc_status call_converting(dc_signature *signature, dc_function function, const dc_value *arguments,
+                                            dc_value *return_value, dc_value *converted) {
+    size_t count = signature->parameter_count;
+    for (size_t i = 0; i < count; i++) {
+        dc_status status = convert_argument(signature, i, &arguments[i], &converted[i], "dc_call");
+        if (status != DC_OK) return status;
+    }
+
+    dc_raw_return result;
+    result.integer = 0;
+    if (signature->stub != NULL) {
+        uint64_t integers[DC_STUB_MAX_INTEGERS] = {0};
+        double floats[DC_STUB_MAX_FLOATS] = {0};
+        for (size_t i = 0; i < count; i++) dc__store_register_image(signature, integers, floats, i, &converted[i]);
+        dc__stub_call(signature->return_class, signature->stub, function, integers, floats, &result);
+    } else if (signature->return_layout != NULL) {
+        dc__ffi_call_values(signature, function, converted, return_value->pointer);
+        *return_value = dc__struct_value(return_value->pointer, signature->return_layout);
+        return DC_OK;
+    } else {
+        dc__ffi_call_values(signature, function, converted, &result);
+    }
+    if (return_value != NULL) *return_value = dc__return_value(signature, &result);
+    return DC_OK;
+}
+
+/* dc_call() of more than DC__FEW_PARAMETERS parameters, with room for them
+ * all: its own frame, so that the common calls' stays small. */
+static __attribute__((noinline)) dc_status call_many(dc_signature *signature, dc_function function,
+                                                     const dc_value *arguments, dc_value *return_value) {
+    dc_value converted[DC_MAX_PARAMETERS];
+    return call_converting(signature, function, arguments, return_value, converted);
+}
+
 DC_API dc_status dc_call(dc_signature *signature, dc_function function, const dc_value *arguments, size_t count,
                          dc_value *return_value) {
     if (signature == NULL || function == NULL || (arguments == NULL && count > 0))
@@ -350,29 +386,15 @@ DC_API dc_status dc_call(dc_signature *signature, dc_function function, const dc
                         "to a buffer for it",
                         signature->encoding, signature->return_layout->size);
 
-    dc_value converted[DC_MAX_PARAMETERS];
-    for (size_t i = 0; i < count; i++) {
-        dc_status status = convert_argument(signature, i, &arguments[i], &converted[i], "dc_call");
-        if (status != DC_OK) return status;
-    }
+    if (!DC__LIKELY(count <= DC__FEW_PARAMETERS)) return call_many(signature, function, arguments, return_value);
+    dc_value converted[DC__FEW_PARAMETERS];
+    return call_converting(signature, function, arguments, return_value, converted);
+}
 
-    dc_raw_return result;
-    result.integer = 0;
-    if (signature->stub != NULL) {
-        uint64_t integers[DC_STUB_MAX_INTEGERS] = {0};
-        double floats[DC_STUB_MAX_FLOATS] = {0};
-        for (size_t i = 0; i < count; i++) dc__store_register_image(signature, integers, floats, i, &converted[i]);
-        dc__stub_call(signature->return_class, signature->stub, function, integers, floats, &result);
-    } else {
-        void *ffi_arguments[DC_MAX_PARAMETERS];
-        for (size_t i = 0; i < count; i++) ffi_arguments[i] = dc__ffi_argument(&converted[i]);
-        if (signature->return_layout != NULL) {
-            ffi_call(&signature->cif, function, return_value->pointer, ffi_arguments);
-            *return_value = dc__struct_value(return_value->pointer, signature->return_layout);
-            return DC_OK;
-        }
-        ffi_call(&signature->cif, function, &result, ffi_arguments);
-    }
-    if (return_value != NULL) *return_value = dc__return_value(signature, &result);
-    return DC_OK;
+/* dc__ffi_call_values() of more than DC__FEW_PARAMETERS parameters, in a
+ * frame of its own. */
+void dc__ffi_call_many(const dc_signature *signature, dc_function function, dc_value *values, void *ret) {
+    void *pointers[DC_MAX_PARAMETERS];
+    for (size_t p = 0; p < signature->parameter_count; p++) pointers[p] = dc__ffi_argument(&values[p]);
+    ffi_call((ffi_cif *)&signature->cif, function, ret, pointers);
 }

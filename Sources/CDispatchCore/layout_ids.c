@@ -178,3 +178,14 @@ size_t dc_struct_size(const dc_value *value) {
     if (value == NULL || value->type != DC_TYPE_STRUCT) return 0;
     return dc__struct_known(value->struct_id).size;
 }
+
+size_t dc__value_bytes(const dc_value *value) {
+    switch (value->type) {
+    case DC_TYPE_STRUCT: return dc_struct_size(value);
+    case DC_TYPE_LONG_DOUBLE: return sizeof(long double);
+    case DC_TYPE_COMPLEX_FLOAT: return sizeof(float _Complex);
+    case DC_TYPE_COMPLEX_DOUBLE: return sizeof(double _Complex);
+    case DC_TYPE_COMPLEX_LONG_DOUBLE: return sizeof(long double _Complex);
+    default: return 0;
+    }
+}

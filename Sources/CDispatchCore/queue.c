@@ -157,7 +157,7 @@ DC_API size_t dc_queue_pending(const dc_queue *queue) {
 /* The size of struct value `i`: its parameter's, or for a variadic
  * marshal (no signature) the size the value knows. */
 static size_t struct_size(const dc_value *value, const dc_signature *signature, size_t i) {
-    return signature != NULL ? signature->parameter_layouts[i]->size : dc_struct_size(value);
+    return signature != NULL ? signature->parameter_layouts[i]->size : dc__value_bytes(value);
 }
 
 dc_status dc__queue_post(dc_queue *queue, dc_table *table, struct dc__handler *handler, const dc_value *values,
@@ -166,8 +166,8 @@ dc_status dc__queue_post(dc_queue *queue, dc_table *table, struct dc__handler *h
     /* Struct bytes follow the values, each at a multiple of DC__STRUCT_ALIGNMENT. */
     size_t struct_bytes = 0;
     for (size_t i = 0; i < count; i++) {
-        if (values[i].type != DC_TYPE_STRUCT) continue;
-        if (signature == NULL && dc_struct_size(&values[i]) == 0)
+        if (!dc__by_address(values[i].type) || values[i].pointer == NULL) continue;
+        if (signature == NULL && dc__value_bytes(&values[i]) == 0)
             return dc__fail(DC_ERR_UNSUPPORTED,
                             "a queued variadic marshal cannot receive a struct whose size is not known (dc_struct; "
                             "dc_struct_of and dc_struct_with_layout say it)");
@@ -186,7 +186,7 @@ dc_status dc__queue_post(dc_queue *queue, dc_table *table, struct dc__handler *h
     uintptr_t structs = ((uintptr_t)item + values_end + DC__STRUCT_ALIGNMENT - 1) / DC__STRUCT_ALIGNMENT *
                         DC__STRUCT_ALIGNMENT;
     for (size_t i = 0; struct_bytes > 0 && i < count; i++) {
-        if (values[i].type != DC_TYPE_STRUCT) continue;
+        if (!dc__by_address(values[i].type) || values[i].pointer == NULL) continue;
         size_t size = struct_size(&values[i], signature, i);
         /* The copy knows what the value knew, or its parameter's layout. */
         item->values[i].pointer = memcpy((void *)structs, values[i].pointer, size);

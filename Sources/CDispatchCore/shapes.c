@@ -37,7 +37,11 @@ static void summarize_shapes(dc__shape_set *set, bool lean) {
     for (uint32_t s = 0; s < set->count; s++) {
         const dc__handler_shape *shape = &set->shapes[s];
         if (shape->state_flags & DC__STATE_VARIADIC) continue; /* takes the arguments as given: constrains nothing */
-        uint32_t takes = shape->takes; /* at most DC_MAX_PARAMETERS, below 64 */
+        uint32_t takes = shape->takes;
+        if (takes > DC__SUMMARIZED_TAKES) {
+            counts = strict_counts = 0; /* beyond the counts' bits: each shape is checked */
+            continue;
+        }
         /* A strict shape fits only its own count; an execute's strict flag
          * makes every shape here strict. */
         if (shape->state_flags & DC__STATE_STRICT) counts &= (uint64_t)1 << takes;
@@ -48,8 +52,9 @@ static void summarize_shapes(dc__shape_set *set, bool lean) {
                 set->types[i] = (uint8_t)parameters[i].type;
             else if (set->types[i] != parameters[i].type)
                 counts = strict_counts = 0; /* no argument type fits both exactly */
-            /* A struct argument's pointer, size and layout are each shape's to check. */
-            if (parameters[i].type == DC_TYPE_STRUCT) counts = strict_counts = 0;
+            /* A struct argument's pointer, size and layout are each shape's to
+             * check, as is the pointer of any value by address. */
+            if (dc__by_address(parameters[i].type)) counts = strict_counts = 0;
         }
         if (takes > set->most_takes) set->most_takes = takes;
     }
@@ -192,11 +197,11 @@ COLD static dc_status check_shape(const execution *run, const dc__handler_shape 
     for (size_t i = 0; i < used; i++) {
         dc_type type = signature->parameters[first + i].type;
         dc_value converted;
-        if (type == DC_TYPE_STRUCT && run->arguments[i].type == type && run->arguments[i].pointer == NULL)
+        if (dc__by_address(type) && run->arguments[i].type == type && run->arguments[i].pointer == NULL)
             return dc__fail(DC_ERR_NULL_ARGUMENT,
-                            "table %s, event \"%s\", handler %llu, argument %zu: a struct value whose pointer is NULL",
+                            "table %s, event \"%s\", handler %llu, argument %zu: a %s value whose pointer is NULL",
                             display_name(run->table), run->record->name,
-                            (unsigned long long)example_handler(run, array, count, shape), i);
+                            (unsigned long long)example_handler(run, array, count, shape), i, dc_type_name(type));
         if (type == DC_TYPE_STRUCT && run->arguments[i].type == type && !struct_fits(run, signature, first, i)) {
             const dc__layout_node *parameter = signature->parameter_layouts[first + i];
             char given[160];
@@ -234,6 +239,7 @@ static bool shape_matches_exactly(const execution *run, const dc__handler_shape 
     if (!struct_return_fits(run, shape->signature)) return false;
     for (size_t i = 0; i < used; i++) {
         if (run->arguments[i].type != parameters[i].type) return false;
+        if (dc__by_address(parameters[i].type) && run->arguments[i].pointer == NULL) return false;
         if (parameters[i].type == DC_TYPE_STRUCT && !struct_fits(run, shape->signature, first, i)) return false;
     }
     return true;

@@ -57,6 +57,12 @@ static ffi_type *ffi_type_of(dc_type type) {
     case DC_TYPE_UINT64: return &ffi_type_uint64;
     case DC_TYPE_FLOAT: return &ffi_type_float;
     case DC_TYPE_DOUBLE: return &ffi_type_double;
+    case DC_TYPE_LONG_DOUBLE: return &ffi_type_longdouble;
+#ifdef FFI_TARGET_HAS_COMPLEX_TYPE
+    case DC_TYPE_COMPLEX_FLOAT: return &ffi_type_complex_float;
+    case DC_TYPE_COMPLEX_DOUBLE: return &ffi_type_complex_double;
+    case DC_TYPE_COMPLEX_LONG_DOUBLE: return &ffi_type_complex_longdouble;
+#endif
     default: return &ffi_type_pointer;
     }
 }
@@ -212,6 +218,10 @@ static dc_status skip_pointee(const parser *p, const char **at, int depth) {
         *at = scan + 1;
         return DC_OK;
     }
+    case 'j':
+        if (c[1] == '\0' || strchr("fdD", c[1]) == NULL) return parse_error(p, c, "unknown pointee type code");
+        *at = c + 2;
+        return DC_OK;
     default:
         if (strchr("vBcCsSiIlLqQfdD#:*?", *c) == NULL) return parse_error(p, c, "unknown pointee type code");
         *at = c + 1;
@@ -240,6 +250,21 @@ static dc_status parse_scalar(parser *p, const char **at, dc_type *out) {
     case 'Q': type = DC_TYPE_UINT64; break;
     case 'f': type = DC_TYPE_FLOAT; break;
     case 'd': type = DC_TYPE_DOUBLE; break;
+    case 'D': type = DC_TYPE_LONG_DOUBLE; break;
+    case 'j':
+        next = c + 2;
+        if (c[1] == 'f')
+            type = DC_TYPE_COMPLEX_FLOAT;
+        else if (c[1] == 'd')
+            type = DC_TYPE_COMPLEX_DOUBLE;
+        else if (c[1] == 'D')
+            type = DC_TYPE_COMPLEX_LONG_DOUBLE;
+        else
+            return parse_error(p, c, "a complex type other than jf, jd and jD (float, double and long double _Complex)");
+#ifndef FFI_TARGET_HAS_COMPLEX_TYPE
+        return parse_failure(p, DC_ERR_UNSUPPORTED, c, "a complex type, which this platform's libffi cannot pass");
+#endif
+        break;
     case '#': type = DC_TYPE_OBJECT; break;
     case '@':
         type = DC_TYPE_OBJECT;
@@ -264,7 +289,6 @@ static dc_status refuse_code(const parser *p, const char *c, bool top_level) {
     switch (*c) {
     case '(': return parse_failure(p, DC_ERR_UNSUPPORTED, c, "a union by value, which libffi cannot pass");
     case 'b': return parse_failure(p, DC_ERR_UNSUPPORTED, c, "a bit-field, which libffi cannot pass");
-    case 'D': return parse_failure(p, DC_ERR_UNSUPPORTED, c, "a long double, which the library does not pass");
     case '[':
         if (top_level)
             return parse_error(p, c, "an array by value, which no C function takes or returns (it takes a pointer: ^)");
@@ -448,7 +472,14 @@ static dc_status parse_type(parser *p, const char **at, dc_type *type, const dc_
     dc_status status = parse_scalar(p, &c, type);
     if (status != DC_OK) return status;
     *layout = NULL;
-    if (*type == DC_TYPE_COUNT) {
+    if (dc__by_address(*type)) {
+        /* long double and the complex types travel as structs do. */
+        dc__layout_node *node = arena_allocate(&p->out->arena, sizeof *node);
+        if (node == NULL) return out_of_memory(p);
+        ffi_type *ffi = ffi_type_of(*type);
+        *node = (dc__layout_node){*type, 1, ffi->size, ffi->alignment, 0, 0, NULL, ffi, dc__type_canonical(*type), 0};
+        *layout = node;
+    } else if (*type == DC_TYPE_COUNT) {
         if (*c != '{') return refuse_code(p, c, true);
         dc__layout_node *node = arena_allocate(&p->out->arena, sizeof *node);
         if (node == NULL) return out_of_memory(p);
@@ -567,6 +598,7 @@ static dc_status check_ffi_layout(const dc_signature *signature, const dc__layou
 static dc_status prepare(dc_signature *signature) {
     unsigned integers = 0, floats = 0;
     size_t largest_struct = 0;
+    bool by_address = false; /* a parameter of a layout: a struct, long double or complex */
     signature->word_images = true;
     for (size_t i = 0; i < signature->parameter_count; i++) {
         dc_type type = signature->parameters[i].type;
@@ -577,7 +609,11 @@ static dc_status prepare(dc_signature *signature) {
         signature->parameter_sizes[i] = layout != NULL ? 0 : (uint8_t)signature->ffi_parameter_types[i]->size;
         if (layout != NULL) {
             signature->parameters[i].struct_id = dc__struct_value(NULL, layout).struct_id;
-            signature->struct_parameters[signature->struct_parameter_count++] = (uint8_t)i;
+            by_address = true;
+            /* Only a struct's argument pointer may be pointed elsewhere by
+             * ffi_call (invocation.c): long double and complex ones stay. */
+            if (type == DC_TYPE_STRUCT)
+                signature->struct_parameters[signature->struct_parameter_count++] = (uint8_t)i;
             signature->struct_storage += dc__struct_storage_size(layout->size);
             if (layout->size > largest_struct) largest_struct = layout->size;
         }
@@ -616,7 +652,7 @@ static dc_status prepare(dc_signature *signature) {
     if (status != DC_OK) return status;
 
     /* Stubs pass scalars in registers with the ordinary convention only. */
-    bool stub_shaped = !signature->variadic && signature->struct_parameter_count == 0 && signature->return_layout == NULL;
+    bool stub_shaped = !signature->variadic && !by_address && signature->return_layout == NULL;
     signature->stub = stub_shaped ? dc__stub_lookup(signature->return_class, integers, floats) : NULL;
     signature->call_path = signature->stub != NULL ? DC_CALL_PATH_STUB : DC_CALL_PATH_FFI;
     if (signature->stub == NULL) signature->word_images = false; /* images are for stubs only */
@@ -641,13 +677,27 @@ static dc_status intern(parsed_signature *parsed, dc_signature **out) {
         }
     }
 
-    dc_signature *signature = calloc(1, sizeof *signature + length + 1);
+    size_t count = parsed->parameter_count;
+    size_t parameters_at = align_up(sizeof(dc_signature) + length + 1, _Alignof(dc__parameter));
+    size_t ffi_types_at = align_up(parameters_at + count * sizeof(dc__parameter), _Alignof(ffi_type *));
+    size_t layouts_at = ffi_types_at + count * sizeof(ffi_type *);
+    size_t slots_at = layouts_at + count * sizeof(const dc__layout_node *);
+    size_t sizes_at = slots_at + count * sizeof(dc_parameter_slot);
+    size_t struct_parameters_at = sizes_at + count;
+    dc_signature *signature = calloc(1, struct_parameters_at + count);
     if (signature == NULL) {
         pthread_mutex_unlock(&intern_lock);
         dc_status status = dc__fail(DC_ERR_NO_MEMORY, "no memory for signature \"%.64s\"", encoding);
         parsed_free(parsed);
         return status;
     }
+    char *bytes = (char *)signature;
+    signature->parameters = (dc__parameter *)(void *)(bytes + parameters_at);
+    signature->ffi_parameter_types = (ffi_type **)(void *)(bytes + ffi_types_at);
+    signature->parameter_layouts = (const dc__layout_node **)(void *)(bytes + layouts_at);
+    signature->slots = (dc_parameter_slot *)(void *)(bytes + slots_at);
+    signature->parameter_sizes = (uint8_t *)(bytes + sizes_at);
+    signature->struct_parameters = (uint8_t *)(bytes + struct_parameters_at);
     atomic_init(&signature->reference_count, 1);
     signature->hash = hash;
     signature->return_type = parsed->return_type;
@@ -700,6 +750,19 @@ DC_API dc_status dc_signature_create_variadic(const char *encoding, size_t fixed
     return create(encoding, true, fixed_count, out, "dc_signature_create_variadic");
 }
 
+/* dc_signature_create_with_types() of types whose parameters need layouts
+ * (long double, the complex types): the parse of their canonical encoding. */
+static dc_status create_from_canonical_types(dc_type return_type, const dc_type *parameter_types, size_t count,
+                                             dc_signature **out) {
+    dc__text text = {0};
+    text_append_string(&text, dc__type_canonical(return_type));
+    for (size_t i = 0; i < count; i++) text_append_string(&text, dc__type_canonical(parameter_types[i]));
+    dc_status status = text.out_of_memory ? dc__fail(DC_ERR_NO_MEMORY, "dc_signature_create_with_types: out of memory")
+                                          : dc_signature_create(text.data, out);
+    free(text.data);
+    return status;
+}
+
 DC_API dc_status dc_signature_create_with_types(dc_type return_type, const dc_type *parameter_types,
                                                 size_t count, dc_signature **out) {
     if (out == NULL || (parameter_types == NULL && count > 0))
@@ -710,6 +773,7 @@ DC_API dc_status dc_signature_create_with_types(dc_type return_type, const dc_ty
     if (count > DC_MAX_PARAMETERS)
         return dc__fail(DC_ERR_BAD_SIGNATURE, "bad signature: %zu parameters, more than the maximum of %d", count,
                         DC_MAX_PARAMETERS);
+    bool by_address = dc__by_address(return_type) && return_type != DC_TYPE_STRUCT;
     static const char struct_problem[] =
         "is a struct, whose fields a dc_type cannot say: use dc_signature_create with its encoding";
     if (return_type == DC_TYPE_STRUCT)
@@ -724,7 +788,9 @@ DC_API dc_status dc_signature_create_with_types(dc_type return_type, const dc_ty
         if (type == DC_TYPE_VOID)
             return dc__fail(DC_ERR_BAD_SIGNATURE, "bad signature: parameter %zu is void, which is not a parameter type",
                             i);
+        if (dc__by_address(type)) by_address = true;
     }
+    if (by_address) return create_from_canonical_types(return_type, parameter_types, count, out);
     parsed_signature parsed;
     memset(&parsed, 0, sizeof parsed);
     parsed.return_type = return_type;

@@ -60,7 +60,12 @@ static const struct {
     [DC_TYPE_FLOAT] = {"float", "f"},     [DC_TYPE_DOUBLE] = {"double", "d"},
     [DC_TYPE_OBJECT] = {"object", "@"},   [DC_TYPE_POINTER] = {"pointer", "^v"},
     [DC_TYPE_STRING] = {"string", "*"},   [DC_TYPE_STRUCT] = {"struct", "{"},
+    [DC_TYPE_LONG_DOUBLE] = {"long double", "D"},
+    [DC_TYPE_COMPLEX_FLOAT] = {"complex float", "jf"},
+    [DC_TYPE_COMPLEX_DOUBLE] = {"complex double", "jd"},
+    [DC_TYPE_COMPLEX_LONG_DOUBLE] = {"complex long double", "jD"},
 };
+
 
 DC_API const char *dc_type_name(dc_type type) {
     if ((unsigned)type >= DC_TYPE_COUNT) return "invalid";
@@ -177,10 +182,12 @@ DC_API dc_status dc_value_convert(const dc_value *value, dc_type type, dc_value 
     if ((unsigned)type >= DC_TYPE_COUNT)
         return dc__fail(DC_ERR_INVALID_ARGUMENT, "dc_value_convert: %d is not a dc_type", (int)type);
 
-    if (value->type == DC_TYPE_STRUCT && type == DC_TYPE_STRUCT && value->pointer == NULL)
-        return dc__fail(DC_ERR_NULL_ARGUMENT, "a struct value needs the address of its bytes, and its pointer is NULL");
+    if (dc__by_address(value->type) && type == value->type && value->pointer == NULL)
+        return dc__fail(DC_ERR_NULL_ARGUMENT, "a %s value needs the address of its bytes, and its pointer is NULL",
+                        dc_type_name(type));
     if (value->type == type) {
-        *out = type != DC_TYPE_STRUCT ? dc__same_type_value(*value) : *value;
+        *out = type == DC_TYPE_STRUCT ? *value : type > DC_TYPE_STRUCT ? dc_value_at(type, value->pointer)
+                                                                        : dc__same_type_value(*value);
         return DC_OK;
     }
 

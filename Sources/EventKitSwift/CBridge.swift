@@ -25,6 +25,10 @@ extension ValueType {
         case DC_TYPE_POINTER: self = .pointer
         case DC_TYPE_STRING: self = .string
         case DC_TYPE_STRUCT: self = .structure
+        case DC_TYPE_LONG_DOUBLE: self = .longDouble
+        case DC_TYPE_COMPLEX_FLOAT: self = .complexFloat
+        case DC_TYPE_COMPLEX_DOUBLE: self = .complexDouble
+        case DC_TYPE_COMPLEX_LONG_DOUBLE: self = .complexLongDouble
         default: preconditionFailure("dc_type \(cType.rawValue) has no ValueType case")
         }
     }
@@ -47,6 +51,10 @@ extension ValueType {
         case .pointer: DC_TYPE_POINTER
         case .string: DC_TYPE_STRING
         case .structure: DC_TYPE_STRUCT
+        case .longDouble: DC_TYPE_LONG_DOUBLE
+        case .complexFloat: DC_TYPE_COMPLEX_FLOAT
+        case .complexDouble: DC_TYPE_COMPLEX_DOUBLE
+        case .complexLongDouble: DC_TYPE_COMPLEX_LONG_DOUBLE
         }
     }
 
@@ -123,7 +131,33 @@ extension Value {
             var value = dc_struct_of(structure.storage.address, structure.size)
             if structure.storage.cStructID != 0 { value.struct_id = structure.storage.cStructID }
             return (value, nil)
+        #if arch(x86_64) || arch(i386)
+        case .longDouble(let value): return Self.wideCValue(DC_TYPE_LONG_DOUBLE, [value])
+        case let .complexLongDouble(real, imaginary): return Self.wideCValue(DC_TYPE_COMPLEX_LONG_DOUBLE, [real, imaginary])
+        #endif
+        case let .complexFloat(real, imaginary): return Self.wideCValue(DC_TYPE_COMPLEX_FLOAT, [real, imaginary])
+        case let .complexDouble(real, imaginary): return Self.wideCValue(DC_TYPE_COMPLEX_DOUBLE, [real, imaginary])
         }
+    }
+
+    /// A value C carries by the address of its bytes (long double, the
+    /// complex types: a complex is its real and imaginary parts in a row),
+    /// in a copy the caller owns as it owns a string's: it frees it with
+    /// `freeCString(_:)` once C is done with the value.
+    private static func wideCValue<Part: BinaryFloatingPoint>(_ type: dc_type, _ parts: [Part])
+        -> (value: dc_value, ownedString: UnsafeMutablePointer<CChar>?)
+    {
+        let stride = MemoryLayout<Part>.stride
+        let copy = UnsafeMutablePointer<CChar>.allocate(capacity: stride * parts.count)
+        let raw = UnsafeMutableRawPointer(copy)
+        for (index, part) in parts.enumerated() { raw.storeBytes(of: part, toByteOffset: index * stride, as: Part.self) }
+        return (dc_value_at(type, raw), copy)
+    }
+
+    /// The parts of a value C carries by address, read from its bytes.
+    private static func wideParts<Part: BinaryFloatingPoint>(_ cValue: dc_value, count: Int, as _: Part.Type) -> [Part] {
+        let raw = UnsafeRawPointer(cValue.pointer!)
+        return (0..<count).map { raw.loadUnaligned(fromByteOffset: $0 * MemoryLayout<Part>.stride, as: Part.self) }
     }
 
     /// The Swift value for a C value: a string is copied, an object is taken
@@ -162,6 +196,21 @@ extension Value {
             } else {
                 self = .pointer(cValue.pointer)
             }
+        #if arch(x86_64) || arch(i386)
+        case DC_TYPE_LONG_DOUBLE where cValue.pointer != nil:
+            self = .longDouble(Self.wideParts(cValue, count: 1, as: Float80.self)[0])
+        case DC_TYPE_COMPLEX_LONG_DOUBLE where cValue.pointer != nil:
+            let parts = Self.wideParts(cValue, count: 2, as: Float80.self)
+            self = .complexLongDouble(real: parts[0], imaginary: parts[1])
+        #endif
+        case DC_TYPE_COMPLEX_FLOAT where cValue.pointer != nil:
+            let parts = Self.wideParts(cValue, count: 2, as: Float.self)
+            self = .complexFloat(real: parts[0], imaginary: parts[1])
+        case DC_TYPE_COMPLEX_DOUBLE where cValue.pointer != nil:
+            let parts = Self.wideParts(cValue, count: 2, as: Double.self)
+            self = .complexDouble(real: parts[0], imaginary: parts[1])
+        case DC_TYPE_LONG_DOUBLE, DC_TYPE_COMPLEX_FLOAT, DC_TYPE_COMPLEX_DOUBLE, DC_TYPE_COMPLEX_LONG_DOUBLE:
+            self = .pointer(cValue.pointer) /* a long double Swift has no type for (AArch64), or none given */
         default: preconditionFailure("dc_value tagged with dc_type \(cValue.type.rawValue)")
         }
     }

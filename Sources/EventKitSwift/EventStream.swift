@@ -126,6 +126,12 @@ public enum SendableValue: Sendable, Equatable, CustomStringConvertible {
     case pointer(UInt?)
     case string(String?)
     case structure(StructValue)
+    #if arch(x86_64) || arch(i386)
+    case longDouble(Float80)
+    case complexLongDouble(real: Float80, imaginary: Float80)
+    #endif
+    case complexFloat(real: Float, imaginary: Float)
+    case complexDouble(real: Double, imaginary: Double)
 
     /// The sendable form of `value`.
     public init(_ value: Value) {
@@ -146,6 +152,12 @@ public enum SendableValue: Sendable, Equatable, CustomStringConvertible {
         case .pointer(let pointer): self = .pointer(pointer.map { UInt(bitPattern: $0) })
         case .string(let string): self = .string(string)
         case .structure(let structure): self = .structure(structure)
+        #if arch(x86_64) || arch(i386)
+        case .longDouble(let value): self = .longDouble(value)
+        case let .complexLongDouble(real, imaginary): self = .complexLongDouble(real: real, imaginary: imaginary)
+        #endif
+        case let .complexFloat(real, imaginary): self = .complexFloat(real: real, imaginary: imaginary)
+        case let .complexDouble(real, imaginary): self = .complexDouble(real: real, imaginary: imaginary)
         }
     }
 
@@ -195,6 +207,12 @@ extension Value {
         case .pointer: self = .pointer(nil)
         case .string(let value): self = .string(value)
         case .structure(let value): self = .structure(value)
+        #if arch(x86_64) || arch(i386)
+        case .longDouble(let value): self = .longDouble(value)
+        case let .complexLongDouble(real, imaginary): self = .complexLongDouble(real: real, imaginary: imaginary)
+        #endif
+        case let .complexFloat(real, imaginary): self = .complexFloat(real: real, imaginary: imaginary)
+        case let .complexDouble(real, imaginary): self = .complexDouble(real: real, imaginary: imaginary)
         }
     }
 }

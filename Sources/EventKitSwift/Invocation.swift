@@ -297,13 +297,13 @@ public final class Invocation {
             if let ownedString { stringCopies.append(ownedString) }
         }
         // A struct return is written into storage of its own, which the
-        // result then owns.
+        // result then owns; so is a long double or complex one, read from it.
         var cResult = dc_value()
         var returnStorage: (storage: StructStorage, layout: dc_layout)?
-        if signature.returnType == .structure {
+        if Self.returnsByAddress.contains(signature.returnType) {
             let layout = signature.cReturnLayout
             let storage = StructStorage(size: layout.size)
-            cResult = dc_struct(storage.address)
+            cResult = dc_value_at(signature.returnType.cType, storage.address)
             returnStorage = (storage, layout)
         }
         let status = withExtendedLifetime((arguments, returnStorage?.storage)) {
@@ -312,10 +312,10 @@ public final class Invocation {
             }
         }
         try DispatchError.check(status)
-        if let (storage, layout) = returnStorage {
+        if let (storage, layout) = returnStorage, signature.returnType == .structure {
             return .structure(StructValue(storage: storage, layout: layout, cStructID: cResult.struct_id))
         }
-        return Value(cResult)
+        return withExtendedLifetime(returnStorage?.storage) { Value(cResult) }
     }
 
     /// Calls `function` once with Swift values, from variables as well as
@@ -338,6 +338,11 @@ public final class Invocation {
     ) throws -> Value {
         try call(function, signature: signature, arguments: arguments.map(\.eventValue))
     }
+
+    /// The return types C writes into storage the caller gives (`dc_call`).
+    private static let returnsByAddress: Set<ValueType> = [
+        .structure, .longDouble, .complexFloat, .complexDouble, .complexLongDouble,
+    ]
 }
 
 @available(*, unavailable, message: "an Invocation, like NSInvocation, is used by one thread at a time")

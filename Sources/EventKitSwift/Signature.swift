@@ -118,7 +118,8 @@ public final class Signature: @unchecked Sendable {
     /// is a struct by value, whose fields are scalar codes, nested structs
     /// and fixed arrays such as `[4i]`, each optionally preceded by its
     /// quoted name (`{point="x"d"y"d}`); it is laid out as C lays it out on
-    /// this platform. Unions, bit-fields and `long double` are refused.
+    /// this platform. `D` is `long double`, `jf`, `jd` and `jD` the complex
+    /// types (``ValueType/longDouble`` ...). Unions and bit-fields are refused.
     ///
     /// - Parameter encoding: The type encoding, return type first.
     /// - Throws: ``DispatchError/badSignature(_:)`` for an empty encoding, an

@@ -190,7 +190,7 @@ final class StructStorage: @unchecked Sendable {
     // wrapped in a StructValue; from then on they are only read.
 
     /// The alignment of every struct's bytes: the most any C scalar the core
-    /// passes needs (long double, which would need 16 on x86-64, is refused).
+    /// passes needs (long double and its complex need 16 on x86-64 and AArch64).
     static let alignment = 16
 
     /// The first byte.

@@ -94,6 +94,18 @@ public enum Value {
     /// A C struct passed by value: its bytes, copied in and owned by the
     /// value. C reads them in place for the duration of a call.
     case structure(StructValue)
+    #if arch(x86_64) || arch(i386)
+    /// C `long double` (`D`), which is Swift's `Float80` on x86. (On
+    /// AArch64, where it is a 128-bit quad that Swift has no type for, a C
+    /// long double reaches Swift as ``pointer(_:)`` to its bytes.)
+    case longDouble(Float80)
+    /// C `long double _Complex` (`jD`), on x86.
+    case complexLongDouble(real: Float80, imaginary: Float80)
+    #endif
+    /// C `float _Complex` (`jf`): its real and imaginary parts.
+    case complexFloat(real: Float, imaginary: Float)
+    /// C `double _Complex` (`jd`): its real and imaginary parts.
+    case complexDouble(real: Double, imaginary: Double)
 
     /// A struct argument holding the bytes of `value`, a value of a C struct
     /// type such as `div_t` or `timespec`: ``structure(_:)`` of
@@ -150,6 +162,12 @@ public enum Value {
         case .pointer: .pointer
         case .string: .string
         case .structure: .structure
+        #if arch(x86_64) || arch(i386)
+        case .longDouble: .longDouble
+        case .complexLongDouble: .complexLongDouble
+        #endif
+        case .complexFloat: .complexFloat
+        case .complexDouble: .complexDouble
         }
     }
 
@@ -192,6 +210,12 @@ extension Value: Equatable {
         case let (.pointer(a), .pointer(b)): a == b
         case let (.string(a), .string(b)): a == b
         case let (.structure(a), .structure(b)): a == b
+        #if arch(x86_64) || arch(i386)
+        case let (.longDouble(a), .longDouble(b)): a == b
+        case let (.complexLongDouble(a, b), .complexLongDouble(c, d)): a == c && b == d
+        #endif
+        case let (.complexFloat(a, b), .complexFloat(c, d)): a == c && b == d
+        case let (.complexDouble(a, b), .complexDouble(c, d)): a == c && b == d
         default: false
         }
     }
@@ -222,6 +246,12 @@ extension Value: CustomStringConvertible {
         case .string(nil): "string(nil)"
         case .string(let string?): "string(\(string.debugDescription))"
         case .structure(let structure): "structure(\(structure))"
+        #if arch(x86_64) || arch(i386)
+        case .longDouble(let value): "longDouble(\(value))"
+        case let .complexLongDouble(real, imaginary): "complexLongDouble(\(real), \(imaginary))"
+        #endif
+        case let .complexFloat(real, imaginary): "complexFloat(\(real), \(imaginary))"
+        case let .complexDouble(real, imaginary): "complexDouble(\(real), \(imaginary))"
         }
     }
 }

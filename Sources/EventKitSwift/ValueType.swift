@@ -48,12 +48,22 @@ public enum ValueType: CaseIterable, Hashable, Sendable, CustomStringConvertible
     /// and fields, such as `{div_t=ii}`; the ``Signature/Layout`` of the
     /// parameter or return value gives its size, alignment and fields.
     case structure
+    /// C `long double`, as the platform ABI has it (Swift's `Float80` on
+    /// x86). Encoding `D`.
+    case longDouble
+    /// `float _Complex`. Encoding `jf`.
+    case complexFloat
+    /// `double _Complex`. Encoding `jd`.
+    case complexDouble
+    /// `long double _Complex`. Encoding `jD`.
+    case complexLongDouble
 
     /// The canonical encoding character, such as `"q"` for ``int64``.
     ///
     /// A ``pointer`` is `"^"`; in a full encoding it is followed by its
     /// pointee (`"^v"`). A ``structure`` is `"{"`; in a full encoding it is
-    /// followed by its name and fields (`"{div_t=ii}"`).
+    /// followed by its name and fields (`"{div_t=ii}"`). The complex types
+    /// are `"j"`, followed by their part's code (`"jd"`).
     ///
     /// The corresponding C function is `dc_type_encoding`.
     public var encoding: Character {

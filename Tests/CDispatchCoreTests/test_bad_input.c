@@ -289,7 +289,7 @@ static void signature_creation_refuses_null_malformed_and_oversized_input(void *
         assert_refused(dc_signature_create(malformed[i], &signature), DC_ERR_BAD_SIGNATURE);
         assert_ptr_equal(signature, UNTOUCHED_SIGNATURE);
     }
-    const char *const unsupported[] = {"(U=i)", "vb3", "v{S=(U=i)}", "v{S=[2b1]}", "vD", "{S=D}"};
+    const char *const unsupported[] = {"(U=i)", "vb3", "v{S=(U=i)}", "v{S=[2b1]}", "v{S=i(U=D)}"};
     for (size_t i = 0; i < ARRAY_COUNT(unsupported); i++) {
         assert_refused(dc_signature_create(unsupported[i], &signature), DC_ERR_UNSUPPORTED);
         assert_ptr_equal(signature, UNTOUCHED_SIGNATURE);

@@ -23,6 +23,10 @@ static int untouched_marker;
 #define UNTOUCHED_SIGNATURE ((dc_signature *)(void *)&untouched_marker)
 #define UNTOUCHED_INVOCATION ((dc_invocation *)(void *)&untouched_marker)
 
+/* The text of a macro's value: the limit the messages name. */
+#define TEXT_OF_VALUE(x) #x
+#define TEXT_OF(x) TEXT_OF_VALUE(x)
+
 /* ---- malformed encodings ------------------------------------------------------ */
 
 static void every_malformed_encoding_is_rejected_with_its_position(void **state) {
@@ -59,7 +63,8 @@ static void every_malformed_encoding_is_rejected_with_its_position(void **state)
         {"v[4i]", "array|[", "array by value", 0},
         {"vb4", "bit|position 1", "bit-field", DC_ERR_UNSUPPORTED},
         {"v{S=ib4}", "bit|position 5", "bit-field inside a struct", DC_ERR_UNSUPPORTED},
-        {"vD", "long double|position 1", "long double", DC_ERR_UNSUPPORTED},
+        {"vjc", "complex|position 1", "a complex integer, which libffi cannot pass", 0},
+        {"vj", "complex|position 1", "a complex type without its part", 0},
         {"v^{S=ii", "{|unterminated|end", "unterminated struct after ^", 0},
         {"v@\"NSString", "\"|unterminated|end", "unterminated class name", 0},
     };
@@ -81,7 +86,7 @@ static void every_malformed_encoding_is_rejected_with_its_position(void **state)
 
     dc_signature *signature = UNTOUCHED_SIGNATURE;
     assert_failure(dc_signature_create(too_many, &signature), DC_ERR_BAD_SIGNATURE,
-                   "32|33");
+                   TEXT_OF(DC_MAX_PARAMETERS));
     assert_ptr_equal(signature, UNTOUCHED_SIGNATURE);
 }
 
@@ -106,7 +111,7 @@ static void malformed_type_arrays_are_rejected_naming_the_index(void **state) {
     }
     assert_failure(dc_signature_create_with_types(DC_TYPE_VOID, many, ARRAY_COUNT(many),
                                                   &signature),
-                   DC_ERR_BAD_SIGNATURE, "32|33");
+                   DC_ERR_BAD_SIGNATURE, TEXT_OF(DC_MAX_PARAMETERS));
     assert_ptr_equal(signature, UNTOUCHED_SIGNATURE);
 }
 
@@ -317,13 +322,15 @@ static void every_type_has_a_distinct_name_and_encoding(void **state) {
         assert_true(dc_type_encoding((dc_type)a) != '\0');
         for (int b = a + 1; b < DC_TYPE_COUNT; b++) {
             assert_string_not_equal(name, dc_type_name((dc_type)b));
-            assert_true(dc_type_encoding((dc_type)a) != dc_type_encoding((dc_type)b));
+            /* The complex types share 'j', their canonical encodings' first character. */
+            if (dc_type_encoding((dc_type)a) != 'j')
+                assert_true(dc_type_encoding((dc_type)a) != dc_type_encoding((dc_type)b));
         }
     }
     assert_string_equal(dc_type_name(DC_TYPE_INT64), "int64");
     assert_string_equal(dc_type_name(DC_TYPE_DOUBLE), "double");
     assert_string_equal(dc_type_name(DC_TYPE_OBJECT), "object");
-    const char codes[] = "vBcCsSiIqQfd@^*{";
+    const char codes[] = "vBcCsSiIqQfd@^*{Djjj";
     for (int type = 0; type < DC_TYPE_COUNT; type++) {
         assert_int_equal(dc_type_encoding((dc_type)type), codes[type]);
     }

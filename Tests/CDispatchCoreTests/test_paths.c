@@ -512,9 +512,9 @@ CALLEE static uint8_t last_of_thirteen(char *a, void *b, void *c, void *d, void 
 
 static void twelve_or_more_parameters_take_the_libffi_path_and_match(void **state) {
     (void)state;
-    char thirty_two[DC_MAX_PARAMETERS + 2] = "q";
-    memset(thirty_two + 1, 'q', DC_MAX_PARAMETERS);
-    thirty_two[DC_MAX_PARAMETERS + 1] = '\0';
+    char thirty_two[32 + 2] = "q";
+    memset(thirty_two + 1, 'q', 32);
+    thirty_two[32 + 1] = '\0';
     const char *const encodings[] = {"dcCsSiIqQfdB*", "qqqqqqqqqqqqqqq", "ddddddddddfcS",
                                      "C*^v^v^v^v^v^v^v^v^v^v^vC", thirty_two};
     for (size_t i = 0; i < ARRAY_COUNT(encodings); i++) {

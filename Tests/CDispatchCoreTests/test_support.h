@@ -196,6 +196,25 @@ static inline dc_table *create_table(const char *name) {
     return table;
 }
 
+/* A closure of `encoding` whose calls go to `handler`, asserting that it was
+ * made; the closure keeps its own reference to the signature. */
+static inline dc_closure *create_closure(const char *encoding, dc_forward_handler handler, void *user_data) {
+    dc_signature *signature = create_signature(encoding);
+    dc_closure *closure = NULL;
+    assert_ok(dc_closure_create(signature, handler, user_data, NULL, &closure));
+    dc_signature_release(signature);
+    return closure;
+}
+
+/* A forward handler that re-sends each call to the function user_data
+ * holds (a dc_function stored in a void *), as -invokeWithTarget: does. */
+static inline void resend_to_function(dc_invocation *call, void *user_data) {
+    dc_function function;
+    memcpy(&function, &user_data, sizeof function);
+    assert_ok(dc_invocation_set_function(call, function));
+    assert_ok(dc_invocation_invoke(call));
+}
+
 /* ---- real functions ---------------------------------------------------------- */
 
 /* A function of the C library found by name, as a plugin host finds one;

@@ -563,7 +563,7 @@ static void slots_of_removed_handlers_are_reused_unseen_through_their_old_entrie
 
 static void allow_duplicate_registers_the_same_handler_again_unseen_by_the_index(void **state) {
     (void)state;
-    const dc_handler_options again = handler_options(DC__HANDLER_ALLOW_DUPLICATE, NULL);
+    const dc_handler_options again = handler_options(DC_HANDLER_ALLOW_DUPLICATE, NULL);
     dc_handler_id indexed = add_recorder("tick", record_1);
     dc_handler_id copies[2] = {0, 0};
     for (size_t i = 0; i < 2; i++) {
@@ -599,7 +599,7 @@ static void index_stays_right_with_many_handlers_outside_it(void **state) {
     enum { TARGETS = 600 };
     static int tags[TARGETS];
     static dc_handler_id ids[TARGETS], copies[TARGETS];
-    const dc_handler_options again = handler_options(DC__HANDLER_ALLOW_DUPLICATE, NULL);
+    const dc_handler_options again = handler_options(DC_HANDLER_ALLOW_DUPLICATE, NULL);
     dc_signature *v_ptr = sig("v^v");
     /* Interleaved, so the index grows while handlers outside it come and go. */
     for (int i = 0; i < TARGETS; i++) {

@@ -224,11 +224,42 @@ static void the_table_destroy_runs_the_observer_destroy_notify_and_reports_nothi
     assert_int_equal(note_count, 0);
 }
 
+/* g_signal_connect's behaviour, asked for with a public flag: the same
+ * (event, function, target) connected twice runs twice, each connection
+ * has its id, and the target's removal takes both. */
+static void allow_duplicate_connects_the_same_function_and_target_twice(void **state) {
+    (void)state;
+    static int target = 7;
+    const dc_handler_options twice = handler_options(DC_HANDLER_ALLOW_DUPLICATE, NULL);
+    dc_handler_id first = 0, second = 0, found = 0;
+    assert_ok(dc_table_add(table, "tick", sig("v^v"), DC_FUNCTION(record_target), &target, NULL, &first));
+    assert_status(dc_table_add(table, "tick", sig("v^v"), DC_FUNCTION(record_target), &target, NULL, &found),
+                  DC_EXISTS);
+    assert_int_equal(found, first);
+    assert_ok(dc_table_add(table, "tick", sig("v^v"), DC_FUNCTION(record_target), &target, &twice, &second));
+    assert_true(second != 0 && second != first);
+    assert_int_equal(handler_count("tick"), 2);
+    assert_int_equal(execute_ok("tick", NULL, 0).handled, 2);
+    assert_call_log(7, 7);
+
+    assert_ok(dc_table_remove(table, first));
+    reset_call_log();
+    assert_int_equal(execute_ok("tick", NULL, 0).handled, 1);
+    assert_call_log(7);
+    dc_handler_id third = 0;
+    assert_ok(dc_table_add(table, "tick", sig("v^v"), DC_FUNCTION(record_target), &target, &twice, &third));
+    size_t removed = 0;
+    assert_ok(dc_table_remove_target(table, &target, &removed));
+    assert_int_equal(removed, 2);
+    assert_int_equal(handler_count("tick"), 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         table_test(listeners_are_listed_in_call_order_with_what_they_were_added_with),
         table_test(a_handler_is_described_by_its_id_until_removed),
         table_test(handlers_are_found_by_function_and_target),
+        table_test(allow_duplicate_connects_the_same_function_and_target_twice),
         table_test(the_observer_is_told_of_every_add_and_removal_with_its_key),
         table_test(an_observer_may_add_and_remove_handlers),
         table_test(the_table_destroy_runs_the_observer_destroy_notify_and_reports_nothing),

@@ -3,7 +3,8 @@
  * of the C library's snprintf, open and fcntl and of variadic functions of
  * our own, compared with direct calls; default promotions (refused types,
  * promoted values); fixed counts, interning and canonical encodings; and
- * the closures that cannot be variadic.
+ * closures of variadic signatures (libffi's cls_double_va, cls_uint_va,
+ * cls_ulong_va, cls_struct_va1), which take their one call shape.
  */
 #include "test_support.h"
 
@@ -429,50 +430,139 @@ static void variadic_signatures_refuse_what_plain_ones_refuse(void **state) {
     assert_failure(dc_signature_create_variadic("", 0, &signature), DC_ERR_BAD_SIGNATURE, "empty");
     assert_failure(dc_signature_create_variadic("i*Q*x", 3, &signature), DC_ERR_BAD_SIGNATURE, "position 4");
     assert_failure(dc_signature_create_variadic("i*Q*v", 3, &signature), DC_ERR_BAD_SIGNATURE, "void");
-    assert_failure(dc_signature_create_variadic("i*Q*D", 3, &signature), DC_ERR_UNSUPPORTED, "long double");
+    assert_failure(dc_signature_create_variadic("i*Q*(U=ic)", 3, &signature), DC_ERR_UNSUPPORTED, "union");
     assert_failure(dc_signature_create_variadic("i*Q*{S=ii", 3, &signature), DC_ERR_BAD_SIGNATURE, "unterminated");
     assert_ptr_equal(signature, (dc_signature *)&signature);
 }
 
 /* ---- closures ---------------------------------------------------------------------------- */
 
-static void do_nothing(dc_invocation *call, void *user_data) {
-    (void)call;
+/* libffi's cls_double_va: int (char *format, ...) called with a double;
+ * the handler formats it as printf would and returns the length. */
+static void format_double(dc_invocation *call, void *user_data) {
+    char *buffer = user_data;
+    dc_value format, number;
+    assert_ok(dc_invocation_get_argument(call, 0, &format));
+    assert_ok(dc_invocation_get_argument(call, 1, &number));
+    assert_int_equal(number.type, DC_TYPE_DOUBLE);
+    int length = snprintf(buffer, 32, format.string, number.d);
+    assert_ok(dc_invocation_set_return_value(call, VALUE(dc_int32(length))));
+}
+
+/* libffi's cls_uint_va and cls_ulong_va: T (T, ...) with one more T. */
+static void add_two(dc_invocation *call, void *user_data) {
     (void)user_data;
+    dc_value a, b, sum;
+    assert_ok(dc_invocation_get_argument(call, 0, &a));
+    assert_ok(dc_invocation_get_argument(call, 1, &b));
+    sum = a;
+    if (a.type == DC_TYPE_UINT32)
+        sum.u32 = a.u32 + b.u32;
+    else
+        sum.u64 = a.u64 + b.u64;
+    assert_ok(dc_invocation_set_return_value(call, &sum));
 }
 
-static int destroy_notifies;
-static void count_destroy(void *data) {
-    (void)data;
-    destroy_notifies++;
+/* libffi's cls_struct_va1: void (int, ...) with structs by value among the
+ * variadic arguments. */
+typedef struct small_tag {
+    unsigned char a, b;
+} small_tag;
+typedef struct large_tag {
+    unsigned a, b, c, d, e;
+} large_tag;
+
+static unsigned struct_va_sum;
+
+static void add_struct_fields(dc_invocation *call, void *user_data) {
+    (void)user_data;
+    dc_value n, small1, large, small2;
+    assert_ok(dc_invocation_get_argument(call, 0, &n));
+    assert_ok(dc_invocation_get_argument(call, 1, &small1));
+    assert_ok(dc_invocation_get_argument(call, 2, &large));
+    assert_ok(dc_invocation_get_argument(call, 3, &small2));
+    const small_tag *s1 = small1.pointer, *s2 = small2.pointer;
+    const large_tag *l = large.pointer;
+    struct_va_sum = (unsigned)n.i32 + s1->a + s1->b + l->a + l->b + l->c + l->d + l->e + s2->a + s2->b;
 }
 
-static void closures_and_table_closures_cannot_be_variadic(void **state) {
+static void closures_of_variadic_signatures_take_their_one_call_shape(void **state) {
     (void)state;
-    dc_signature *signature = variadic_signature("i*Q*i", 3);
-    dc_closure *closure = (dc_closure *)&closure;
-    destroy_notifies = 0;
-    assert_failure(dc_closure_create(signature, do_nothing, NULL, count_destroy, &closure), DC_ERR_UNSUPPORTED,
-                   "variadic");
-    assert_int_equal(destroy_notifies, 0);
-    dc_table *table = create_table("variadic");
-    assert_failure(dc_table_closure_create(table, "formatted", signature, &closure), DC_ERR_UNSUPPORTED, "variadic");
-    assert_ptr_equal(closure, (dc_closure *)&closure);
-
-    /* With every parameter fixed, it is still variadic. */
-    dc_signature *all_fixed = variadic_signature("vi", 1);
-    assert_failure(dc_closure_create(all_fixed, do_nothing, NULL, NULL, &closure), DC_ERR_UNSUPPORTED, "variadic");
-    assert_failure(dc_table_closure_create(table, "formatted", all_fixed, &closure), DC_ERR_UNSUPPORTED, "variadic");
-    dc_signature_release(all_fixed);
-
-    /* The same encoding made plain makes closures. */
-    dc_signature *plain = create_signature("i*Q*i");
-    assert_ok(dc_closure_create(plain, do_nothing, NULL, count_destroy, &closure));
+    char formatted[32] = "";
+    dc_signature *signature = variadic_signature("i*d", 1);
+    dc_closure *closure = NULL;
+    assert_ok(dc_closure_create(signature, format_double, formatted, NULL, &closure));
+    int (*print_double)(const char *, ...) = (int (*)(const char *, ...))dc_closure_function(closure);
+    assert_int_equal(print_double("%.1f", 7.0), 3);
+    assert_string_equal(formatted, "7.0");
     dc_closure_destroy(closure);
-    assert_int_equal(destroy_notifies, 1);
+    dc_signature_release(signature);
+
+    signature = variadic_signature("III", 1);
+    assert_ok(dc_closure_create(signature, add_two, NULL, NULL, &closure));
+    unsigned (*add_uint)(unsigned, ...) = (unsigned (*)(unsigned, ...))dc_closure_function(closure);
+    assert_int_equal(add_uint(67u, 4000000000u), 67u + 4000000000u);
+    dc_closure_destroy(closure);
+    dc_signature_release(signature);
+
+    signature = variadic_signature("QQQ", 1);
+    assert_ok(dc_closure_create(signature, add_two, NULL, NULL, &closure));
+    uint64_t (*add_ulong)(uint64_t, ...) = (uint64_t (*)(uint64_t, ...))dc_closure_function(closure);
+    assert_true(add_ulong((uint64_t)1 << 40, (uint64_t)5) == ((uint64_t)1 << 40) + 5);
+    dc_closure_destroy(closure);
+    dc_signature_release(signature);
+
+    signature = variadic_signature("vi{small_tag=CC}{large_tag=IIIII}{small_tag=CC}", 1);
+    assert_ok(dc_closure_create(signature, add_struct_fields, NULL, NULL, &closure));
+    void (*sum)(int, ...) = (void (*)(int, ...))dc_closure_function(closure);
+    small_tag s1 = {5, 6}, s2 = {7, 8};
+    large_tag l = {10, 20, 30, 40, 50};
+    struct_va_sum = 0;
+    sum(4, s1, l, s2);
+    assert_int_equal(struct_va_sum, 4 + 5 + 6 + 10 + 20 + 30 + 40 + 50 + 7 + 8);
+    dc_closure_destroy(closure);
+    dc_signature_release(signature);
+
+    /* Re-sent to a real variadic function: snprintf(buffer, size, format, double). */
+    char encoding[16];
+    snprintf(encoding, sizeof encoding, "i*%s*d", unsigned_integer_code(sizeof(size_t)));
+    signature = variadic_signature(encoding, 3);
+    dc_function real_snprintf = library_function("snprintf");
+    void *target;
+    memcpy(&target, &real_snprintf, sizeof target);
+    assert_ok(dc_closure_create(signature, resend_to_function, target, NULL, &closure));
+    int (*print)(char *, size_t, const char *, ...) =
+        (int (*)(char *, size_t, const char *, ...))dc_closure_function(closure);
+    char buffer[16];
+    assert_int_equal(print(buffer, sizeof buffer, "%.2f", 2.5), 4);
+    assert_string_equal(buffer, "2.50");
+    dc_closure_destroy(closure);
+    dc_signature_release(signature);
+}
+
+static int table_formatted;
+
+static int record_format(const char *format, double number) {
+    char buffer[32];
+    table_formatted = snprintf(buffer, sizeof buffer, format, number);
+    return table_formatted * 10;
+}
+
+static void a_table_closure_of_a_variadic_signature_executes_with_its_arguments(void **state) {
+    (void)state;
+    dc_table *table = create_table("variadic");
+    dc_signature *plain = create_signature("i*d");
+    assert_ok(dc_table_add(table, "formatted", plain, DC_FUNCTION(record_format), NULL, NULL, NULL));
+    dc_signature *signature = variadic_signature("i*d", 1);
+    dc_closure *closure = NULL;
+    assert_ok(dc_table_closure_create(table, "formatted", signature, &closure));
+    int (*print_double)(const char *, ...) = (int (*)(const char *, ...))dc_closure_function(closure);
+    assert_int_equal(print_double("%.3f", 1.5), 50);
+    assert_int_equal(table_formatted, 5);
+    dc_closure_destroy(closure);
+    dc_signature_release(signature);
     dc_signature_release(plain);
     dc_table_destroy(table);
-    dc_signature_release(signature);
 }
 
 /* ---- a variadic C function as a table handler ------------------------------------------------ */
@@ -519,7 +609,8 @@ int main(void) {
         cmocka_unit_test(equal_encodings_and_fixed_counts_share_one_signature),
         cmocka_unit_test(variadic_signatures_report_their_fixed_count_and_take_the_libffi_path),
         cmocka_unit_test(variadic_signatures_refuse_what_plain_ones_refuse),
-        cmocka_unit_test(closures_and_table_closures_cannot_be_variadic),
+        cmocka_unit_test(closures_of_variadic_signatures_take_their_one_call_shape),
+        cmocka_unit_test(a_table_closure_of_a_variadic_signature_executes_with_its_arguments),
         cmocka_unit_test(a_variadic_c_function_is_called_by_an_execute_with_its_signature),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

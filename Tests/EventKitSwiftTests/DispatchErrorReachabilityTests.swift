@@ -70,7 +70,8 @@ struct DispatchErrorReachabilityTests {
         #expect(message == "bad signature: parameter 0 is void, which is not a parameter type")
         let tooLong = "v" + String(repeating: "i", count: Signature.maximumParameterCount + 1)
         message = expectDispatchError(DispatchError.badSignature) { _ = try Signature(tooLong) }
-        #expect(message.contains("more than 32 parameters at position 33"))
+        let limit = Signature.maximumParameterCount
+        #expect(message.contains("more than \(limit) parameters at position \(limit + 1)"))
         message = expectDispatchError(DispatchError.badSignature) { _ = try Signature("v\0i") }
         #expect(message == "bad type encoding: NUL byte at position 1")
     }
@@ -263,7 +264,7 @@ struct DispatchErrorReachabilityTests {
     }
 
     /// `DC_ERR_FFI` means `ffi_prep_cif` refused a call interface. The encoding
-    /// parser admits only scalar and pointer types and at most 32 parameters,
+    /// parser admits only scalar and pointer types and at most 127 parameters,
     /// all of which libffi prepares on every ABI it supports, so no signature a
     /// Swift caller can create fails there. The largest and most mixed one is
     /// prepared here without error.

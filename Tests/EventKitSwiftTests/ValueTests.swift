@@ -5,7 +5,7 @@ import Testing
 struct ValueTests {
     @Test("Each case is tagged with its value type")
     func casesReportTheirType() {
-        let pairs: [(Value, ValueType)] = [
+        var pairs: [(Value, ValueType)] = [
             (.void, .void), (.bool(true), .bool),
             (.int8(-1), .int8), (.uint8(1), .uint8),
             (.int16(-1), .int16), (.uint16(1), .uint16),
@@ -15,7 +15,14 @@ struct ValueTests {
             (.object(nil), .object), (.pointer(nil), .pointer), (.string("s"), .string),
             (Value(struct: Int32(1)), .structure),
         ]
+        #if arch(x86_64) || arch(i386)
+        pairs.append((.longDouble(1), .longDouble))
+        #endif
+        pairs += [(.complexFloat(real: 1, imaginary: 2), .complexFloat), (.complexDouble(real: 1, imaginary: 2), .complexDouble)]
+        #if arch(x86_64) || arch(i386)
+        pairs.append((.complexLongDouble(real: 1, imaginary: 2), .complexLongDouble))
         #expect(pairs.map(\.1) == ValueType.allCases)
+        #endif
         for (value, type) in pairs {
             #expect(value.type == type, "\(value)")
         }

@@ -13,7 +13,9 @@ struct ValueTypeTests {
             (.int64, "q", "int64"), (.uint64, "Q", "uint64"),
             (.float, "f", "float"), (.double, "d", "double"),
             (.object, "@", "object"), (.pointer, "^", "pointer"), (.string, "*", "string"),
-            (.structure, "{", "struct"),
+            (.structure, "{", "struct"), (.longDouble, "D", "long double"),
+            (.complexFloat, "j", "complex float"), (.complexDouble, "j", "complex double"),
+            (.complexLongDouble, "j", "complex long double"),
         ]
         #expect(expected.map(\.0) == ValueType.allCases)
         for (type, encoding, name) in expected {

@@ -51,13 +51,10 @@ enum {
      * `release` callback, as a destroy notify would, without the memory a
      * destroy notify costs. Not taken when dc_table_add returns DC_EXISTS. */
     DC__HANDLER_OWNS_TARGET = 1u << 3,
-    /* Register even when the same (event, function, target) is registered
-     * already, as g_signal_connect does: no DC_EXISTS, and the handler takes
-     * no entry in the table's duplicate index (4 to 8 bytes less per
-     * handler), so a later add without this flag does not find it either.
-     * For targets that are new by construction, such as a binding's closure
-     * box. */
-    DC__HANDLER_ALLOW_DUPLICATE = 1u << 4,
+    /* The public DC_HANDLER_ALLOW_DUPLICATE (dispatch_table.h), under the
+     * name the binding used before it was public; for targets that are new
+     * by construction, such as a binding's closure box. */
+    DC__HANDLER_ALLOW_DUPLICATE = DC_HANDLER_ALLOW_DUPLICATE,
     /* For dc_table_add_marshal: `marshal` is not a dc_marshal but a function
      * of the Swift calling convention (clang's swiftcall) with `data` in the
      * Swift context register: a Swift closure's function and context, called

@@ -247,6 +247,12 @@ typedef struct dc__handler_shape {
     uint32_t takes;       /* event arguments it takes: parameters after the target */
 } dc__handler_shape;
 
+/* The most arguments a shape the summary answers for takes: counts have a
+ * bit for each count up to it. A shape taking more (up to
+ * DC_MAX_PARAMETERS) leaves the summary answering for nothing, so each
+ * execute of its event checks every shape. */
+#define DC__SUMMARIZED_TAKES 63
+
 /* The shapes of one event's live handlers, with a summary that lets the
  * common execute, whose arguments have exactly the types every shape takes,
  * be checked without visiting each shape (execute.c's
@@ -254,7 +260,7 @@ typedef struct dc__handler_shape {
  * set; readers never change one. */
 typedef struct dc__shape_set {
     uint32_t count;
-    uint32_t most_takes;  /* the most arguments a shape takes: how many of `types` are set */
+    uint32_t most_takes;  /* the most arguments a summarized shape takes: how many of `types` are set */
     /* Bit n: an execute with n arguments (n < 64) fits every shape's arity,
      * without and with DC_EXECUTE_STRICT. No bit is set when the shapes
      * disagree on a type, so the summary never answers for them. */
@@ -272,11 +278,11 @@ typedef struct dc__shape_set {
      * detailed key's: dc__lean_allowed()). */
     uint64_t lean_counts;
     uint64_t lean_strict_counts;
-    uint8_t types[DC_MAX_PARAMETERS]; /* argument i's type in every shape that takes it */
+    uint8_t types[DC__SUMMARIZED_TAKES]; /* argument i's type in every shape that takes it */
     dc__handler_shape shapes[];
 } dc__shape_set;
 
-_Static_assert(DC_MAX_PARAMETERS < 64, "dc__shape_set.counts has a bit for every argument count a shape takes");
+_Static_assert(DC__SUMMARIZED_TAKES < 64, "dc__shape_set.counts has a bit for every argument count it summarizes");
 
 /* An event, or a detailed key of one ("notify::size"). An event's arrays
  * hold its handlers in call order, those added with a detail among them

@@ -60,6 +60,14 @@ typedef void (*dc_closure_error_handler)(const dc_closure *closure, dc_status st
  * `user_data`; dc_closure_destroy() calls destroy_notify(user_data) (may be
  * NULL) once. The closure retains the signature.
  *
+ * A closure of a variadic signature (dc_signature_create_variadic) is a
+ * variadic function that takes one call shape, as a closure of libffi's
+ * ffi_prep_cif_var does: each call must pass the fixed parameters and then
+ * exactly the variadic ones the signature lists (already promoted, as the
+ * signature requires), and the handler receives them all as arguments.
+ * Called with other variadic arguments, it reads what the ABI leaves where
+ * those would be: C cannot tell it how many a caller passed.
+ *
  * Errors, with nothing allocated and destroy_notify not called:
  * DC_ERR_NULL_ARGUMENT (signature, handler or out NULL); DC_ERR_NO_MEMORY
  * (no executable memory); DC_ERR_FFI.
@@ -100,7 +108,8 @@ DC_API void dc_closure_destroy(dc_closure *closure);
  * for any number of handlers, from C and Swift alike. A failed execute, or a
  * return value that does not fit, makes the call return the zero value and
  * reaches the closure's error handler (dc_closure_set_error_handler()).
- * The table must outlive the closure.
+ * The table must outlive the closure. A variadic signature's closure takes
+ * its one call shape, as for dc_closure_create().
  *
  * Errors, with nothing allocated: DC_ERR_NULL_ARGUMENT; DC_ERR_NO_MEMORY;
  * DC_ERR_FFI; and dc_table_intern()'s.

@@ -130,14 +130,20 @@ typedef enum dc_type {
     DC_TYPE_POINTER,  /* ^ followed by the pointee's encoding, e.g. ^v, ^i */
     DC_TYPE_STRING,   /* * (also : for the selector slot, see below) */
     DC_TYPE_STRUCT,   /* {name=fields}: a struct by value (see "Structs by value") */
+    /* The floating-point types wider than a dc_value holds, which a value
+     * carries by the address of their bytes (see "Values by address"). */
+    DC_TYPE_LONG_DOUBLE,         /* D: long double, as the platform ABI has it */
+    DC_TYPE_COMPLEX_FLOAT,       /* jf: float _Complex */
+    DC_TYPE_COMPLEX_DOUBLE,      /* jd: double _Complex */
+    DC_TYPE_COMPLEX_LONG_DOUBLE, /* jD: long double _Complex */
     DC_TYPE_COUNT
 } dc_type;
 
 /* "int64", "double", "object", "struct", ...; "invalid" for values out of range. */
 DC_API const char *dc_type_name(dc_type type);
 
-/* The canonical encoding character ('q', 'd', '@', '^', '*', '{' ...); '\0'
- * for values out of range. */
+/* The canonical encoding character ('q', 'd', '@', '^', '*', '{', 'D', and
+ * 'j' for the complex types ...); '\0' for values out of range. */
 DC_API char dc_type_encoding(dc_type type);
 
 /*
@@ -219,6 +225,40 @@ static inline dc_value dc_struct_of(void *bytes, size_t size) {
     return v;
 }
 
+/*
+ * Values by address. long double and the complex types are wider than the
+ * 8 bytes a dc_value holds (long double is 16 bytes on x86-64 and AArch64,
+ * 12 on i386; double _Complex 16; long double _Complex 32), so a value of
+ * one (and, for one rule for all four, of float _Complex) carries, as a
+ * struct's does, the address of its bytes in `pointer`
+ * (struct_id 0): bytes of the type's size and alignment, owned by whoever
+ * made the value, valid for as long as the value is used. Everything about
+ * struct values holds for them: an invocation copies the bytes in and hands
+ * out values pointing at its own copy, a queued delivery copies them, a
+ * return value points into the invocation's storage (dc_call writes it at
+ * return_value->pointer, which the caller sets), and a value fits only a
+ * parameter of its own type (a NULL pointer is DC_ERR_NULL_ARGUMENT). The
+ * layout of dc_value is unchanged, hence the SONAME. long double follows the
+ * ABI as libffi does: 80-bit extended in 16 bytes on x86-64, 128-bit quad
+ * on AArch64, 80-bit extended in 12 bytes on i386.
+ *
+ *   long double x = 2.5L;               double _Complex z = 1.0 + 2.0 * I;
+ *   dc_value v = dc_long_double(&x);    dc_value w = dc_complex_double(&z);
+ */
+static inline dc_value dc_value_at(dc_type type, void *bytes) {
+    dc_value v = dc_struct(bytes);
+    v.type = type;
+    return v;
+}
+#ifndef __cplusplus
+static inline dc_value dc_long_double(long double *x) { return dc_value_at(DC_TYPE_LONG_DOUBLE, x); }
+static inline dc_value dc_complex_float(float _Complex *x) { return dc_value_at(DC_TYPE_COMPLEX_FLOAT, x); }
+static inline dc_value dc_complex_double(double _Complex *x) { return dc_value_at(DC_TYPE_COMPLEX_DOUBLE, x); }
+static inline dc_value dc_complex_long_double(long double _Complex *x) {
+    return dc_value_at(DC_TYPE_COMPLEX_LONG_DOUBLE, x);
+}
+#endif
+
 /* The void value, as returned by a function returning void. */
 static inline dc_value dc_void(void) {
     dc_value v;
@@ -242,7 +282,8 @@ static inline dc_value dc_void(void) {
  *    pointer-like type;
  *  - a struct value fits DC_TYPE_STRUCT when its pointer is not NULL (its
  *    layout is checked where both layouts are known: see "Structs by
- *    value");
+ *    value"); a value by address (long double, the complex types) fits its
+ *    own type when its pointer is not NULL;
  *  - nothing else fits: bool and integers do not mix, integers and floating
  *    point do not mix, objects, pointers and strings do not mix, nor structs
  *    and anything else.
@@ -260,8 +301,9 @@ DC_API dc_status dc_value_convert(const dc_value *value, dc_type type, dc_value 
 /* Signatures (NSMethodSignature)                                            */
 /* ------------------------------------------------------------------------ */
 
-/* Most parameters a signature may have. */
-#define DC_MAX_PARAMETERS 32
+/* Most parameters a signature may have: the 127 that C guarantees a
+ * function may take (C11 5.2.4.1). */
+#define DC_MAX_PARAMETERS 127
 
 /* A generic function pointer; cast any C function to it with DC_FUNCTION(f)
  * and describe its real type with a dc_signature (a variadic one with
@@ -287,7 +329,9 @@ typedef struct dc_signature dc_signature;
  *   "v"      void (void)              "q@qd"  int64_t (void *, int64_t, double)
  *   "v@B"    void (void *, bool)      "*^i*"  char *(int *, char *)
  *
- * Codes: v B c C s S i I l L q Q f d @ # * ^ : {...} (see dc_type). `^` must
+ * Codes: v B c C s S i I l L q Q f d D jf jd jD @ # * ^ : {...} (see
+ * dc_type; D, jf, jd and jD are long double and the complex types, as
+ * parameters, return values and struct fields). `^` must
  * be followed by the pointee's encoding (^v, ^i, ^^c, ^{name=...}, ^? ...):
  * the parameter is a pointer whatever it points to (pointers to pointers
  * chain at most 65 `^` in a row; a pointee's brackets must each close by
@@ -301,7 +345,7 @@ typedef struct dc_signature dc_signature;
  * `:` is the selector slot; with no Objective-C runtime on Linux a selector is
  * passed as its name, a C string, so `:` is DC_TYPE_STRING. Unions and
  * bit-fields, which libffi cannot pass, are refused with DC_ERR_UNSUPPORTED,
- * as is `D` (long double); an array by value outside a struct, which no C
+ * as are the complex types on a libffi built without them; an array by value outside a struct, which no C
  * function takes, with DC_ERR_BAD_SIGNATURE.
  *
  * Equal encodings (after skipping offsets and qualifiers) give the same shared
@@ -314,7 +358,7 @@ typedef struct dc_signature dc_signature;
  * a malformed struct (unterminated, no fields, nested more than
  * DC_MAX_NESTING deep, more than DC_MAX_STRUCT_ELEMENTS scalars) or more than
  * DC_MAX_PARAMETERS parameters, with a message naming the offending position;
- * DC_ERR_UNSUPPORTED for a union, a bit-field or a long double, naming its
+ * DC_ERR_UNSUPPORTED for a union or a bit-field, naming its
  * position, and for structs by value that the libffi underneath would pass
  * wrongly (a known defect, found by a probe the first time such a signature
  * is made: README, "Platforms"), naming the defect; DC_ERR_NO_MEMORY;

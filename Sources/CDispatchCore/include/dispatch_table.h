@@ -140,7 +140,13 @@ enum {
     /* The event's argument count must equal the handler's parameter count
      * (less the bound target); otherwise an execute fails with DC_ERR_ARITY. */
     DC_HANDLER_STRICT = 1u << 2,
-    /* Bits 3 to 7 are language bindings' (dispatch_core_binding.h). */
+    /* Register even when the same (event, function, target) is registered
+     * already, as g_signal_connect does: never DC_EXISTS. Such a handler
+     * takes no entry in the table's duplicate index, so a later add without
+     * this flag does not find it either; each one is removed by its own id
+     * (or with its target, its event, or all). */
+    DC_HANDLER_ALLOW_DUPLICATE = 1u << 4,
+    /* Bits 3 and 5 to 7 are language bindings' (dispatch_core_binding.h). */
     /* Phases, as GLib's: an event's handlers run in the order run-first
      * default, the others, run-last default, after-handlers. */
     /* Run after the event's run-last default handler
@@ -188,8 +194,9 @@ typedef struct dc_handler_options {
  * first ones; one taking more receives zero/NULL for the missing ones, unless
  * DC_HANDLER_STRICT.
  *
- * Returns DC_OK with the new handler's id in *out (out may be NULL), or
- * DC_EXISTS when the same (event, function, target) is already registered:
+ * Returns DC_OK with the new handler's id in *out (out may be NULL), or,
+ * unless DC_HANDLER_ALLOW_DUPLICATE, DC_EXISTS when the same (event,
+ * function, target) is already registered:
  * the existing handler is kept unchanged, *out is its id, and `options` is
  * ignored (its destroy notify is not kept and will not be called).
  * Errors: DC_ERR_NULL_ARGUMENT (table, event, signature or function NULL);

@@ -16,9 +16,10 @@
  *   item      := qualifier* value offset?    qualifiers r n N o O R V
  *   offset    := '-'? digit+                 skipped
  *   value     := scalar | 'v' (return only) | struct
- *              | '(' 'b' 'D'                 DC_ERR_UNSUPPORTED, wherever a value may be
+ *              | '(' 'b'                     DC_ERR_UNSUPPORTED, wherever a value may be
  *              | '['                         DC_ERR_BAD_SIGNATURE outside a struct
- *   scalar    := B c C s S i I l L q Q f d # * : | '@' ('?' | '"' name '"')? | '^' pointee
+ *   scalar    := B c C s S i I l L q Q f d D # * : | 'j' (f | d | D)
+ *              | '@' ('?' | '"' name '"')? | '^' pointee
  *   struct    := '{' name '=' field+ '}'     name: any bytes but = { }
  *   field     := ('"' name '"')? qualifier* (scalar | struct | array)
  *   array     := '[' count qualifier* (scalar | struct | array) ']'   count 1 to 4096
@@ -27,14 +28,14 @@
  * struct is 1 deep); a struct parameter or return holds at most
  * DC_MAX_STRUCT_ELEMENTS scalars, each array element counted, checked each
  * time a field or an array is complete; DC_MAX_PARAMETERS parameters, the
- * next one refused once it is read (a union, bit-field or long double in it
- * is refused as such). In a variadic signature, parameters from
+ * next one refused once it is read (a union or bit-field in it is refused
+ * as such). In a variadic signature, parameters from
  * fixed_count on must not be B c C s S f; fixed_count above the parameter
  * count is refused once the whole encoding is read.
  *
  * What the header leaves open the model takes as the library shows it:
- *  - a pointee is "whatever it points to": qualifiers, then v ? D, a scalar
- *    code, '@' with its suffix, another '^' pointee, 'b' with a width, or an
+ *  - a pointee is "whatever it points to": qualifiers, then v ? D, jf jd
+ *    jD, a scalar code, '@' with its suffix, another '^' pointee, 'b' with a width, or an
  *    aggregate { ( [ read to its closer, nested brackets and quoted runs
  *    skipped, and nothing inside checked (nor nesting, nor elements). The
  *    model wants each closer to match its bracket and says when one did not
@@ -125,6 +126,10 @@ static size_t em_size_of(dc_type type) {
     case DC_TYPE_OBJECT: return sizeof(void *);
     case DC_TYPE_POINTER: return sizeof(void *);
     case DC_TYPE_STRING: return sizeof(char *);
+    case DC_TYPE_LONG_DOUBLE: return sizeof(long double);
+    case DC_TYPE_COMPLEX_FLOAT: return sizeof(float _Complex);
+    case DC_TYPE_COMPLEX_DOUBLE: return sizeof(double _Complex);
+    case DC_TYPE_COMPLEX_LONG_DOUBLE: return sizeof(long double _Complex);
     default: return 0;
     }
 }
@@ -146,6 +151,10 @@ static size_t em_alignment_of(dc_type type) {
     case DC_TYPE_OBJECT: return _Alignof(void *);
     case DC_TYPE_POINTER: return _Alignof(void *);
     case DC_TYPE_STRING: return _Alignof(char *);
+    case DC_TYPE_LONG_DOUBLE: return _Alignof(long double);
+    case DC_TYPE_COMPLEX_FLOAT: return _Alignof(float _Complex);
+    case DC_TYPE_COMPLEX_DOUBLE: return _Alignof(double _Complex);
+    case DC_TYPE_COMPLEX_LONG_DOUBLE: return _Alignof(long double _Complex);
     default: return 1;
     }
 }
@@ -181,7 +190,18 @@ static int em_new_node(em_model *m, em_kind kind, dc_type type) {
     return (int)m->node_count++;
 }
 
-/* The scalar a code stands for ('^' and '@' included); false for any other byte. */
+/* The complex type 'j' and the code after it stand for; false for any other. */
+static bool em_complex_type(char part, dc_type *out) {
+    switch (part) {
+    case 'f': *out = DC_TYPE_COMPLEX_FLOAT; return true;
+    case 'd': *out = DC_TYPE_COMPLEX_DOUBLE; return true;
+    case 'D': *out = DC_TYPE_COMPLEX_LONG_DOUBLE; return true;
+    default: return false;
+    }
+}
+
+/* The scalar a code stands for ('^' and '@' included, 'j' not: it takes two
+ * bytes); false for any other byte. */
 static bool em_scalar_type(char c, dc_type *out) {
     switch (c) {
     case 'B': *out = DC_TYPE_BOOL; return true;
@@ -195,6 +215,7 @@ static bool em_scalar_type(char c, dc_type *out) {
     case 'Q': *out = DC_TYPE_UINT64; return true;
     case 'f': *out = DC_TYPE_FLOAT; return true;
     case 'd': *out = DC_TYPE_DOUBLE; return true;
+    case 'D': *out = DC_TYPE_LONG_DOUBLE; return true;
     case '@': case '#': *out = DC_TYPE_OBJECT; return true;
     case '*': case ':': *out = DC_TYPE_STRING; return true;
     case '^': *out = DC_TYPE_POINTER; return true;
@@ -267,6 +288,12 @@ static bool em_skip_pointee(em_model *m, size_t chain) {
         return true;
     }
     if (c == '{' || c == '(' || c == '[') return em_skip_pointee_aggregate(m);
+    if (c == 'j') {
+        if (!em_complex_type(m->text[m->at + 1], &ignored))
+            return em_refuse(m, DC_ERR_BAD_SIGNATURE, m->at, "unknown pointee code");
+        m->at += 2;
+        return true;
+    }
     if (!em_scalar_type(c, &ignored)) return em_refuse(m, DC_ERR_BAD_SIGNATURE, m->at, "unknown pointee code");
     m->at++;
     if (c == '@') return em_skip_object_suffix(m);
@@ -376,7 +403,6 @@ static bool em_parse_value(em_model *m, em_place place, size_t depth, int *out) 
     switch (c) {
     case '(': return em_refuse(m, DC_ERR_UNSUPPORTED, start, "a union");
     case 'b': return em_refuse(m, DC_ERR_UNSUPPORTED, start, "a bit-field");
-    case 'D': return em_refuse(m, DC_ERR_UNSUPPORTED, start, "a long double");
     case '{': return em_parse_struct(m, depth + 1, out);
     case '[':
         if (place == EM_RETURN || place == EM_PARAMETER)
@@ -387,9 +413,15 @@ static bool em_parse_value(em_model *m, em_place place, size_t depth, int *out) 
         m->at++;
         *out = em_new_node(m, EM_SCALAR, DC_TYPE_VOID);
         return true;
-    default: break;
+    case 'j':
+        if (!em_complex_type(m->text[start + 1], &type))
+            return em_refuse(m, DC_ERR_BAD_SIGNATURE, start, "a complex type other than jf, jd, jD");
+        m->at++; /* the 'j'; the part below */
+        break;
+    default:
+        if (!em_scalar_type(c, &type)) return em_refuse(m, DC_ERR_BAD_SIGNATURE, start, "unknown type code");
+        break;
     }
-    if (!em_scalar_type(c, &type)) return em_refuse(m, DC_ERR_BAD_SIGNATURE, start, "unknown type code");
     m->at++;
     if (c == '@' && !em_skip_object_suffix(m)) return false;
     if (c == '^' && !em_skip_pointee(m, 1)) return false;
@@ -497,7 +529,7 @@ static void em_put(em_text *t, const char *bytes, size_t count) {
 static void em_put_text(em_text *t, const char *text) { em_put(t, text, strlen(text)); }
 
 static char em_scalar_code(dc_type type) {
-    static const char codes[] = "vBcCsSiIqQfd@^*";
+    static const char codes[] = "vBcCsSiIqQfd@^*{D";
     return (unsigned)type < sizeof codes - 1 ? codes[type] : '?';
 }
 
@@ -509,6 +541,9 @@ static void em_write_encoding(const em_model *m, int index, em_text *out) {
     case EM_SCALAR:
         if (n->type == DC_TYPE_POINTER) {
             em_put_text(out, "^v");
+        } else if (n->type == DC_TYPE_COMPLEX_FLOAT || n->type == DC_TYPE_COMPLEX_DOUBLE ||
+                   n->type == DC_TYPE_COMPLEX_LONG_DOUBLE) {
+            em_put_text(out, n->type == DC_TYPE_COMPLEX_FLOAT ? "jf" : n->type == DC_TYPE_COMPLEX_DOUBLE ? "jd" : "jD");
         } else {
             buffer[0] = em_scalar_code(n->type);
             em_put(out, buffer, 1);

@@ -198,13 +198,15 @@ static dc_value sample_value(dc_type type, unsigned index) {
     return value;
 }
 
-/* A struct parameter: zero bytes at first; a dc_struct of distinct bytes is
- * copied in and read back; another type does not fit it. */
-static void check_struct_argument(const subject *s, dc_invocation *invocation, size_t index, const em_node *layout) {
+/* A parameter by address (a struct, long double, a complex type): zero
+ * bytes at first; a value of distinct bytes is copied in and read back;
+ * another type does not fit it. */
+static void check_struct_argument(const subject *s, dc_invocation *invocation, size_t index, const em_node *layout,
+                                  dc_type type) {
     dc_value fresh;
     FUZZ_CHECK(dc_invocation_get_argument(invocation, index, &fresh) == DC_OK, "%s: argument %zu unreadable", s->name,
                index);
-    FUZZ_CHECK(fresh.type == DC_TYPE_STRUCT && fresh.pointer != NULL, "%s: struct argument %zu reads as %s %p",
+    FUZZ_CHECK(fresh.type == type && fresh.pointer != NULL, "%s: struct argument %zu reads as %s %p",
                s->name, index, dc_type_name(fresh.type), fresh.pointer);
     const unsigned char *bytes = fresh.pointer;
     for (size_t i = 0; i < layout->size; i++)
@@ -213,10 +215,10 @@ static void check_struct_argument(const subject *s, dc_invocation *invocation, s
     unsigned char *source = malloc(layout->size);
     if (source == NULL) abort();
     for (size_t i = 0; i < layout->size; i++) source[i] = (unsigned char)(1 + (i * 97 + index * 31) % 255);
-    dc_value value = dc_struct(source), back;
+    dc_value value = dc_value_at(type, source), back;
     dc_status status = dc_invocation_set_argument(invocation, index, &value);
     FUZZ_CHECK(status == DC_OK, "%s: struct argument %zu refuses a struct: %s", s->name, index, dc_status_name(status));
-    FUZZ_CHECK(dc_invocation_get_argument(invocation, index, &back) == DC_OK && back.type == DC_TYPE_STRUCT,
+    FUZZ_CHECK(dc_invocation_get_argument(invocation, index, &back) == DC_OK && back.type == type,
                "%s: struct argument %zu does not read back as a struct", s->name, index);
     FUZZ_CHECK(back.pointer != NULL && back.pointer != source,
                "%s: struct argument %zu points at %p, not at a copy of the bytes given at %p", s->name, index,
@@ -236,7 +238,7 @@ static void check_struct_argument(const subject *s, dc_invocation *invocation, s
     FUZZ_CHECK(status == DC_ERR_TYPE, "%s: struct argument %zu given an int32 gave %s", s->name, index,
                dc_status_name(status));
     FUZZ_CHECK_FAILURE(status, primed, "dc_invocation_set_argument");
-    FUZZ_CHECK(dc_invocation_get_argument(invocation, index, &back) == DC_OK && back.type == DC_TYPE_STRUCT &&
+    FUZZ_CHECK(dc_invocation_get_argument(invocation, index, &back) == DC_OK && back.type == type &&
                    back.pointer != NULL && ((const unsigned char *)back.pointer)[0] == 1 + (index * 31) % 255,
                "%s: struct argument %zu changed when an int32 was refused", s->name, index);
     free(source);
@@ -252,8 +254,8 @@ static void check_invocation(const subject *s, const em_model *model, dc_signatu
                "%s: invocation takes another path than its signature", s->name);
 
     for (size_t i = 0; i < count; i++) {
-        if (types[i] == DC_TYPE_STRUCT) {
-            check_struct_argument(s, invocation, i, em_node_at(model, model->items[i + 1]));
+        if (types[i] >= DC_TYPE_STRUCT) { /* by address */
+            check_struct_argument(s, invocation, i, em_node_at(model, model->items[i + 1]), types[i]);
             continue;
         }
         dc_value fresh;
