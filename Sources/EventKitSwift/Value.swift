@@ -100,7 +100,7 @@ public enum Value {
     /// long double reaches Swift as ``pointer(_:)`` to its bytes.)
     case longDouble(Float80)
     /// C `long double _Complex` (`jD`), on x86.
-    case complexLongDouble(real: Float80, imaginary: Float80)
+    indirect case complexLongDouble(real: Float80, imaginary: Float80)
     #endif
     /// C `float _Complex` (`jf`): its real and imaginary parts.
     case complexFloat(real: Float, imaginary: Float)
