@@ -4,7 +4,9 @@
  * C library has no wrapper. Compiles to nothing in a build that takes the
  * POSIX side.
  */
-#define _GNU_SOURCE /* syscall() */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* syscall(); a build may define it already */
+#endif
 
 #include "platform.h"
 
