@@ -9,44 +9,7 @@ import Synchronization
 // while they are valid, and hands a closure holding them to the queue.
 
 extension CommandTable {
-    /// Runs `handler` on `delivery` with the arguments of each execute of
-    /// `key`'s event, for as long as the returned subscription lives.
-    ///
-    /// ```swift
-    /// table.on(.progress, on: .dispatchQueue(workQueue)) { percent in log(percent) }
-    ///     .store(in: &subscriptions)
-    /// ```
-    ///
-    /// The arguments are checked and converted on the executing thread, as
-    /// for ``on(_:options:phase:_:)-(EventKey<(A)>,_,_,(A)->Void)``, and travel to the
-    /// handler as Swift values: strings copied, objects retained until the
-    /// handler has run. Delivering an object to another thread is your
-    /// statement that it may be used there.
-    ///
-    /// The execute counts the handler as run (``ExecuteResult/handled``) when
-    /// it hands the call to a `DispatchQueue`, and as queued
-    /// (``ExecuteResult/queued``) when it posts it to an ``EventQueue``.
-    /// See ``Delivery`` for the order and lifetime of deliveries.
-    ///
-    /// The corresponding C function is `dc_table_add_marshal_id` with
-    /// `dc_handler_options.queue` for an ``EventQueue``.
-    public func on<each A: EventArgument>(
-        _ key: EventKey<(repeat each A)>, on delivery: Delivery<Nonisolated>, options: HandlerOptions = [],
-        _ handler: @escaping @Sendable (repeat each A) -> Void
-    ) -> Subscription {
-        deliveredSubscription(key, to: delivery.target, options: options, handler)
-    }
-
-    /// Runs `handler` on `delivery` with the argument of each execute of
-    /// `key`'s event; see ``on(_:on:options:_:)-(EventKey<(A)>,Delivery<Nonisolated>,_,_)``.
-    public func on<A: EventArgument>(
-        _ key: EventKey<A>, on delivery: Delivery<Nonisolated>, options: HandlerOptions = [],
-        _ handler: @escaping @Sendable (A) -> Void
-    ) -> Subscription {
-        deliveredSubscription(key, to: delivery.target, options: options, handler)
-    }
-
-    /// Runs `handler` on the main actor with the arguments of each execute of
+    /// Runs `handler` on the main actor with the argument of each execute of
     /// `key`'s event, in the order of the executes, for as long as the
     /// returned subscription lives.
     ///
@@ -58,92 +21,54 @@ extension CommandTable {
     /// The handler always runs later, also when the execute happens on the
     /// main actor, so that it never overtakes deliveries posted before it;
     /// the execute counts it as run (``ExecuteResult/handled``) when it posts
-    /// it. The arguments travel as for a `DispatchQueue` delivery.
+    /// it. The arguments are checked and travel as for a `DispatchQueue`
+    /// delivery (``on(_:on:options:phase:_:)-(EventKey<A>,_,_,_,_)``).
+    ///
+    /// - Parameters:
+    ///   - key: The event, typed; a string literal names one.
+    ///   - delivery: `.mainActor`.
+    ///   - options: How the handler is registered.
+    ///   - phase: Where among the event's handlers it runs
+    ///     (``HandlerPhase``); a default phase makes the call throw.
+    ///   - handler: Runs on the main actor with the event's argument.
+    /// - Returns: The subscription that keeps the handler registered.
+    /// - Throws: For a default phase only: see ``HandlerPhase/Choice``.
     ///
     /// Replaces `-performSelectorOnMainThread:withObject:waitUntilDone:`.
-    public func on<each A: EventArgument>(
-        _ key: EventKey<(repeat each A)>, on delivery: Delivery<MainActor>, options: HandlerOptions = [],
-        _ handler: @escaping @MainActor @Sendable (repeat each A) -> Void
-    ) -> Subscription {
-        deliveredSubscription(key, to: delivery.target, options: options, onMainActor(handler))
-    }
-
-    /// Runs `handler` on the main actor with the argument of each execute of
-    /// `key`'s event; see ``on(_:on:options:_:)-(EventKey<(A)>,Delivery<MainActor>,_,_)``.
-    public func on<A: EventArgument>(
+    public func on<A: EventArgument, Failure>(
         _ key: EventKey<A>, on delivery: Delivery<MainActor>, options: HandlerOptions = [],
-        _ handler: @escaping @MainActor @Sendable (A) -> Void
-    ) -> Subscription {
-        deliveredSubscription(key, to: delivery.target, options: options, onMainActor(handler))
-    }
-
-    /// Runs `handler` on `delivery` with the arguments of each execute of
-    /// `event`, whose types the handler's parameters give.
-    ///
-    /// ```swift
-    /// table.on("reset", on: .queue(eventQueue)) { model.reset() }
-    /// table.on("rename", on: .dispatchQueue(workQueue)) { (title: String, index: Int) in … }
-    /// ```
-    ///
-    /// The handler is registered with the signature of its parameters'
-    /// ``EventArgument/valueType``s, as a typed key's is; see
-    /// ``on(_:on:options:_:)-(EventKey<(A)>,Delivery<Nonisolated>,_,_)``.
-    /// Replaces `-[NSNotificationCenter addObserverForName:object:queue:usingBlock:]`.
-    public func on<each A: EventArgument>(
-        _ event: String, on delivery: Delivery<Nonisolated>, options: HandlerOptions = [],
-        _ handler: @escaping @Sendable (repeat each A) -> Void
-    ) -> Subscription {
-        deliveredSubscription(EventKey<(repeat each A)>(event), to: delivery.target, options: options, handler)
-    }
-
-    /// Runs `handler` on the main actor with the arguments of each execute of
-    /// `event`, whose types the handler's parameters give; see
-    /// ``on(_:on:options:_:)-(EventKey<(A)>,Delivery<MainActor>,_,_)``.
-    ///
-    /// ```swift
-    /// table.on("toggle", on: .mainActor) { (on: Bool) in viewModel.isOn = on }
-    /// ```
-    public func on<each A: EventArgument>(
-        _ event: String, on delivery: Delivery<MainActor>, options: HandlerOptions = [],
-        _ handler: @escaping @MainActor @Sendable (repeat each A) -> Void
-    ) -> Subscription {
-        deliveredSubscription(
-            EventKey<(repeat each A)>(event), to: delivery.target, options: options, onMainActor(handler))
-    }
-
-    /// Runs `handler` on `delivery` with the event's first argument, an
-    /// object or `nil`, each time `event` is executed: any object for
-    /// `AnyObject`, or an instance of `Object`, checked as
-    /// ``on(_:options:phase:_:)-(String,_,_,(Object?)->Void)`` checks it.
-    ///
-    /// The object is retained until the handler has run. Delivering it to
-    /// another thread is your statement that it may be used there.
-    public func on<Object: AnyObject>(
-        _ event: String, on delivery: Delivery<Nonisolated>, options: HandlerOptions = [],
-        _ handler: @escaping @Sendable (Object?) -> Void
-    ) -> Subscription {
-        deliveredSubscription(
-            event, to: delivery.target, options: options, signature: Signatures.object
-        ) { hop in
-            objectHandler(event, hop?.wrapping(handler) ?? handler)
+        phase: HandlerPhase.Choice<Failure> = .normal, _ handler: @escaping @MainActor @Sendable (A) -> Void
+    ) throws(Failure) -> Subscription {
+        try phase.register(key.name, options: options) { (options) throws(DispatchError) in
+            deliveredSubscription(key, to: delivery.target, options: options, onMainActor(handler))
         }
     }
 
-    /// Runs `handler` on the main actor with the event's first argument, an
-    /// object or `nil`, retained until the handler has run.
-    public func on<Object: AnyObject>(
-        _ event: String, on delivery: Delivery<MainActor>, options: HandlerOptions = [],
-        _ handler: @escaping @MainActor @Sendable (Object?) -> Void
-    ) -> Subscription {
-        deliveredSubscription(
-            event, to: delivery.target, options: options, signature: Signatures.object
-        ) { hop in
-            objectHandler(event, hop!.wrapping(onMainActor(handler)))
+    /// Runs `handler` on the main actor with the arguments, none or two or
+    /// more, of each execute of `key`'s event, in the order of the executes;
+    /// see the one-argument form.
+    ///
+    /// ```swift
+    /// table.on("resize", on: .mainActor) { (width: Int, height: Int) in view.resize(width, height) }
+    ///     .store(in: &subscriptions)
+    /// ```
+    public func on<each A: EventArgument, Failure>(
+        _ key: EventKey<(repeat each A)>, on delivery: Delivery<MainActor>, options: HandlerOptions = [],
+        phase: HandlerPhase.Choice<Failure> = .normal,
+        _ handler: @escaping @MainActor @Sendable (repeat each A) -> Void
+    ) throws(Failure) -> Subscription {
+        try phase.register(key.name, options: options) { (options) throws(DispatchError) in
+            deliveredSubscription(key, to: delivery.target, options: options, onMainActor(handler))
         }
     }
 
     /// Runs `handler` on `delivery` with every argument of each execute of
     /// `event`, as given.
+    ///
+    /// ```swift
+    /// table.on("progress", on: .dispatchQueue(workQueue)) { values in log(values) }
+    ///     .store(in: &subscriptions)
+    /// ```
     ///
     /// Strings arrive copied and objects retained until the handler has run;
     /// a `.pointer` arrives as the address it was, so what it points to must
@@ -155,37 +80,58 @@ extension CommandTable {
     /// copies its bytes when the execute posts the delivery.
     ///
     /// - Parameters:
-    ///   - event: The event's name.
+    ///   - event: The event's name, or a detailed key `"event::detail"`.
     ///   - delivery: Where the handler runs.
     ///   - options: How the handler is registered.
+    ///   - phase: Where among the event's handlers it runs
+    ///     (``HandlerPhase``); a default phase makes the call throw.
     ///   - handler: Runs on `delivery` with every argument of each execute.
     /// - Returns: The subscription that keeps the handler registered.
-    public func on(
+    /// - Throws: For a default phase only: see ``HandlerPhase/Choice``.
+    public func on<Failure>(
         _ event: String, on delivery: Delivery<Nonisolated>, options: HandlerOptions = [],
-        _ handler: @escaping @Sendable ([Value]) -> Void
-    ) -> Subscription {
-        deliveredSubscription(
-            event, to: delivery.target, options: options, signature: nil
-        ) { hop in
-            valuesHandler(hop?.wrapping(handler) ?? handler)
+        phase: HandlerPhase.Choice<Failure> = .normal, _ handler: @escaping @Sendable ([Value]) -> Void
+    ) throws(Failure) -> Subscription {
+        try phase.register(event, options: options) { (options) throws(DispatchError) in
+            deliveredSubscription(event, to: delivery.target, options: options, signature: nil) { hop in
+                valuesHandler(hop?.wrapping(handler) ?? handler)
+            }
         }
     }
 
     /// Runs `handler` on the main actor with every argument of each execute
     /// of `event`, copied as described for the nonisolated form.
-    public func on(
+    public func on<Failure>(
         _ event: String, on delivery: Delivery<MainActor>, options: HandlerOptions = [],
-        _ handler: @escaping @MainActor @Sendable ([Value]) -> Void
+        phase: HandlerPhase.Choice<Failure> = .normal, _ handler: @escaping @MainActor @Sendable ([Value]) -> Void
+    ) throws(Failure) -> Subscription {
+        try phase.register(event, options: options) { (options) throws(DispatchError) in
+            deliveredSubscription(event, to: delivery.target, options: options, signature: nil) { hop in
+                valuesHandler(hop!.wrapping(onMainActor(handler)))
+            }
+        }
+    }
+
+    /// Runs `handler`, which takes the event's first argument as an object,
+    /// on the executing thread or `target`: the multicast ``Event``'s way to
+    /// its raises.
+    func onObject(
+        _ event: String, on target: DeliveryTarget?, phase: HandlerPhase.Choice<Never> = .normal,
+        _ handler: @escaping @Sendable (AnyObject?) -> Void
     ) -> Subscription {
-        deliveredSubscription(
-            event, to: delivery.target, options: options, signature: nil
-        ) { hop in
-            valuesHandler(hop!.wrapping(onMainActor(handler)))
+        phase.register(event, options: []) { (options) throws(DispatchError) in
+            guard let target else {
+                return try closureSubscription(
+                    event, signature: Signatures.object, handler: MarshalHandler(handler), options: options)
+            }
+            return deliveredSubscription(event, to: target, options: options, signature: Signatures.object) { hop in
+                MarshalHandler(hop?.wrapping(handler) ?? handler)
+            }
         }
     }
 
     /// `handler` as a closure that runs it on the main actor, called there.
-    private func onMainActor<each A>(
+    func onMainActor<each A>(
         _ handler: @escaping @MainActor @Sendable (repeat each A) -> Void
     ) -> @Sendable (repeat each A) -> Void {
         { (argument: repeat each A) in
@@ -207,7 +153,8 @@ extension CommandTable {
     /// Registers `handler`, typed by `key`, delivered to `target`: the
     /// arguments are converted on the executing thread and the converted
     /// values hop.
-    private func deliveredSubscription<Arguments, each A: EventArgument>(
+    @usableFromInline
+    func deliveredSubscription<Arguments, each A: EventArgument>(
         _ key: EventKey<Arguments>, to target: DeliveryTarget, options: HandlerOptions,
         _ handler: @escaping @Sendable (repeat each A) -> Void
     ) -> Subscription {

@@ -608,14 +608,14 @@ extension CommandTable {
 // MARK: - Closures that live as long as an owner
 
 extension CommandTable {
-    /// Runs `handler` each time `event` is executed, for as long as `owner`
-    /// lives.
+    /// Runs `handler` with `owner` and the event's argument each time `key`'s
+    /// event is executed, for as long as `owner` lives.
     ///
     /// ```swift
     /// final class Session {            // not Sendable
-    ///     var resets = 0
+    ///     var total = 0
     ///     init(table: CommandTable) {
-    ///         table.on("reset", owner: self) { session in session.resets += 1 }
+    ///         table.on(.deposit, owner: self) { session, amount in session.total += amount }
     ///     }
     /// }
     /// ```
@@ -623,118 +623,52 @@ extension CommandTable {
     /// The table holds `owner` weakly and passes it to each call of the
     /// handler, so the handler need not capture it: an owner that is not
     /// `Sendable` cannot be captured by a `@Sendable` closure, and one
-    /// captured strongly would never die. Once `owner` has died
-    /// the handler is skipped and pruned as a target-action's is. Releasing
-    /// the returned registration changes nothing; ``Registration/cancel()`` and
+    /// captured strongly would never die. Once `owner` has died the handler
+    /// is skipped and pruned as a target-action's is. Releasing the returned
+    /// registration changes nothing; ``Registration/cancel()`` and
     /// ``removeTarget(_:)`` with the owner remove it early.
     ///
+    /// The handler runs on the executing thread, where its owner is alive
+    /// for the call; it takes its argument and may throw as
+    /// ``on(_:on:options:phase:_:)-(EventKey<A>,_,_,_,_)``'s does.
+    ///
     /// - Parameters:
-    ///   - event: The event's name, or a detailed key `"event::detail"`.
+    ///   - key: The event, typed; a string literal names one.
     ///   - owner: The object the handler lives as long as, held weakly.
     ///   - options: How the handler is registered.
     ///   - phase: Where among the event's handlers it runs
     ///     (``HandlerPhase``); a default phase, `.runFirst` or `.runLast`,
     ///     makes the call throw.
-    ///   - handler: Runs with the owner each time `event` is executed.
-    /// - Returns: The registration, which removes the handler when cancelled.
-    /// - Throws: For a default phase only: see ``HandlerPhase/Choice``.
-    @discardableResult
-    public func on<Owner: AnyObject, Failure>(
-        _ event: String, owner: Owner, options: HandlerOptions = [], phase: HandlerPhase.Choice<Failure> = .normal,
-        _ handler: @escaping @Sendable (Owner) -> Void
-    ) throws(Failure) -> Registration {
-        try targetRegistration(
-            owner, event: event, signature: Signatures.void, action: nil, options: options, phase: phase
-        ) { owner, _, _ in
-            handler(owner)
-        }
-    }
-
-    /// Runs `handler` with the event's arguments, of the types its
-    /// parameters give (``EventArgument``s), for as long as `owner` lives.
-    ///
-    /// - Parameters:
-    ///   - event: The event's name, or a detailed key.
-    ///   - owner: The object the handler lives as long as, held weakly.
-    ///   - options: How the handler is registered.
-    ///   - phase: Where among the event's handlers it runs
-    ///     (``HandlerPhase``); a default phase makes the call throw.
-    ///   - handler: Runs with the owner and the event's arguments.
-    /// - Returns: The registration, which removes the handler when cancelled.
-    /// - Throws: For a default phase only: see ``HandlerPhase/Choice``.
-    @discardableResult
-    public func on<Owner: AnyObject, each A: EventArgument, Failure>(
-        _ event: String, owner: Owner, options: HandlerOptions = [], phase: HandlerPhase.Choice<Failure> = .normal,
-        _ handler: @escaping @Sendable (Owner, repeat each A) -> Void
-    ) throws(Failure) -> Registration {
-        try on(EventKey<(repeat each A)>(event), owner: owner, options: options, phase: phase, handler)
-    }
-
-    /// Runs `handler` each time `key`'s event is executed, for as long as
-    /// `owner` lives.
-    ///
-    /// - Parameters:
-    ///   - key: The event, typed.
-    ///   - owner: The object the handler lives as long as, held weakly.
-    ///   - options: How the handler is registered.
-    ///   - phase: Where among the event's handlers it runs
-    ///     (``HandlerPhase``); a default phase makes the call throw.
-    ///   - handler: Runs with the owner each time the event is executed.
-    /// - Returns: The registration, which removes the handler when cancelled.
-    /// - Throws: For a default phase only: see ``HandlerPhase/Choice``.
-    @discardableResult
-    public func on<Owner: AnyObject, Failure>(
-        _ key: EventKey<Void>, owner: Owner, options: HandlerOptions = [],
-        phase: HandlerPhase.Choice<Failure> = .normal, _ handler: @escaping @Sendable (Owner) -> Void
-    ) throws(Failure) -> Registration {
-        try targetRegistration(owner, key: key, parameters: [], action: nil, options: options, phase: phase) {
-            owner, _ in
-            handler(owner)
-        }
-    }
-
-    /// Runs `handler` with the event's argument, for as long as `owner`
-    /// lives.
-    ///
-    /// - Parameters:
-    ///   - key: The event, typed.
-    ///   - owner: The object the handler lives as long as, held weakly.
-    ///   - options: How the handler is registered.
-    ///   - phase: Where among the event's handlers it runs
-    ///     (``HandlerPhase``); a default phase makes the call throw.
     ///   - handler: Runs with the owner and the event's argument.
     /// - Returns: The registration, which removes the handler when cancelled.
     /// - Throws: For a default phase only: see ``HandlerPhase/Choice``.
     @discardableResult
-    public func on<Owner: AnyObject, A: EventArgument, Failure>(
+    public func on<Owner: AnyObject, A: EventArgument, HandlerFailure, Failure>(
         _ key: EventKey<A>, owner: Owner, options: HandlerOptions = [],
-        phase: HandlerPhase.Choice<Failure> = .normal, _ handler: @escaping @Sendable (Owner, A) -> Void
+        phase: HandlerPhase.Choice<Failure> = .normal,
+        _ handler: @escaping @Sendable (Owner, A) throws(HandlerFailure) -> Void
     ) throws(Failure) -> Registration {
         let event = key.name
         return try targetRegistration(
             owner, key: key, parameters: [A.valueType], action: nil, options: options, phase: phase
         ) { owner, arguments in
             var index = 0
-            handler(owner, try A.argument(arguments, at: &index, event: event))
+            try handler(owner, try A.argument(arguments, at: &index, event: event))
         }
     }
 
-    /// Runs `handler` with the event's arguments, two or more, for as long as
-    /// `owner` lives.
+    /// Runs `handler` with `owner` and the event's arguments, none or two or
+    /// more, each time `key`'s event is executed, for as long as `owner`
+    /// lives; see the one-argument form.
     ///
-    /// - Parameters:
-    ///   - key: The event, typed.
-    ///   - owner: The object the handler lives as long as, held weakly.
-    ///   - options: How the handler is registered.
-    ///   - phase: Where among the event's handlers it runs
-    ///     (``HandlerPhase``); a default phase makes the call throw.
-    ///   - handler: Runs with the owner and the event's arguments.
-    /// - Returns: The registration, which removes the handler when cancelled.
-    /// - Throws: For a default phase only: see ``HandlerPhase/Choice``.
+    /// ```swift
+    /// table.on("reset", owner: self) { session in session.total = 0 }
+    /// ```
     @discardableResult
-    public func on<Owner: AnyObject, each A: EventArgument, Failure>(
+    public func on<Owner: AnyObject, each A: EventArgument, HandlerFailure, Failure>(
         _ key: EventKey<(repeat each A)>, owner: Owner, options: HandlerOptions = [],
-        phase: HandlerPhase.Choice<Failure> = .normal, _ handler: @escaping @Sendable (Owner, repeat each A) -> Void
+        phase: HandlerPhase.Choice<Failure> = .normal,
+        _ handler: @escaping @Sendable (Owner, repeat each A) throws(HandlerFailure) -> Void
     ) throws(Failure) -> Registration {
         let event = key.name
         return try targetRegistration(

@@ -48,87 +48,14 @@ extension CommandTable {
             options: options)
     }
 
-    /// Runs `handler` each time `key`'s event is executed, for as long as the
-    /// returned subscription lives.
-    ///
-    /// ```swift
-    /// table.on(.reset) { print("reset") }.store(in: &subscriptions)
-    /// ```
-    ///
-    /// A key with a detail (``EventKey/detail(_:)``) runs the handler for
-    /// executes of that detail only; a key without one, for every detail. A
-    /// malformed key registers nothing: the subscription returned is
-    /// cancelled already, and an execute of the key throws
-    /// ``DispatchError/invalidArgument(_:)``.
-    ///
-    /// - Parameters:
-    ///   - key: The event, typed.
-    ///   - options: How the handler is registered.
-    ///   - phase: Where among the event's handlers it runs
-    ///     (``HandlerPhase``); a default phase, `.runFirst` or `.runLast`,
-    ///     makes the call throw.
-    ///   - handler: Runs on the executing thread each time the event is
-    ///     executed.
-    /// - Returns: The subscription that keeps the handler registered.
-    /// - Throws: For a default phase only: see ``HandlerPhase/Choice``.
-    ///
-    /// The corresponding C function is `dc_table_add_marshal_id`.
-    public func on<Failure>(
-        _ key: EventKey<Void>, options: HandlerOptions = [], phase: HandlerPhase.Choice<Failure> = .normal,
-        _ handler: @escaping @Sendable () -> Void
-    ) throws(Failure) -> Subscription {
-        try phase.register(key.name, options: options) { (options) throws(DispatchError) in
-            try handlerSubscription(key, signature: Signatures.void, handler: MarshalHandler(handler), options: options)
-        }
-    }
-
-    /// Runs `handler`, which may throw, each time `key`'s event is executed;
-    /// see ``on(_:options:phase:_:)-(EventKey<Void>,_,_,()->Void)``.
-    ///
-    /// ```swift
-    /// table.on(.save) { try store.flush() }.store(in: &subscriptions)
-    /// ```
-    ///
-    /// An error the handler throws stops the emission: the handlers after it
-    /// do not run, and the execute that ran it throws the error (an execute
-    /// made from C, which cannot receive it, stops and drops it).
-    public func on<HandlerFailure, Failure>(
-        _ key: EventKey<Void>, options: HandlerOptions = [], phase: HandlerPhase.Choice<Failure> = .normal,
-        _ handler: @escaping @Sendable () throws(HandlerFailure) -> Void
-    ) throws(Failure) -> Subscription {
-        try phase.register(key.name, options: options) { (options) throws(DispatchError) in
-            try onConverting(key, options: options, handler)
-        }
-    }
-
-    /// Runs `handler` each time `key`'s event is executed, and takes its
-    /// answer as the execute's return value.
-    ///
-    /// ```swift
-    /// table.on(.canClose) { document.isSaved }.store(in: &subscriptions)
-    /// let canClose = try table.execute(.canClose).returnValue(as: Bool.self)
-    /// ```
-    ///
-    /// The first handler that answers gives the execute's
-    /// ``ExecuteResult/returnValue`` (an accumulator chooses otherwise, as for
-    /// C handlers); ``ExecuteResult/returnValue(as:)`` reads it typed. The
-    /// handler is registered with a signature returning `Answer`'s
-    /// ``EventArgument/valueType``, so C callers of the event get the answer
-    /// too. It may throw, as the form without an answer may.
-    public func on<Answer: EventArgument, HandlerFailure, Failure>(
-        _ key: EventKey<Void>, options: HandlerOptions = [], phase: HandlerPhase.Choice<Failure> = .normal,
-        _ handler: @escaping @Sendable () throws(HandlerFailure) -> Answer
-    ) throws(Failure) -> Subscription {
-        try phase.register(key.name, options: options) { (options) throws(DispatchError) in
-            try onAnswering(key, options: options, handler)
-        }
-    }
-
     /// Runs `handler` with the event's argument each time `key`'s event is
     /// executed, for as long as the returned subscription lives.
     ///
     /// ```swift
     /// table.on(.toggle) { on in print("toggle", on) }.store(in: &subscriptions)
+    /// table.on(.approve) { (amount: Int) throws in try ledger.book(amount) }.store(in: &subscriptions)
+    /// table.on(.progress, on: .dispatchQueue(workQueue)) { percent in log(percent) }
+    ///     .store(in: &subscriptions)
     /// ```
     ///
     /// The handler is registered with `A`'s ``EventArgument/valueType``, so an
@@ -138,56 +65,139 @@ extension CommandTable {
     /// `String`, an object of another class) stops the emission there and the
     /// execute throws ``DispatchError/typeMismatch(_:)``.
     ///
+    /// On the executing thread (the default delivery) the handler may throw:
+    /// the error stops the emission, the handlers after it do not run, and
+    /// the execute that ran it throws the error (an execute made from C,
+    /// which cannot receive it, stops and drops it). Delivered elsewhere
+    /// (``Delivery/Choice``) it may not, and its arguments are checked and
+    /// converted on the executing thread, then travel to it as Swift values:
+    /// strings copied, objects retained until the handler has run.
+    /// Delivering an object to another thread is your statement that it may
+    /// be used there. The execute counts a delivered handler as run
+    /// (``ExecuteResult/handled``) when it hands the call to a
+    /// `DispatchQueue`, and as queued (``ExecuteResult/queued``) when it
+    /// posts it to an ``EventQueue``.
+    ///
+    /// A key with a detail (``EventKey/detail(_:)``) runs the handler for
+    /// executes of that detail only; a key without one, for every detail. A
+    /// malformed key registers nothing: the subscription returned is
+    /// cancelled already, and an execute of the key throws
+    /// ``DispatchError/invalidArgument(_:)``.
+    ///
     /// One argument has its own method because Swift does not take a key of
     /// one type, `EventKey<Bool>`, as a key of a one-element pack; for any
-    /// other number of arguments see
-    /// ``on(_:options:phase:_:)-(EventKey<(A)>,_,_,(A)->Void)``.
+    /// other number of arguments, none included, see
+    /// ``on(_:on:options:phase:_:)-(EventKey<(A)>,_,_,_,(A)->Void)``.
     ///
     /// - Parameters:
-    ///   - key: The event, typed.
+    ///   - key: The event, typed; a string literal names one.
+    ///   - delivery: Where the handler runs: the executing thread unless
+    ///     given (``Delivery/Choice``).
     ///   - options: How the handler is registered.
     ///   - phase: Where among the event's handlers it runs
-    ///     (``HandlerPhase``); a default phase makes the call throw.
+    ///     (``HandlerPhase``); a default phase, `.runFirst` or `.runLast`,
+    ///     makes the call throw.
     ///   - handler: Runs with the event's argument.
     /// - Returns: The subscription that keeps the handler registered.
     /// - Throws: For a default phase only: see ``HandlerPhase/Choice``.
+    ///
+    /// The corresponding C function is `dc_table_add_marshal_id`, with
+    /// `dc_handler_options.queue` for an ``EventQueue``. Replaces
+    /// `-[NSNotificationCenter addObserverForName:object:queue:usingBlock:]`
+    /// and `g_signal_connect`.
     // Inlinable, so that where `A` is a built-in scalar the closure the table
     // calls reads the argument as an `A` in the caller's code, where `A` is
     // known; unspecialized, every call would look `A` up.
     @inlinable
-    public func on<A: EventArgument, Failure>(
-        _ key: EventKey<A>, options: HandlerOptions = [], phase: HandlerPhase.Choice<Failure> = .normal,
-        _ handler: @escaping @Sendable (A) -> Void
+    public func on<A: EventArgument, HandlerFailure, Failure>(
+        _ key: EventKey<A>, on delivery: Delivery<Nonisolated>.Choice<HandlerFailure> = .executingThread,
+        options: HandlerOptions = [], phase: HandlerPhase.Choice<Failure> = .normal,
+        _ handler: @escaping @Sendable (A) throws(HandlerFailure) -> Void
     ) throws(Failure) -> Subscription {
         try phase.register(key.name, options: options) { (options) throws(DispatchError) in
-            if ScalarArguments.areScalars(A.self) {
+            if let target = delivery.target {
+                return deliveredSubscription(key, to: target, options: options, Self.unfailing(handler))
+            }
+            if HandlerFailure.self == Never.self, ScalarArguments.areScalars(A.self) {
                 return try onScalars(key, types: ScalarArguments.valueTypes(of: A.self), options: options) { arguments in
-                    handler(ScalarArguments.arguments(arguments, as: A.self))
+                    do { try handler(ScalarArguments.arguments(arguments, as: A.self)) } catch {}
                 }
             }
             return try onConverting(key, options: options, handler)
         }
     }
 
-    /// Runs `handler`, which may throw, with the event's argument each time
-    /// `key`'s event is executed; see
-    /// ``on(_:options:phase:_:)-(EventKey<A>,_,_,_)``.
+    /// Runs `handler` with the event's arguments, none or two or more, each
+    /// time `key`'s event is executed, for as long as the returned
+    /// subscription lives.
     ///
     /// ```swift
-    /// table.on(.approve) { (amount: Int) throws in try ledger.book(amount) }
+    /// extension EventKey where Arguments == (String, Int) {
+    ///     static let rename: EventKey<(String, Int)> = "rename"
+    /// }
+    /// table.on(.rename) { title, index in print(title, index) }.store(in: &subscriptions)
+    /// table.on(.reset, on: .queue(eventQueue)) { model.reset() }.store(in: &subscriptions)
+    /// table.on("resize") { (width: Int, height: Int) in layout(width, height) }
     ///     .store(in: &subscriptions)
     /// ```
     ///
-    /// An error the handler throws stops the emission and reaches the
-    /// caller, as for the throwing form of a key without arguments.
-    /// A closure that cannot throw takes the form without `throws`, whose
-    /// built-in scalars cross without a box.
-    public func on<A: EventArgument, HandlerFailure, Failure>(
-        _ key: EventKey<A>, options: HandlerOptions = [], phase: HandlerPhase.Choice<Failure> = .normal,
-        _ handler: @escaping @Sendable (A) throws(HandlerFailure) -> Void
+    /// A string literal is a key whose argument types the closure's
+    /// parameters give; a closure whose parameters are not annotated does
+    /// not compile there (a name in a variable becomes a key with
+    /// `EventKey(name)`). The handler is registered with the signature of the
+    /// arguments' ``EventArgument/valueType``s, checks them, may throw and
+    /// is delivered as the one-argument method's is.
+    ///
+    /// - Parameters:
+    ///   - key: The event, typed; a string literal names one.
+    ///   - delivery: Where the handler runs: the executing thread unless
+    ///     given (``Delivery/Choice``).
+    ///   - options: How the handler is registered.
+    ///   - phase: Where among the event's handlers it runs
+    ///     (``HandlerPhase``); a default phase makes the call throw.
+    ///   - handler: Runs with the event's arguments.
+    /// - Returns: The subscription that keeps the handler registered.
+    /// - Throws: For a default phase only: see ``HandlerPhase/Choice``.
+    @inlinable
+    public func on<each A: EventArgument, HandlerFailure, Failure>(
+        _ key: EventKey<(repeat each A)>,
+        on delivery: Delivery<Nonisolated>.Choice<HandlerFailure> = .executingThread,
+        options: HandlerOptions = [], phase: HandlerPhase.Choice<Failure> = .normal,
+        _ handler: @escaping @Sendable (repeat each A) throws(HandlerFailure) -> Void
     ) throws(Failure) -> Subscription {
         try phase.register(key.name, options: options) { (options) throws(DispatchError) in
-            try onConverting(key, options: options, handler)
+            if let target = delivery.target {
+                return deliveredSubscription(key, to: target, options: options, Self.unfailing(handler))
+            }
+            if HandlerFailure.self == Never.self {
+                if ScalarArguments.count(of: repeat (each A).self) == 0 {
+                    return try onNothing(key, options: options) {
+                        do { try handler(repeat each unsafeBitCast((), to: (repeat each A).self)) } catch {}
+                    }
+                }
+                if ScalarArguments.areScalars(repeat (each A).self) {
+                    // The C arguments, all built-in scalars, read as a tuple
+                    // of them where the types are known.
+                    return try onScalars(
+                        key, types: ScalarArguments.valueTypes(of: repeat (each A).self), options: options
+                    ) { arguments in
+                        let values = ScalarArguments.arguments(arguments, as: repeat (each A).self)
+                        do { try handler(repeat each values) } catch {}
+                    }
+                }
+            }
+            return try onConverting(key, options: options, handler)
+        }
+    }
+
+    /// `handler`, whose failure is `Never` (a ``Delivery/Choice`` with a
+    /// target is made for no other), as a closure that cannot throw.
+    @usableFromInline
+    static func unfailing<each A, HandlerFailure>(
+        _ handler: @escaping @Sendable (repeat each A) throws(HandlerFailure) -> Void
+    ) -> @Sendable (repeat each A) -> Void {
+        { (argument: repeat each A) in
+            do { try handler(repeat each argument) } catch {}
         }
     }
 
@@ -202,9 +212,23 @@ extension CommandTable {
     /// let approved = try table.execute(.approve, 42).returnValue(as: Bool.self)   // Optional(true)
     /// ```
     ///
-    /// Answers and throws as
-    /// the answering form of a key without arguments does; takes its
-    /// argument as ``on(_:options:phase:_:)-(EventKey<A>,_,_,_)`` does.
+    /// The first handler that answers gives the execute's
+    /// ``ExecuteResult/returnValue`` (an accumulator chooses otherwise, as for
+    /// C handlers); ``ExecuteResult/returnValue(as:)`` reads it typed. The
+    /// handler is registered with a signature returning `Answer`'s
+    /// ``EventArgument/valueType``, so C callers of the event get the answer
+    /// too. It runs on the executing thread, where its answer is wanted, and
+    /// takes its argument and may throw as
+    /// ``on(_:on:options:phase:_:)-(EventKey<A>,_,_,_,_)`` does.
+    ///
+    /// - Parameters:
+    ///   - key: The event, typed; a string literal names one.
+    ///   - options: How the handler is registered.
+    ///   - phase: Where among the event's handlers it runs
+    ///     (``HandlerPhase``); a default phase makes the call throw.
+    ///   - handler: Runs with the event's argument; returns the answer.
+    /// - Returns: The subscription that keeps the handler registered.
+    /// - Throws: For a default phase only: see ``HandlerPhase/Choice``.
     @inlinable
     public func on<A: EventArgument, Answer: EventArgument, HandlerFailure, Failure>(
         _ key: EventKey<A>, options: HandlerOptions = [], phase: HandlerPhase.Choice<Failure> = .normal,
@@ -215,72 +239,17 @@ extension CommandTable {
         }
     }
 
-    /// Runs `handler` with the event's arguments, two or more, each time
-    /// `key`'s event is executed, for as long as the returned subscription
-    /// lives.
-    ///
-    /// ```swift
-    /// extension EventKey where Arguments == (String, Int) {
-    ///     static let rename: EventKey<(String, Int)> = "rename"
-    /// }
-    /// table.on(.rename) { title, index in print(title, index) }.store(in: &subscriptions)
-    /// ```
-    ///
-    /// The handler is registered with the signature of the arguments'
-    /// ``EventArgument/valueType``s and checks them as the one-argument
-    /// method does.
-    ///
-    /// - Parameters:
-    ///   - key: The event, typed.
-    ///   - options: How the handler is registered.
-    ///   - phase: Where among the event's handlers it runs
-    ///     (``HandlerPhase``); a default phase makes the call throw.
-    ///   - handler: Runs with the event's arguments.
-    /// - Returns: The subscription that keeps the handler registered.
-    /// - Throws: For a default phase only: see ``HandlerPhase/Choice``.
-    @inlinable
-    public func on<each A: EventArgument, Failure>(
-        _ key: EventKey<(repeat each A)>, options: HandlerOptions = [], phase: HandlerPhase.Choice<Failure> = .normal,
-        _ handler: @escaping @Sendable (repeat each A) -> Void
-    ) throws(Failure) -> Subscription {
-        try phase.register(key.name, options: options) { (options) throws(DispatchError) in
-            if ScalarArguments.areScalars(repeat (each A).self) {
-                // The C arguments, all built-in scalars, read as a tuple of
-                // them where the types are known.
-                return try onScalars(
-                    key, types: ScalarArguments.valueTypes(of: repeat (each A).self), options: options
-                ) { arguments in
-                    let values = ScalarArguments.arguments(arguments, as: repeat (each A).self)
-                    handler(repeat each values)
-                }
-            }
-            return try onConverting(key, options: options, handler)
-        }
-    }
-
-    /// Runs `handler`, which may throw, with the event's arguments, two or
-    /// more, each time `key`'s event is executed; see
-    /// the throwing form of a one-argument key.
-    public func on<each A: EventArgument, HandlerFailure, Failure>(
-        _ key: EventKey<(repeat each A)>, options: HandlerOptions = [], phase: HandlerPhase.Choice<Failure> = .normal,
-        _ handler: @escaping @Sendable (repeat each A) throws(HandlerFailure) -> Void
-    ) throws(Failure) -> Subscription {
-        try phase.register(key.name, options: options) { (options) throws(DispatchError) in
-            try onConverting(key, options: options, handler)
-        }
-    }
-
-    /// Runs `handler` with the event's arguments, two or more, each time
-    /// `key`'s event is executed, and takes its answer as the execute's
+    /// Runs `handler` with the event's arguments, none or two or more, each
+    /// time `key`'s event is executed, and takes its answer as the execute's
     /// return value.
     ///
     /// ```swift
-    /// table.on(.visit) { (name: String, depth: Int32) -> Int32 in depth + 1 }
+    /// table.on(.canClose) { document.isSaved }.store(in: &subscriptions)
+    /// table.on("visit") { (name: String, depth: Int32) -> Int32 in depth + 1 }
     ///     .store(in: &subscriptions)
     /// ```
     ///
-    /// Answers and throws as
-    /// the answering form of a key without arguments does.
+    /// Answers and throws as the one-argument answering form does.
     @inlinable
     public func on<each A: EventArgument, Answer: EventArgument, HandlerFailure, Failure>(
         _ key: EventKey<(repeat each A)>, options: HandlerOptions = [], phase: HandlerPhase.Choice<Failure> = .normal,
@@ -289,6 +258,15 @@ extension CommandTable {
         try phase.register(key.name, options: options) { (options) throws(DispatchError) in
             try onAnswering(key, options: options, handler)
         }
+    }
+
+    /// A handler of a key without arguments: a closure the C core calls as
+    /// it is, which an execute of the key alone may run inline.
+    @usableFromInline
+    func onNothing<Arguments>(
+        _ key: EventKey<Arguments>, options: HandlerOptions, _ body: @escaping @Sendable () -> Void
+    ) throws(DispatchError) -> Subscription {
+        try handlerSubscription(key, signature: Signatures.void, handler: MarshalHandler(body), options: options)
     }
 
     /// A typed handler whose arguments, of C `types`, are all built-in

@@ -303,171 +303,18 @@ extension CommandTable {
         subscription(for: try addHandler(event, signature: signature, handler: handler, options: options))
     }
 
-    /// Runs `handler` each time `event` is executed, for as long as the
-    /// returned subscription lives.
-    ///
-    /// Registering the same closure twice makes two handlers (closures have
-    /// no identity to compare). An event name ends at its first NUL character,
-    /// as it crosses to C.
-    ///
-    /// `event` may carry a detail, as in GLib: a handler of
-    /// `"notify::size"` runs when `"notify::size"` is executed, and one of
-    /// `"notify"` runs for every detail of it (see ``EventKey/detail(_:)``).
-    /// A malformed key (`"::size"`, `"notify::"`, `"a::b::c"`) registers
-    /// nothing: the subscription returned is cancelled already, and an
-    /// execute of the key throws ``DispatchError/invalidArgument(_:)``.
-    ///
-    /// - Parameters:
-    ///   - event: The event's name, or a detailed key `"event::detail"`.
-    ///   - options: How the handler is registered.
-    ///   - phase: Where among the event's handlers it runs
-    ///     (``HandlerPhase``); a default phase, `.runFirst` or `.runLast`,
-    ///     makes the call throw.
-    ///   - handler: Runs on the executing thread each time `event` is
-    ///     executed.
-    /// - Returns: The subscription that keeps the handler registered.
-    /// - Throws: For a default phase only: see ``HandlerPhase/Choice``.
-    ///
-    /// The corresponding C function is `dc_table_add_marshal`. Replaces
-    /// `-[NSNotificationCenter addObserverForName:object:queue:usingBlock:]`
-    /// and `g_signal_connect`.
-    public func on<Failure>(
-        _ event: String, options: HandlerOptions = [], phase: HandlerPhase.Choice<Failure> = .normal,
-        _ handler: @escaping @Sendable () -> Void
-    ) throws(Failure) -> Subscription {
-        try phase.register(event, options: options) { (options) throws(DispatchError) in
-            try closureSubscription(
-                event, signature: Signatures.void, handler: MarshalHandler(handler), options: options)
-        }
-    }
-
-    /// Runs `handler` with the event's arguments each time `event` is
-    /// executed, for as long as the returned subscription lives.
-    ///
-    /// ```swift
-    /// table.on("rename") { (title: String, index: Int) in print(title, index) }
-    ///     .store(in: &subscriptions)
-    /// ```
-    ///
-    /// The parameter types, which must conform to ``EventArgument``, say
-    /// what the handler takes; an unannotated closure does not compile here
-    /// (a typed ``EventKey`` fixes the types instead). The handler is
-    /// registered with the signature of their ``EventArgument/valueType``s,
-    /// so an execute with arguments of other types throws
-    /// ``DispatchError/typeMismatch(_:)`` before any handler runs, and the
-    /// arguments are checked as a typed key's are.
-    ///
-    /// - Parameters:
-    ///   - event: The event's name, or a detailed key `"event::detail"`.
-    ///   - options: How the handler is registered.
-    ///   - phase: Where among the event's handlers it runs
-    ///     (``HandlerPhase``); a default phase makes the call throw.
-    ///   - handler: Runs with the event's arguments.
-    /// - Returns: The subscription that keeps the handler registered.
-    /// - Throws: For a default phase only: see ``HandlerPhase/Choice``.
-    ///
-    /// The corresponding C function is `dc_table_add_marshal`.
-    @inlinable
-    public func on<each A: EventArgument, Failure>(
-        _ event: String, options: HandlerOptions = [], phase: HandlerPhase.Choice<Failure> = .normal,
-        _ handler: @escaping @Sendable (repeat each A) -> Void
-    ) throws(Failure) -> Subscription {
-        try on(EventKey<(repeat each A)>(event), options: options, phase: phase, handler)
-    }
-
-    /// Runs `handler`, which may throw, with the event's arguments each time
-    /// `event` is executed: the parameters typed as for the form without
-    /// `throws`, the error stopping the emission and reaching the caller.
-    @inlinable
-    public func on<each A: EventArgument, HandlerFailure, Failure>(
-        _ event: String, options: HandlerOptions = [], phase: HandlerPhase.Choice<Failure> = .normal,
-        _ handler: @escaping @Sendable (repeat each A) throws(HandlerFailure) -> Void
-    ) throws(Failure) -> Subscription {
-        try on(EventKey<(repeat each A)>(event), options: options, phase: phase, handler)
-    }
-
-    /// Runs `handler` with the event's arguments each time `event` is
-    /// executed, and takes its answer as the execute's return value.
-    ///
-    /// ```swift
-    /// table.on("visit") { (value: Int32) -> Int32 in value + 1 }.store(in: &subscriptions)
-    /// let next = try table.execute("visit", Int32(41)).returnValue(as: Int32.self)   // Optional(42)
-    /// ```
-    ///
-    /// The parameters are typed as for the form without an answer; the
-    /// answer is taken, and an error thrown, as a typed key's handler's
-    /// (the answering form of a key without arguments).
-    @inlinable
-    public func on<each A: EventArgument, Answer: EventArgument, HandlerFailure, Failure>(
-        _ event: String, options: HandlerOptions = [], phase: HandlerPhase.Choice<Failure> = .normal,
-        _ handler: @escaping @Sendable (repeat each A) throws(HandlerFailure) -> Answer
-    ) throws(Failure) -> Subscription {
-        try on(EventKey<(repeat each A)>(event), options: options, phase: phase, handler)
-    }
-
     /// A closure whose parameter types are not given, or are not
     /// ``EventArgument``s, names no handler the table can check: this
     /// overload only turns that into a message saying so.
     @available(
         *, unavailable,
-        message: "give the handler's parameters types that conform to EventArgument, as in { (on: Bool) in ... }, or use a typed EventKey; a Sendable struct or enum conforms with 'extension T: EventPayload {}'"
+        message: "give the handler's parameters types that conform to EventArgument, as in { (on: Bool) in ... }, or use a typed EventKey; a Sendable struct or enum conforms with 'extension T: EventPayload {}'; a name in a variable becomes a key with EventKey(name)"
     )
     public func on<each Unknown, Failure>(
         _ event: String, options: HandlerOptions = [], phase: HandlerPhase.Choice<Failure> = .normal,
         _ handler: @escaping @Sendable (repeat each Unknown) -> Void
     ) throws(Failure) -> Subscription {
         fatalError("unavailable")
-    }
-
-    /// Runs `handler` with the event's first argument, an object or `nil`,
-    /// each time `event` is executed: any object for `AnyObject`, or an
-    /// instance of `Object` (an object of another class stops the emission
-    /// there, and the execute throws ``DispatchError/typeMismatch(_:)``).
-    ///
-    /// ```swift
-    /// table.on("select") { (item: AnyObject?) in print(item ?? "nothing") }
-    /// ```
-    ///
-    /// - Parameters:
-    ///   - event: The event's name, or a detailed key `"event::detail"`.
-    ///   - options: How the handler is registered.
-    ///   - phase: Where among the event's handlers it runs
-    ///     (``HandlerPhase``); a default phase makes the call throw.
-    ///   - handler: Runs with the event's first argument.
-    /// - Returns: The subscription that keeps the handler registered.
-    /// - Throws: For a default phase only: see ``HandlerPhase/Choice``.
-    public func on<Object: AnyObject, Failure>(
-        _ event: String, options: HandlerOptions = [], phase: HandlerPhase.Choice<Failure> = .normal,
-        _ handler: @escaping @Sendable (Object?) -> Void
-    ) throws(Failure) -> Subscription {
-        try phase.register(event, options: options) { (options) throws(DispatchError) in
-            try closureSubscription(
-                event, signature: Signatures.object, handler: objectHandler(event, handler), options: options)
-        }
-    }
-
-    /// A handler for `event` that gives `handler` its first argument as an
-    /// `Object`: an `(AnyObject?) -> Void` closure the C core calls with no
-    /// box where it can, a check of the object's class for another `Object`.
-    func objectHandler<Object: AnyObject>(
-        _ event: String, _ handler: @escaping @Sendable (Object?) -> Void
-    ) -> MarshalHandler {
-        if Object.self == AnyObject.self {
-            return MarshalHandler { (object: AnyObject?) in handler(object.map { unsafeDowncast($0, to: Object.self) }) }
-        }
-        let box = TypedHandlerBox(cTable: cTable) { arguments, _ in
-            guard let address = arguments![0].object else {
-                handler(nil)
-                return .void
-            }
-            let object = Unmanaged<AnyObject>.fromOpaque(address).takeUnretainedValue()
-            guard let instance = object as? Object else {
-                throw argumentMismatch(event: event, index: 0, expected: "\(Object.self)", actual: .object(object))
-            }
-            handler(instance)
-            return .void
-        }
-        return MarshalHandler(box: box, trampoline: TypedHandlerBox.trampoline)
     }
 
     /// Runs `handler` with every argument of each execute of `event`, as

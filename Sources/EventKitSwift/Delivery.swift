@@ -34,6 +34,7 @@ public struct Delivery<Isolation>: Sendable {
 }
 
 /// Where a ``Delivery`` runs its handler, whatever its isolation.
+@usableFromInline
 enum DeliveryTarget: Sendable {
     case dispatchQueue(DispatchQueue)
     case mainActor
@@ -82,6 +83,45 @@ extension Delivery where Isolation == MainActor {
     /// do not run the handler.
     public static var mainActor: Delivery {
         Delivery(.mainActor)
+    }
+}
+
+extension Delivery {
+    /// The delivery of a handler that may run on the executing thread or
+    /// elsewhere, typed by what the handler throws: the `on` methods take one
+    /// as their `on:` argument, `.executingThread` when none is given.
+    ///
+    /// Only a handler run on the executing thread may throw, as only there
+    /// is a caller to receive the error: ``dispatchQueue(_:)`` and
+    /// ``queue(_:)`` exist only for handlers that cannot throw
+    /// (`Failure == Never`), so a throwing handler delivered elsewhere does
+    /// not compile.
+    public struct Choice<Failure: Error>: Sendable {
+        /// Where the handler runs; `nil` for the executing thread.
+        @usableFromInline let target: DeliveryTarget?
+
+        init(_ target: DeliveryTarget?) {
+            self.target = target
+        }
+    }
+}
+
+extension Delivery.Choice where Isolation == Nonisolated {
+    /// Runs the handler on the thread that executes the event, before the
+    /// execute returns: what an `on` without `on:` does.
+    public static var executingThread: Self { Self(nil) }
+}
+
+extension Delivery.Choice where Isolation == Nonisolated, Failure == Never {
+    /// Runs the handler on `queue`; see ``Delivery/dispatchQueue(_:)``.
+    public static func dispatchQueue(_ queue: DispatchQueue) -> Self { Self(delivery: .dispatchQueue(queue)) }
+
+    /// Runs the handler on `queue`'s owner thread; see ``Delivery/queue(_:)``.
+    public static func queue(_ queue: EventQueue) -> Self { Self(delivery: .queue(queue)) }
+
+    /// Runs the handler where `delivery` says.
+    public init(delivery: Delivery<Nonisolated>) {
+        self.init(delivery.target)
     }
 }
 

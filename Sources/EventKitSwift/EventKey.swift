@@ -48,7 +48,7 @@ import Synchronization
 /// The corresponding C functions are `dc_table_intern` and
 /// `dc_table_execute_id`. Replaces `NSNotification.Name` constants and
 /// `@selector` values, with the argument types checked.
-public struct EventKey<Arguments>: Hashable, Sendable, ExpressibleByStringLiteral, CustomStringConvertible {
+public struct EventKey<Arguments>: Hashable, Sendable, ExpressibleByStringInterpolation, CustomStringConvertible {
     /// The event's name and the event as a table interned it, remembered
     /// per table: one reference, so a key is one word to load and pass.
     @usableFromInline let storage: EventKeyStorage

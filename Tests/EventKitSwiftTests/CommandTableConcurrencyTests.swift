@@ -177,7 +177,7 @@ struct CommandTableConcurrencyTests {
             let cancelReturned = [Flag(), Flag()]
             let arrivals = Tally()
             for side in 0..<2 {
-                partners[side].hold(table.on(events[side]) {
+                partners[side].hold(table.on(EventKey<Void>(events[side])) {
                     calls[side].increment()
                     // Both closures are running before either cancels the other.
                     arrivals.increment()

@@ -37,8 +37,10 @@ struct CommandTableTests {
         final class Item {}
         let item = Item()
         let expected = ObjectIdentifier(item)
-        let subscription = table.on("select") { (object: AnyObject?) in
+        let subscription = table.on("select") { (values: [Value]) -> Value in
+            guard case .object(let object)? = values.first else { return .void }
             log.append(object.map { ObjectIdentifier($0) == expected ? "same" : "other" } ?? "nil")
+            return .void
         }
         try table.execute("select", .object(item))
         try table.execute("select", .object(nil))

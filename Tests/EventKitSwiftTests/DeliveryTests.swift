@@ -60,7 +60,8 @@ struct DeliveryTests {
                 guard case .string(let text?)? = values.last else { return }
                 texts.append(text)
             },
-            table.on("select", on: .dispatchQueue(queue)) { (object: AnyObject?) in
+            table.on("select", on: .dispatchQueue(queue)) { (values: [Value]) in
+                guard case .object(let object)? = values.first else { return }
                 objectNames.append((object as? Parcel)?.name ?? "none")
             },
         ]
@@ -187,7 +188,8 @@ struct DeliveryTests {
     func mainActorReceivesObjects() async throws {
         let table = CommandTable()
         let model = MainModel()
-        let subscription = table.on("select", on: .mainActor) { (object: AnyObject?) in
+        let subscription = table.on("select", on: .mainActor) { (values: [Value]) in
+            guard case .object(let object)? = values.first else { return }
             model.names.append((object as? Parcel)?.name ?? "none")
         }
         let watcher = WeakWatcher()

@@ -85,7 +85,7 @@ struct DetailedEventTests {
         ]
         #expect(malformedKeys.map(\.name) == ["notify::", "notify::a::b", "notify:::x", "notify::size::width"])
         for name in malformedNames {
-            let subscription = table.on(name) { log.append(name) }
+            let subscription = table.on(EventKey<Void>(name)) { log.append(name) }
             #expect(subscription.isCancelled)
             #expect(subscription.handlerID == nil)
             let message = expectDispatchError(DispatchError.invalidArgument) { try table.execute(name) }

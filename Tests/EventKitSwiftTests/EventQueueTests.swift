@@ -143,7 +143,7 @@ struct EventQueueTests {
         let calls = Arrivals<String>()
         let subscription = table.on("reset", on: .queue(queue!)) { calls.append("reset") }
         let watcher = WeakWatcher()
-        let subscriptionWithObject = table.on("select", on: .queue(queue!)) { (_: AnyObject?) in
+        let subscriptionWithObject = table.on("select", on: .queue(queue!)) { (_: [Value]) in
             calls.append("select")
         }
         runOnSeparateThread {
@@ -185,7 +185,7 @@ final class Arrivals<Element: Sendable>: Sendable {
 }
 
 /// A class whose instances tests pass as object arguments.
-final class Parcel {
+final class Parcel: NullableEventArgument {
     let name: String
 
     init(name: String = "item") {

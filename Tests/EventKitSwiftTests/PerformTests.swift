@@ -96,7 +96,7 @@ struct PerformTests {
         #expect(error == .unrecognizedSelector("jump"))
     }
 
-    @Test("NSNull arrives as nil, at a C object parameter and in an AnyObject? closure alike")
+    @Test("NSNull arrives as nil, at a C object parameter and in an optional object closure alike")
     func nullObjectArrivesAsNil() throws {
         let table = CommandTable(name: "player")
         try table.register("three", function: describeThree, signature: Signature("qqq@"))
@@ -104,7 +104,7 @@ struct PerformTests {
         #expect(try table.perform("three", with: [5, 3, Parcel()]) == .int64(531))
 
         let received = Mutex<[String]>([])
-        let subscription = table.on("select") { (item: AnyObject?) in
+        let subscription = table.on("select") { (item: Parcel?) in
             received.withLock { $0.append(item.map { "\(type(of: $0))" } ?? "nil") }
         }
         try table.perform("select", with: [NSNull()])

@@ -10,11 +10,18 @@ try table.execute(.eight, true, 1, 2, 3, 4, 5, 6, 7)
 // String events with annotated closures, of any arity and an object.
 table.on("toggle") { (on: Bool) in print(on) }.cancel()
 table.on("rename") { (title: String, index: Int) in print(title, index) }.cancel()
-table.on("select") { (item: AnyObject?) in print(item as Any) }.cancel()
+table.on("select") { (values: [Value]) -> Value in print(values); return .void }.cancel()
 table.on("reset") { print("reset") }.cancel()
+// A name in a variable, or interpolated, makes a key.
+let name = "toggle"
+table.on(EventKey(name)) { (on: Bool) in print(on) }.cancel()
+table.on("toggle.\(name)") { (on: Bool) in print(on) }.cancel()
 // Deliveries: a typed key's closures unannotated, a main-actor closure.
 table.on(.rename, on: .dispatchQueue(.global())) { title, index in print(title, index) }.cancel()
 table.on(.toggle, on: .mainActor) { on in print(on) }.cancel()
+table.on(.rename, on: .queue(try EventQueue()), phase: .after) { title, index in print(title, index) }.cancel()
+table.on("progress", on: .dispatchQueue(.global())) { values in print(values) }.cancel()
+table.on("progress", on: .mainActor) { values in print(values) }.cancel()
 table.on("rename", on: .mainActor) { (title: String, index: Int) in print(title, index) }.cancel()
 table.on(.placed) { order in print(order.items) }.cancel()
 table.on("order.placed") { (order: Order) in print(order.id) }.cancel()
@@ -23,6 +30,8 @@ table.on(EventKey<[String: [Order]]>("stock")) { stock in print(stock.count) }.c
 struct Refused: Error {}
 table.on(.toggle) { on -> Bool in !on }.cancel()
 table.on(.toggle) { (on: Bool) throws in if on { throw Refused() } }.cancel()
+table.on(.rename) { (title: String, _: Int) throws(Refused) in if title.isEmpty { throw Refused() } }.cancel()
+table.on(.rename) { title, index in index > 0 && !title.isEmpty }.cancel()
 table.on("visit") { (value: Int32) -> Int32 in value + 1 }.cancel()
 let approved: Bool? = try table.execute(.toggle, true).returnValue(as: Bool.self)
 // Values from variables where arguments are passed.
@@ -33,5 +42,11 @@ _ = try Invocation.call(lengthTimes, signature: Signature("i*i"), arguments: [.s
 // An owner that is not Sendable receives itself: nothing to capture.
 final class Session {
     var resets = 0
-    init() { table.on("reset", owner: self) { session in session.resets += 1 } }
+    init() {
+        table.on("reset", owner: self) { session in session.resets += 1 }
+        table.on(.toggle, owner: self, phase: .after) { (session, on: Bool) throws in
+            if on { throw Refused() }
+            session.resets += 1
+        }
+    }
 }

@@ -1,4 +1,4 @@
-// error: no exact matches in call to instance method 'on'
+// error: requires that 'Point' conform to 'EventArgument'
 import EventKitSwift
 struct Point: Sendable { var x = 0.0 }
 extension EventKey where Arguments == Point { static let moved: EventKey<Point> = "moved" }

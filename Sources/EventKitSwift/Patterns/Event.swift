@@ -114,7 +114,7 @@ extension Event {
     public func add(
         phase: HandlerPhase.Choice<Never> = .normal, _ handler: @escaping @Sendable () -> Void
     ) -> Subscription {
-        table.on(name, phase: phase, handler)
+        table.on(EventKey<Void>(name), phase: phase, handler)
     }
 
     /// Runs `handler` with the event's sender each time the event is raised,
@@ -168,7 +168,7 @@ extension Event {
     private func addRaised(
         phase: HandlerPhase.Choice<Never>, _ handler: @escaping @Sendable (Sender, Args) -> Void
     ) -> Subscription {
-        table.on(name, phase: phase) { (raised: AnyObject?) in
+        table.onObject(name, on: nil, phase: phase) { raised in
             guard let raised = Self.values(raised) else { return }
             handler(raised.sender, raised.args)
         }
@@ -178,7 +178,7 @@ extension Event {
     /// long as the returned subscription lives; see ``Delivery`` for the
     /// order (that of the raises) and the lifetime of deliveries.
     public func add(on delivery: Delivery<Nonisolated>, _ handler: @escaping @Sendable () -> Void) -> Subscription {
-        table.on(name, on: delivery, handler)
+        table.on(EventKey<Void>(name), on: .init(delivery: delivery), handler)
     }
 
     /// Runs `handler` on the main actor each time the event is raised, in
@@ -187,7 +187,7 @@ extension Event {
     public func add(
         on delivery: Delivery<MainActor>, _ handler: @escaping @MainActor @Sendable () -> Void
     ) -> Subscription {
-        table.on(name, on: delivery, handler)
+        table.on(EventKey<Void>(name), on: delivery, handler)
     }
 
     /// The values `raised`, the table's argument, carries.
@@ -222,7 +222,7 @@ extension Event where Sender: Sendable, Args: Sendable {
     public func add(
         on delivery: Delivery<Nonisolated>, _ handler: @escaping @Sendable (Sender, Args) -> Void
     ) -> Subscription {
-        table.on(name, on: delivery) { (raised: AnyObject?) in
+        table.onObject(name, on: delivery.target) { raised in
             guard let raised = Self.values(raised) else { return }
             handler(raised.sender, raised.args)
         }
@@ -249,10 +249,12 @@ extension Event where Sender: Sendable, Args: Sendable {
     public func add(
         on delivery: Delivery<MainActor>, _ handler: @escaping @MainActor @Sendable (Sender, Args) -> Void
     ) -> Subscription {
-        table.on(name, on: delivery) { @MainActor (raised: AnyObject?) in
-            guard let raised = Self.values(raised) else { return }
-            handler(raised.sender, raised.args)
-        }
+        table.onObject(
+            name, on: delivery.target,
+            table.onMainActor { @MainActor (raised: AnyObject?) in
+                guard let raised = Self.values(raised) else { return }
+                handler(raised.sender, raised.args)
+            })
     }
 
     /// Runs `handler` on the main actor with the event's sender and the
