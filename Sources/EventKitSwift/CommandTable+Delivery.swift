@@ -76,8 +76,10 @@ extension CommandTable {
     /// thread is your statement that they may be used there.
     ///
     /// A struct arrives as a ``Value/structure(_:)`` copy, on an
-    /// ``EventQueue`` as on a `DispatchQueue` or the main actor: the queue
-    /// copies its bytes when the execute posts the delivery.
+    /// ``EventQueue`` as on a `DispatchQueue`: the queue copies its bytes
+    /// when the execute posts the delivery. (For the main actor, deliver to
+    /// `.dispatchQueue(.main)` and enter it with `MainActor.assumeIsolated`,
+    /// or give the event a key and its handler types.)
     ///
     /// - Parameters:
     ///   - event: The event's name, or a detailed key `"event::detail"`.
@@ -95,19 +97,6 @@ extension CommandTable {
         try phase.register(event, options: options) { (options) throws(DispatchError) in
             deliveredSubscription(event, to: delivery.target, options: options, signature: nil) { hop in
                 valuesHandler(hop?.wrapping(handler) ?? handler)
-            }
-        }
-    }
-
-    /// Runs `handler` on the main actor with every argument of each execute
-    /// of `event`, copied as described for the nonisolated form.
-    public func on<Failure>(
-        _ event: String, on delivery: Delivery<MainActor>, options: HandlerOptions = [],
-        phase: HandlerPhase.Choice<Failure> = .normal, _ handler: @escaping @MainActor @Sendable ([Value]) -> Void
-    ) throws(Failure) -> Subscription {
-        try phase.register(event, options: options) { (options) throws(DispatchError) in
-            deliveredSubscription(event, to: delivery.target, options: options, signature: nil) { hop in
-                valuesHandler(hop!.wrapping(onMainActor(handler)))
             }
         }
     }

@@ -48,6 +48,41 @@ extension CommandTable {
             options: options)
     }
 
+    /// Runs `handler` each time `key`'s event, which has no arguments, is
+    /// executed, for as long as the returned subscription lives.
+    ///
+    /// ```swift
+    /// table.on(.reset) { print("reset") }.store(in: &subscriptions)
+    /// table.on("reset", on: .queue(eventQueue)) { model.reset() }.store(in: &subscriptions)
+    /// ```
+    ///
+    /// The closure is the handler the C core calls, with nothing between:
+    /// an execute of a key whose handlers are all such closures runs them
+    /// without a call into the library. A closure that throws takes the
+    /// general form, ``on(_:on:options:phase:_:)-(EventKey<(A)>,_,_,_,(A)->Void)``,
+    /// with no arguments; delivery, options and phase are as there.
+    ///
+    /// - Parameters:
+    ///   - key: The event, typed; a string literal names one.
+    ///   - delivery: Where the handler runs: the executing thread unless
+    ///     given (``Delivery/Choice``).
+    ///   - options: How the handler is registered.
+    ///   - phase: Where among the event's handlers it runs
+    ///     (``HandlerPhase``); a default phase makes the call throw.
+    ///   - handler: Runs each time the event is executed.
+    /// - Returns: The subscription that keeps the handler registered.
+    /// - Throws: For a default phase only: see ``HandlerPhase/Choice``.
+    public func on<Failure>(
+        _ key: EventKey<Void>, on delivery: Delivery<Nonisolated>.Choice<Never> = .executingThread,
+        options: HandlerOptions = [], phase: HandlerPhase.Choice<Failure> = .normal,
+        _ handler: @escaping @Sendable () -> Void
+    ) throws(Failure) -> Subscription {
+        try phase.register(key.name, options: options) { (options) throws(DispatchError) in
+            if let target = delivery.target { return deliveredSubscription(key, to: target, options: options, handler) }
+            return try handlerSubscription(key, signature: Signatures.void, handler: MarshalHandler(handler), options: options)
+        }
+    }
+
     /// Runs `handler` with the event's argument each time `key`'s event is
     /// executed, for as long as the returned subscription lives.
     ///
@@ -169,21 +204,14 @@ extension CommandTable {
             if let target = delivery.target {
                 return deliveredSubscription(key, to: target, options: options, Self.unfailing(handler))
             }
-            if HandlerFailure.self == Never.self {
-                if ScalarArguments.count(of: repeat (each A).self) == 0 {
-                    return try onNothing(key, options: options) {
-                        do { try handler(repeat each unsafeBitCast((), to: (repeat each A).self)) } catch {}
-                    }
-                }
-                if ScalarArguments.areScalars(repeat (each A).self) {
-                    // The C arguments, all built-in scalars, read as a tuple
-                    // of them where the types are known.
-                    return try onScalars(
-                        key, types: ScalarArguments.valueTypes(of: repeat (each A).self), options: options
-                    ) { arguments in
-                        let values = ScalarArguments.arguments(arguments, as: repeat (each A).self)
-                        do { try handler(repeat each values) } catch {}
-                    }
+            if HandlerFailure.self == Never.self, ScalarArguments.areScalars(repeat (each A).self) {
+                // The C arguments, all built-in scalars, read as a tuple of
+                // them where the types are known.
+                return try onScalars(
+                    key, types: ScalarArguments.valueTypes(of: repeat (each A).self), options: options
+                ) { arguments in
+                    let values = ScalarArguments.arguments(arguments, as: repeat (each A).self)
+                    do { try handler(repeat each values) } catch {}
                 }
             }
             return try onConverting(key, options: options, handler)
@@ -258,15 +286,6 @@ extension CommandTable {
         try phase.register(key.name, options: options) { (options) throws(DispatchError) in
             try onAnswering(key, options: options, handler)
         }
-    }
-
-    /// A handler of a key without arguments: a closure the C core calls as
-    /// it is, which an execute of the key alone may run inline.
-    @usableFromInline
-    func onNothing<Arguments>(
-        _ key: EventKey<Arguments>, options: HandlerOptions, _ body: @escaping @Sendable () -> Void
-    ) throws(DispatchError) -> Subscription {
-        try handlerSubscription(key, signature: Signatures.void, handler: MarshalHandler(body), options: options)
     }
 
     /// A typed handler whose arguments, of C `types`, are all built-in

@@ -121,8 +121,7 @@ struct DeliveryTests {
         let table = CommandTable()
         let model = MainModel()
         DispatchQueue.main.setSpecific(key: onMainQueue, value: true)
-        let subscription = table.on("tick", on: .mainActor) { (values: [Value]) in
-            guard case .int64(let tick)? = values.first else { return }
+        let subscription = table.on("tick", on: .mainActor) { (tick: Int64) in
             // Main-actor state, touched without await: the closure is @MainActor.
             model.ticks.append(tick)
             // The main actor's executor is the main dispatch queue, which
@@ -188,9 +187,8 @@ struct DeliveryTests {
     func mainActorReceivesObjects() async throws {
         let table = CommandTable()
         let model = MainModel()
-        let subscription = table.on("select", on: .mainActor) { (values: [Value]) in
-            guard case .object(let object)? = values.first else { return }
-            model.names.append((object as? Parcel)?.name ?? "none")
+        let subscription = table.on("select", on: .mainActor) { (parcel: Parcel?) in
+            model.names.append(parcel?.name ?? "none")
         }
         let watcher = WeakWatcher()
         do {

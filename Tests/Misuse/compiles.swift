@@ -21,7 +21,6 @@ table.on(.rename, on: .dispatchQueue(.global())) { title, index in print(title, 
 table.on(.toggle, on: .mainActor) { on in print(on) }.cancel()
 table.on(.rename, on: .queue(try EventQueue()), phase: .after) { title, index in print(title, index) }.cancel()
 table.on("progress", on: .dispatchQueue(.global())) { values in print(values) }.cancel()
-table.on("progress", on: .mainActor) { values in print(values) }.cancel()
 table.on("rename", on: .mainActor) { (title: String, index: Int) in print(title, index) }.cancel()
 table.on(.placed) { order in print(order.items) }.cancel()
 table.on("order.placed") { (order: Order) in print(order.id) }.cancel()

@@ -208,7 +208,7 @@ let benchmarks: @Sendable () -> Void = {
         // reabstraction thunk, and registering it would put a second thunk
         // in front of it, a call a user's `on { ... }` does not make.
         let table = CommandTable(name: "dispatch")
-        let subscriptions = (0..<handlerCount).map { _ in table.on(sixteenCharacterKey, makeHandler(counter)) }
+        let subscriptions = (0..<handlerCount).map { _ in table.on(EventKey<Void>(sixteenCharacterKey), makeHandler(counter)) }
         timed(one ? .executeString1 : .executeString10) { benchmark in
             let start = counter.value
             for _ in benchmark.scaledIterations {
@@ -355,7 +355,7 @@ let benchmarks: @Sendable () -> Void = {
         }
 
         let table = CommandTable(name: "register")
-        let keptSubscription = table.on(sixteenCharacterKey, handler)
+        let keptSubscription = table.on(EventKey<Void>(sixteenCharacterKey), handler)
         timed(.registerCommandTable) { benchmark in
             for _ in benchmark.scaledIterations {
                 let subscription = table.on("sixteen-char-key", handler)
@@ -379,7 +379,7 @@ let benchmarks: @Sendable () -> Void = {
             let table = CommandTable(name: "cancel")
             var subscriptions: [EventKitSwift.Subscription] = []
             subscriptions.reserveCapacity(count)
-            for _ in 0..<count { subscriptions.append(table.on(sixteenCharacterKey, handler)) }
+            for _ in 0..<count { subscriptions.append(table.on(EventKey<Void>(sixteenCharacterKey), handler)) }
             precondition(table.handlerCount(for: sixteenCharacterKey) == count)
             benchmark.startMeasurement()
             for subscription in subscriptions { subscription.cancel() }
@@ -509,7 +509,7 @@ let benchmarks: @Sendable () -> Void = {
             var subscriptions: [EventKitSwift.Subscription] = []
             subscriptions.reserveCapacity(count)
             benchmark.startMeasurement()
-            for _ in 0..<count { subscriptions.append(table.on(sixteenCharacterKey, handler)) }
+            for _ in 0..<count { subscriptions.append(table.on(EventKey<Void>(sixteenCharacterKey), handler)) }
             benchmark.stopMeasurement()
             precondition(table.handlerCount(for: sixteenCharacterKey) == count)
             withExtendedLifetime(subscriptions) {}
