@@ -179,23 +179,6 @@ public final class CommandControl<Handler: AnyObject>: @unchecked Sendable {
 
     // MARK: Commands
 
-    /// Makes `action`, a method of the handler, the command of `key`,
-    /// replacing its previous one.
-    ///
-    /// - Throws: ``DispatchError/invalidState(_:)`` when the control has no
-    ///   live handler.
-    public func setCommand(_ action: @escaping @Sendable (Handler) -> () -> Void, for key: String) throws {
-        try setCommand(for: key) { $0.addTarget($1, action: action, named: key, for: key) }
-    }
-
-    /// Makes `action`, taking the event's arguments as the types it names
-    /// (``EventArgument``s, any number), the command of `key`.
-    public func setCommand<each A: EventArgument>(
-        _ action: @escaping @Sendable (Handler) -> (repeat each A) -> Void, for key: String
-    ) throws {
-        try setCommand(action, for: EventKey<(repeat each A)>(key))
-    }
-
     /// Makes `action`, taking the event's object argument, the command of
     /// `key`.
     public func setCommand(_ action: @escaping @Sendable (Handler) -> (AnyObject?) -> Void, for key: String) throws {
@@ -211,21 +194,29 @@ public final class CommandControl<Handler: AnyObject>: @unchecked Sendable {
         try setCommand(for: key) { $0.addTarget($1, action: action, named: key, for: key) }
     }
 
-    /// Makes `action` the command of `key`'s event.
-    public func setCommand(_ action: @escaping @Sendable (Handler) -> () -> Void, for key: EventKey<Void>) throws {
-        try setCommand(for: key.name) { $0.addTarget($1, action: action, named: key.name, for: key) }
-    }
-
-    /// Makes `action`, taking the key's argument, the command of `key`'s
-    /// event.
+    /// Makes `action`, a method of the handler taking the key's argument,
+    /// the command of `key`'s event, replacing its previous one.
+    ///
+    /// - Throws: ``DispatchError/invalidState(_:)`` when the control has no
+    ///   live handler.
     public func setCommand<A: EventArgument>(
         _ action: @escaping @Sendable (Handler) -> (A) -> Void, for key: EventKey<A>
     ) throws {
         try setCommand(for: key.name) { $0.addTarget($1, action: action, named: key.name, for: key) }
     }
 
-    /// Makes `action`, taking the key's arguments (two or more), the command
-    /// of `key`'s event.
+    /// Makes `action`, a method of the handler taking the key's arguments
+    /// (none, or two or more), the command of `key`'s event, replacing its
+    /// previous one; a string literal names the key, whose argument types
+    /// the method gives.
+    ///
+    /// ```swift
+    /// try control.setCommand(PlayerController.play, for: "tap")
+    /// try control.setCommand(PlayerController.seek, for: "seek")   // seek(to: Double, animated: Bool)
+    /// ```
+    // Disfavoured: a string literal with a method of one argument fits the
+    // one-argument form too, which is the one meant.
+    @_disfavoredOverload
     public func setCommand<each A: EventArgument>(
         _ action: @escaping @Sendable (Handler) -> (repeat each A) -> Void, for key: EventKey<(repeat each A)>
     ) throws {
@@ -269,12 +260,6 @@ public final class CommandControl<Handler: AnyObject>: @unchecked Sendable {
         try table.execute(key, arguments: arguments)
     }
 
-    /// Runs the command of `key`'s event against the handler.
-    @discardableResult
-    public func execute(_ key: EventKey<Void>) throws -> ExecuteResult {
-        try table.execute(key)
-    }
-
     /// Runs the command of `key`'s event against the handler with `argument`.
     @discardableResult
     public func execute<A: EventArgument>(_ key: EventKey<A>, _ argument: A) throws -> ExecuteResult {
@@ -282,7 +267,7 @@ public final class CommandControl<Handler: AnyObject>: @unchecked Sendable {
     }
 
     /// Runs the command of `key`'s event against the handler with its
-    /// arguments (two or more).
+    /// arguments (none, or two or more).
     @discardableResult
     public func execute<each A: EventArgument>(
         _ key: EventKey<(repeat each A)>, _ arguments: repeat each A

@@ -326,78 +326,6 @@ extension CommandTable {
 // MARK: - Target-action
 
 extension CommandTable {
-    /// Calls `action` on `target` each time `event` is executed, for as long
-    /// as `target` lives.
-    ///
-    /// ```swift
-    /// table.addTarget(controller, action: Controller.reset, named: "reset", for: "reset")
-    /// ```
-    ///
-    /// `actionName` is the action's identity, as a selector is in
-    /// Objective-C (Swift method references have none to compare): adding the
-    /// same target with the same name for the same event again keeps the one
-    /// handler and returns its registration, as `UIControl` does. For a
-    /// second handler, give it another name.
-    ///
-    /// The table holds `target` weakly: once it has died its handlers are
-    /// skipped, never called (nor counted in ``ExecuteResult/handled``), and
-    /// removed at the next execute of their event. Releasing the
-    /// returned registration changes nothing; ``Registration/cancel()``,
-    /// `removeTarget(_:named:for:)`, `removeTarget(_:for:)` and
-    /// ``removeTarget(_:)`` remove the handler early.
-    ///
-    /// The action runs on the thread that executes, like every handler, in
-    /// `phase` among the event's handlers. Adding an action registered
-    /// already keeps its phase.
-    ///
-    /// - Parameters:
-    ///   - target: The object whose method runs, held weakly.
-    ///   - action: The method, unbound: `Controller.reset`.
-    ///   - actionName: The action's identity, for adding it again and
-    ///     removing it.
-    ///   - event: The event's name, or a detailed key `"event::detail"`.
-    ///   - phase: Where among the event's handlers it runs
-    ///     (``HandlerPhase``); a default phase, `.runFirst` or `.runLast`,
-    ///     makes the call throw.
-    /// - Returns: The registration, which removes the handler when cancelled.
-    /// - Throws: For a default phase only: see ``HandlerPhase/Choice``.
-    ///
-    /// The corresponding C function is `dc_table_add_marshal`. Replaces
-    /// `-[UIControl addTarget:action:forControlEvents:]` and
-    /// `-[NSNotificationCenter addObserver:selector:name:object:]`.
-    @discardableResult
-    public func addTarget<Target: AnyObject, Failure>(
-        _ target: Target, action: @escaping @Sendable (Target) -> () -> Void,
-        named actionName: String, for event: String, phase: HandlerPhase.Choice<Failure> = .normal
-    ) throws(Failure) -> Registration {
-        try targetRegistration(
-            target, event: event, signature: Signatures.void, action: .named(actionName), phase: phase
-        ) { target, _, _ in
-            action(target)()
-        }
-    }
-
-    /// Calls `action` on `target` with the event's arguments, of the types
-    /// the method takes (``EventArgument``s), for as long as `target` lives;
-    /// see `addTarget(_:action:named:for:phase:)`.
-    ///
-    /// - Parameters:
-    ///   - target: The object whose method runs, held weakly.
-    ///   - action: The method, unbound.
-    ///   - actionName: The action's identity.
-    ///   - event: The event's name, or a detailed key.
-    ///   - phase: Where among the event's handlers it runs
-    ///     (``HandlerPhase``); a default phase makes the call throw.
-    /// - Returns: The registration, which removes the handler when cancelled.
-    /// - Throws: For a default phase only: see ``HandlerPhase/Choice``.
-    @discardableResult
-    public func addTarget<Target: AnyObject, each A: EventArgument, Failure>(
-        _ target: Target, action: @escaping @Sendable (Target) -> (repeat each A) -> Void, named actionName: String,
-        for event: String, phase: HandlerPhase.Choice<Failure> = .normal
-    ) throws(Failure) -> Registration {
-        try addTarget(target, action: action, named: actionName, for: EventKey<(repeat each A)>(event), phase: phase)
-    }
-
     /// Calls `action` on `target` with the event's first argument, an object
     /// or `nil`, for as long as `target` lives.
     ///
@@ -449,28 +377,6 @@ extension CommandTable {
         }
     }
 
-    /// Calls `action` on `target` each time `key`'s event is executed, for as
-    /// long as `target` lives.
-    ///
-    /// - Parameters:
-    ///   - target: The object whose method runs, held weakly.
-    ///   - action: The method, unbound.
-    ///   - actionName: The action's identity.
-    ///   - key: The event, typed.
-    ///   - phase: Where among the event's handlers it runs
-    ///     (``HandlerPhase``); a default phase makes the call throw.
-    /// - Returns: The registration, which removes the handler when cancelled.
-    /// - Throws: For a default phase only: see ``HandlerPhase/Choice``.
-    @discardableResult
-    public func addTarget<Target: AnyObject, Failure>(
-        _ target: Target, action: @escaping @Sendable (Target) -> () -> Void,
-        named actionName: String, for key: EventKey<Void>, phase: HandlerPhase.Choice<Failure> = .normal
-    ) throws(Failure) -> Registration {
-        try targetRegistration(
-            target, key: key, parameters: [], action: .named(actionName), phase: phase
-        ) { target, _ in action(target)() }
-    }
-
     /// Calls `action` on `target` with the event's argument, whose type the
     /// compiler checks against the key's, for as long as `target` lives.
     ///
@@ -501,23 +407,51 @@ extension CommandTable {
         }
     }
 
-    /// Calls `action` on `target` with the event's arguments, two or more,
-    /// whose types the compiler checks against the key's, for as long as
-    /// `target` lives.
+    /// Calls `action` on `target` with the event's arguments, none or two or
+    /// more, whose types the compiler checks against the key's, each time
+    /// `key`'s event is executed, for as long as `target` lives.
     ///
     /// ```swift
+    /// table.addTarget(controller, action: Controller.reset, named: "reset", for: "reset")
     /// table.addTarget(controller, action: Controller.rename, named: "rename", for: .rename)
     /// ```
     ///
+    /// `actionName` is the action's identity, as a selector is in
+    /// Objective-C (Swift method references have none to compare): adding the
+    /// same target with the same name for the same event again keeps the one
+    /// handler and returns its registration, as `UIControl` does. For a
+    /// second handler, give it another name.
+    ///
+    /// The table holds `target` weakly: once it has died its handlers are
+    /// skipped, never called (nor counted in ``ExecuteResult/handled``), and
+    /// removed at the next execute of their event. Releasing the
+    /// returned registration changes nothing; ``Registration/cancel()``,
+    /// `removeTarget(_:named:for:)`, `removeTarget(_:for:)` and
+    /// ``removeTarget(_:)`` remove the handler early.
+    ///
+    /// The action runs on the thread that executes, like every handler, in
+    /// `phase` among the event's handlers. Adding an action registered
+    /// already keeps its phase.
+    ///
     /// - Parameters:
     ///   - target: The object whose method runs, held weakly.
-    ///   - action: The method, unbound.
-    ///   - actionName: The action's identity.
-    ///   - key: The event, typed.
+    ///   - action: The method, unbound: `Controller.reset`.
+    ///   - actionName: The action's identity, for adding it again and
+    ///     removing it.
+    ///   - key: The event, typed; a string literal names one, whose argument
+    ///     types the method gives.
     ///   - phase: Where among the event's handlers it runs
-    ///     (``HandlerPhase``); a default phase makes the call throw.
+    ///     (``HandlerPhase``); a default phase, `.runFirst` or `.runLast`,
+    ///     makes the call throw.
     /// - Returns: The registration, which removes the handler when cancelled.
     /// - Throws: For a default phase only: see ``HandlerPhase/Choice``.
+    ///
+    /// The corresponding C function is `dc_table_add_marshal`. Replaces
+    /// `-[UIControl addTarget:action:forControlEvents:]` and
+    /// `-[NSNotificationCenter addObserver:selector:name:object:]`.
+    // Disfavoured: a string literal with a method of one argument fits the
+    // one-argument form too, which is the one meant.
+    @_disfavoredOverload
     @discardableResult
     public func addTarget<Target: AnyObject, each A: EventArgument, Failure>(
         _ target: Target, action: @escaping @Sendable (Target) -> (repeat each A) -> Void,

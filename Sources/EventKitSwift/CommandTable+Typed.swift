@@ -384,26 +384,6 @@ extension CommandTable {
         }
     }
 
-    /// Executes `key`'s event: runs its handlers in order.
-    ///
-    /// ```swift
-    /// try table.execute(.reset)
-    /// ```
-    ///
-    /// The key remembers the event's interned id in this table, so this skips
-    /// hashing the name. It throws what an execute by name throws, before
-    /// any handler runs, or the error a handler threw.
-    ///
-    /// The corresponding C function is `dc_table_execute_id`.
-    // Inlinable: from another module this is one direct call into the module,
-    // and the caller sees that a result with no return value, dropped,
-    // needs no destroying.
-    @inlinable
-    @discardableResult
-    public func execute(_ key: EventKey<Void>) throws -> ExecuteResult {
-        ExecuteResult(try executeOutcome(key.storage))
-    }
-
     /// Executes `key`'s event with `argument`, whose type the compiler checks
     /// against the key's.
     ///
@@ -429,22 +409,34 @@ extension CommandTable {
         return try executeConverting(key, argument)
     }
 
-    /// Executes `key`'s event with its arguments, two or more, whose types
-    /// the compiler checks against the key's.
+    /// Executes `key`'s event with its arguments, none or two or more, whose
+    /// types the compiler checks against the key's: runs its handlers in
+    /// order.
     ///
     /// ```swift
+    /// try table.execute(.reset)
     /// try table.execute(.rename, "track", 3)
     /// ```
     ///
+    /// The key remembers the event's interned id in this table, so this skips
+    /// hashing the name. It throws what an execute by name throws, before
+    /// any handler runs, or the error a handler threw.
+    ///
     /// The corresponding C function is `dc_table_execute_id`.
     // Inlinable, so that built-in scalar arguments become their bits at
-    // compile time, as for one argument. Always inlined: left a call of its
-    // own, the caller destroys the result it drops (RESULTS.md has the cost).
+    // compile time, as for one argument, and no arguments is the inline
+    // execute. Always inlined: left a call of its own, the caller destroys
+    // the result it drops (RESULTS.md has the cost).
     @inlinable @inline(__always)
     @discardableResult
     public func execute<each A: EventArgument>(
         _ key: EventKey<(repeat each A)>, _ arguments: repeat each A
     ) throws -> ExecuteResult {
+        if ScalarArguments.count(of: repeat (each A).self) == 0 {
+            // The C core's inline execute: an event whose handlers are all
+            // closures taking nothing runs without a call into the library.
+            return ExecuteResult(try executeOutcome(key.storage))
+        }
         if ScalarArguments.areScalars(repeat (each A).self) {
             // The C values of the arguments, all built-in scalars, made on
             // the stack where the types are known.

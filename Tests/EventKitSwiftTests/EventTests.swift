@@ -84,7 +84,7 @@ struct EventTests {
         let button = ClickButton(title: "OK")
         let subscriptions = [
             button.clicked.add { log.append("nothing") },
-            button.clicked.add { sender in log.append("sender \(sender.title)") },
+            button.clicked.add { sender, _ in log.append("sender \(sender.title)") },
             button.clicked.add { sender, info in log.append("sender \(sender.title) count \(info.count)") },
         ]
         button.click(count: 2)
@@ -266,7 +266,7 @@ struct EventTests {
         let button = ClickButton(title: "OK")
         let late = Mutex<Subscription?>(nil)
         let victim = Mutex<Subscription?>(nil)
-        let first = button.clicked.add { sender in
+        let first = button.clicked.add { sender, _ in
             log.append("first")
             late.withLock { subscription in
                 if subscription == nil { subscription = sender.clicked.add { log.append("late") } }
@@ -299,7 +299,7 @@ struct EventTests {
                 senders.append(sender.name)
                 ranOnQueue.append(DispatchQueue.getSpecific(key: onQueue) == true)
             },
-            downloader.progress.add(on: .dispatchQueue(queue)) {
+            downloader.progress.add(on: .dispatchQueue(queue)) { _, _ in
                 ranOnQueue.append(DispatchQueue.getSpecific(key: onQueue) == true)
             },
         ]
@@ -325,7 +325,7 @@ struct EventTests {
             downloader.progress.add(on: .queue(queue)) { sender, percent in
                 received.append("\(sender.name) \(percent)")
             },
-            downloader.progress.add(on: .queue(queue)) { sender in received.append("sender \(sender.name)") },
+            downloader.progress.add(on: .queue(queue)) { sender, _ in received.append("sender \(sender.name)") },
         ]
         runOnSeparateThread {
             downloader.report(10)

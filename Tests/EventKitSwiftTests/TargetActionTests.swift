@@ -182,7 +182,7 @@ struct TargetActionTests {
                 let event = "tap\(round)"
                 let added = Mutex<Set<ObjectIdentifier>>([])
                 DispatchQueue.concurrentPerform(iterations: 3) { _ in
-                    let registration = table.addTarget(target, action: Target.tap, named: "tap", for: event)
+                    let registration = table.addTarget(target, action: Target.tap, named: "tap", for: EventKey<Void>(event))
                     added.withLock { _ = $0.insert(ObjectIdentifier(registration)) }
                 }
                 let outcome = (added.withLock { $0.count }, table.handlerCount(for: event))

@@ -96,6 +96,21 @@ extension Event {
     /// let subscription = button.clicked.add { print("clicked") }
     /// ```
     ///
+    /// The closure is the handler the table calls, with nothing between;
+    /// otherwise as the form with the sender and arguments.
+    public func add(
+        phase: HandlerPhase.Choice<Never> = .normal, _ handler: @escaping @Sendable () -> Void
+    ) -> Subscription {
+        table.on(EventKey<Void>(name), phase: phase, handler)
+    }
+
+    /// Runs `handler` with the event's sender and arguments each time the
+    /// event is raised, for as long as the returned subscription lives.
+    ///
+    /// ```swift
+    /// let subscription = slider.valueChanged.add { slider, value in print(slider, value) }
+    /// ```
+    ///
     /// Adding the same closure twice makes two handlers: closures have no
     /// identity to compare.
     ///
@@ -106,49 +121,21 @@ extension Event {
     ///
     /// - Parameters:
     ///   - phase: Where among the event's handlers it runs.
-    ///   - handler: Runs each time the event is raised.
-    /// - Returns: The subscription that keeps the handler registered.
-    ///
-    /// Replaces `-[Event addHandler:action:]` with an action that takes no
-    /// argument.
-    public func add(
-        phase: HandlerPhase.Choice<Never> = .normal, _ handler: @escaping @Sendable () -> Void
-    ) -> Subscription {
-        table.on(EventKey<Void>(name), phase: phase, handler)
-    }
-
-    /// Runs `handler` with the event's sender each time the event is raised,
-    /// for as long as the returned subscription lives.
-    ///
-    /// - Parameters:
-    ///   - phase: Where among the event's handlers it runs
-    ///     (``HandlerPhase``): `.normal` or `.after`.
-    ///   - handler: Runs with the sender each time the event is raised.
-    /// - Returns: The subscription that keeps the handler registered.
-    public func add(
-        phase: HandlerPhase.Choice<Never> = .normal, _ handler: @escaping @Sendable (Sender) -> Void
-    ) -> Subscription {
-        addRaised(phase: phase) { sender, _ in handler(sender) }
-    }
-
-    /// Runs `handler` with the event's sender and arguments each time the
-    /// event is raised, for as long as the returned subscription lives.
-    ///
-    /// - Parameters:
-    ///   - phase: Where among the event's handlers it runs
-    ///     (``HandlerPhase``): `.normal` or `.after`.
     ///   - handler: Runs with the sender and the arguments each time the
     ///     event is raised.
     /// - Returns: The subscription that keeps the handler registered.
+    ///
+    /// Replaces `-[Event addHandler:action:]`.
     public func add(
         phase: HandlerPhase.Choice<Never> = .normal, _ handler: @escaping @Sendable (Sender, Args) -> Void
     ) -> Subscription {
-        addRaised(phase: phase, handler)
+        addRaised(on: nil, phase: phase, handler)
     }
 
     /// Runs `handler` with the event's sender and the elements of its
-    /// arguments, a tuple, each time the event is raised, for as long as the
-    /// returned subscription lives: an `Event<Slider, (Double, Bool)>` takes
+    /// arguments, none or a tuple's, each time the event is raised, for as
+    /// long as the returned subscription lives: an `Event<Button, Void>`
+    /// takes `{ button in … }`, an `Event<Slider, (Double, Bool)>`
     /// `{ slider, value, isFinal in … }` as well as `{ slider, args in … }`.
     ///
     /// - Parameters:
@@ -161,33 +148,19 @@ extension Event {
         phase: HandlerPhase.Choice<Never> = .normal, _ handler: @escaping @Sendable (Sender, repeat each A) -> Void
     ) -> Subscription
     where Args == (repeat each A) {
-        addRaised(phase: phase) { sender, args in handler(sender, repeat each args) }
+        addRaised(on: nil, phase: phase) { sender, args in handler(sender, repeat each args) }
     }
 
-    /// Runs `handler` with each raise's sender and arguments.
-    private func addRaised(
-        phase: HandlerPhase.Choice<Never>, _ handler: @escaping @Sendable (Sender, Args) -> Void
+    /// Runs `handler` with each raise's sender and arguments, on the raising
+    /// thread or `target`.
+    fileprivate func addRaised(
+        on target: DeliveryTarget?, phase: HandlerPhase.Choice<Never>,
+        _ handler: @escaping @Sendable (Sender, Args) -> Void
     ) -> Subscription {
-        table.onObject(name, on: nil, phase: phase) { raised in
+        table.onObject(name, on: target, phase: phase) { raised in
             guard let raised = Self.values(raised) else { return }
             handler(raised.sender, raised.args)
         }
-    }
-
-    /// Runs `handler` on `delivery` each time the event is raised, for as
-    /// long as the returned subscription lives; see ``Delivery`` for the
-    /// order (that of the raises) and the lifetime of deliveries.
-    public func add(on delivery: Delivery<Nonisolated>, _ handler: @escaping @Sendable () -> Void) -> Subscription {
-        table.on(EventKey<Void>(name), on: .init(delivery: delivery), handler)
-    }
-
-    /// Runs `handler` on the main actor each time the event is raised, in
-    /// the order of the raises, for as long as the returned subscription
-    /// lives.
-    public func add(
-        on delivery: Delivery<MainActor>, _ handler: @escaping @MainActor @Sendable () -> Void
-    ) -> Subscription {
-        table.on(EventKey<Void>(name), on: delivery, handler)
     }
 
     /// The values `raised`, the table's argument, carries.
@@ -198,18 +171,9 @@ extension Event {
 }
 
 extension Event where Sender: Sendable, Args: Sendable {
-    /// Runs `handler` on `delivery` with the event's sender each time the
-    /// event is raised, in the order of the raises.
-    ///
-    /// The sender is kept alive until the handler has run.
-    public func add(
-        on delivery: Delivery<Nonisolated>, _ handler: @escaping @Sendable (Sender) -> Void
-    ) -> Subscription {
-        add(on: delivery) { (sender: Sender, _: Args) in handler(sender) }
-    }
-
     /// Runs `handler` on `delivery` with the event's sender and arguments
-    /// each time the event is raised, in the order of the raises.
+    /// each time the event is raised, in the order of the raises; see
+    /// ``Delivery`` for the lifetime of deliveries.
     ///
     /// ```swift
     /// let subscription = downloader.progress.add(on: .dispatchQueue(.main)) { _, fraction in
@@ -220,49 +184,38 @@ extension Event where Sender: Sendable, Args: Sendable {
     /// The sender and the arguments are kept alive until the handler has
     /// run.
     public func add(
-        on delivery: Delivery<Nonisolated>, _ handler: @escaping @Sendable (Sender, Args) -> Void
+        on delivery: Delivery<Nonisolated>, phase: HandlerPhase.Choice<Never> = .normal,
+        _ handler: @escaping @Sendable (Sender, Args) -> Void
     ) -> Subscription {
-        table.onObject(name, on: delivery.target) { raised in
-            guard let raised = Self.values(raised) else { return }
-            handler(raised.sender, raised.args)
-        }
+        addRaised(on: delivery.target, phase: phase, handler)
     }
 
     /// Runs `handler` on `delivery` with the event's sender and the elements
-    /// of its arguments, a tuple, each time the event is raised.
+    /// of its arguments, none or a tuple's, each time the event is raised.
     public func add<each A>(
-        on delivery: Delivery<Nonisolated>, _ handler: @escaping @Sendable (Sender, repeat each A) -> Void
+        on delivery: Delivery<Nonisolated>, phase: HandlerPhase.Choice<Never> = .normal,
+        _ handler: @escaping @Sendable (Sender, repeat each A) -> Void
     ) -> Subscription where Args == (repeat each A) {
-        add(on: delivery) { (sender: Sender, args: Args) in handler(sender, repeat each args) }
-    }
-
-    /// Runs `handler` on the main actor with the event's sender each time
-    /// the event is raised, in the order of the raises.
-    public func add(
-        on delivery: Delivery<MainActor>, _ handler: @escaping @MainActor @Sendable (Sender) -> Void
-    ) -> Subscription {
-        add(on: delivery) { @MainActor (sender: Sender, _: Args) in handler(sender) }
+        addRaised(on: delivery.target, phase: phase) { sender, args in handler(sender, repeat each args) }
     }
 
     /// Runs `handler` on the main actor with the event's sender and
     /// arguments each time the event is raised, in the order of the raises.
     public func add(
-        on delivery: Delivery<MainActor>, _ handler: @escaping @MainActor @Sendable (Sender, Args) -> Void
+        on delivery: Delivery<MainActor>, phase: HandlerPhase.Choice<Never> = .normal,
+        _ handler: @escaping @MainActor @Sendable (Sender, Args) -> Void
     ) -> Subscription {
-        table.onObject(
-            name, on: delivery.target,
-            table.onMainActor { @MainActor (raised: AnyObject?) in
-                guard let raised = Self.values(raised) else { return }
-                handler(raised.sender, raised.args)
-            })
+        addRaised(on: delivery.target, phase: phase, table.onMainActor(handler))
     }
 
     /// Runs `handler` on the main actor with the event's sender and the
-    /// elements of its arguments, a tuple, each time the event is raised.
+    /// elements of its arguments, none or a tuple's, each time the event is
+    /// raised, in the order of the raises.
     public func add<each A>(
-        on delivery: Delivery<MainActor>, _ handler: @escaping @MainActor @Sendable (Sender, repeat each A) -> Void
+        on delivery: Delivery<MainActor>, phase: HandlerPhase.Choice<Never> = .normal,
+        _ handler: @escaping @MainActor @Sendable (Sender, repeat each A) -> Void
     ) -> Subscription where Args == (repeat each A) {
-        add(on: delivery) { @MainActor (sender: Sender, args: Args) in handler(sender, repeat each args) }
+        add(on: delivery, phase: phase) { @MainActor (sender: Sender, args: Args) in handler(sender, repeat each args) }
     }
 }
 
@@ -287,7 +240,7 @@ extension Event {
     public func addTarget<Target: AnyObject>(
         _ target: Target, action: @escaping @Sendable (Target) -> () -> Void, named actionName: String
     ) -> Registration {
-        table.addTarget(target, action: action, named: actionName, for: name)
+        table.addTarget(target, action: action, named: actionName, for: EventKey<Void>(name))
     }
 
     /// Calls `action` on `target` with the event's sender each time the
