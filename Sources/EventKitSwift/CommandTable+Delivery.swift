@@ -22,7 +22,7 @@ extension CommandTable {
     /// main actor, so that it never overtakes deliveries posted before it;
     /// the execute counts it as run (``ExecuteResult/handled``) when it posts
     /// it. The arguments are checked and travel as for a `DispatchQueue`
-    /// delivery (``on(_:on:options:phase:_:)-(EventKey<A>,_,_,_,_)``).
+    /// delivery (``on(_:on:options:phase:_:)-(EventKey<A>,Delivery<Nonisolated>.Choice<HandlerFailure>,_,_,_)``).
     ///
     /// - Parameters:
     ///   - key: The event, typed; a string literal names one.
@@ -40,7 +40,7 @@ extension CommandTable {
         phase: HandlerPhase.Choice<Failure> = .normal, _ handler: @escaping @MainActor @Sendable (A) -> Void
     ) throws(Failure) -> Subscription {
         try phase.register(key.name, options: options) { (options) throws(DispatchError) in
-            deliveredSubscription(key, to: delivery.target, options: options, onMainActor(handler))
+            try deliveredSubscription(key, to: delivery.target, options: options, onMainActor(handler))
         }
     }
 
@@ -58,7 +58,7 @@ extension CommandTable {
         _ handler: @escaping @MainActor @Sendable (repeat each A) -> Void
     ) throws(Failure) -> Subscription {
         try phase.register(key.name, options: options) { (options) throws(DispatchError) in
-            deliveredSubscription(key, to: delivery.target, options: options, onMainActor(handler))
+            try deliveredSubscription(key, to: delivery.target, options: options, onMainActor(handler))
         }
     }
 
@@ -95,7 +95,7 @@ extension CommandTable {
         phase: HandlerPhase.Choice<Failure> = .normal, _ handler: @escaping @Sendable ([Value]) -> Void
     ) throws(Failure) -> Subscription {
         try phase.register(event, options: options) { (options) throws(DispatchError) in
-            deliveredSubscription(event, to: delivery.target, options: options, signature: nil) { hop in
+            try deliveredSubscription(event, to: delivery.target, options: options, signature: nil) { hop in
                 valuesHandler(hop?.wrapping(handler) ?? handler)
             }
         }
@@ -113,7 +113,7 @@ extension CommandTable {
                 return try closureSubscription(
                     event, signature: Signatures.object, handler: MarshalHandler(handler), options: options)
             }
-            return deliveredSubscription(event, to: target, options: options, signature: Signatures.object) { hop in
+            return try deliveredSubscription(event, to: target, options: options, signature: Signatures.object) { hop in
                 MarshalHandler(hop?.wrapping(handler) ?? handler)
             }
         }
@@ -146,10 +146,10 @@ extension CommandTable {
     func deliveredSubscription<Arguments, each A: EventArgument>(
         _ key: EventKey<Arguments>, to target: DeliveryTarget, options: HandlerOptions,
         _ handler: @escaping @Sendable (repeat each A) -> Void
-    ) -> Subscription {
+    ) throws(DispatchError) -> Subscription {
         // Signatures of EventArgument types are always valid.
         let signature = try! Signature(returning: .void, parameters: valueTypes(of: repeat (each A).self))
-        return deliveredSubscription(
+        return try deliveredSubscription(
             key.name, to: target, options: options, signature: signature
         ) { hop in
             let box =
@@ -168,7 +168,7 @@ extension CommandTable {
     private func deliveredSubscription(
         _ event: String, to target: DeliveryTarget, options: HandlerOptions, signature: Signature?,
         makeHandler: (Hop?) -> MarshalHandler
-    ) -> Subscription {
+    ) throws(DispatchError) -> Subscription {
         let hop: Hop?
         let eventQueue: EventQueue?
         switch target {
@@ -176,15 +176,10 @@ extension CommandTable {
         case .mainActor: (hop, eventQueue) = (Hop(to: .main), nil)
         case .queue(let queue): (hop, eventQueue) = (nil, queue)
         }
-        let id: dc_handler_id
-        do {
-            id = try addHandler(
-                event, signature: signature, handler: makeHandler(hop), options: options, queue: eventQueue?.cQueue)
-        } catch {
-            // A closure with a fixed, valid signature can only fail to
-            // register when memory runs out, which Swift treats as fatal.
-            fatalError("CommandTable \(name): registering a handler for \"\(event)\" failed: \(error)")
-        }
+        // Refused (a malformed key, a second default handler), the handler
+        // is released and the phase's registration reports it.
+        let id = try addHandler(
+            event, signature: signature, handler: makeHandler(hop), options: options, queue: eventQueue?.cQueue)
         // The C handler holds its own reference to the dc_queue from here on.
         withExtendedLifetime(eventQueue) {}
         return Subscription(canceller: DeliveredHandlerCanceller(table: handle, hop: hop), handler: id)

@@ -564,7 +564,7 @@ extension CommandTable {
     ///
     /// The handler runs on the executing thread, where its owner is alive
     /// for the call; it takes its argument and may throw as
-    /// ``on(_:on:options:phase:_:)-(EventKey<A>,_,_,_,_)``'s does.
+    /// ``on(_:on:options:phase:_:)-(EventKey<A>,Delivery<Nonisolated>.Choice<HandlerFailure>,_,_,_)``'s does.
     ///
     /// - Parameters:
     ///   - key: The event, typed; a string literal names one.

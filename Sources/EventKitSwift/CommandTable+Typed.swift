@@ -59,7 +59,7 @@ extension CommandTable {
     /// The closure is the handler the C core calls, with nothing between:
     /// an execute of a key whose handlers are all such closures runs them
     /// without a call into the library. A closure that throws takes the
-    /// general form, ``on(_:on:options:phase:_:)-(EventKey<(A)>,_,_,_,(A)->Void)``,
+    /// general form, ``on(_:on:options:phase:_:)-(EventKey<(A)>,Delivery<Nonisolated>.Choice<HandlerFailure>,_,_,_)``,
     /// with no arguments; delivery, options and phase are as there.
     ///
     /// - Parameters:
@@ -78,7 +78,7 @@ extension CommandTable {
         _ handler: @escaping @Sendable () -> Void
     ) throws(Failure) -> Subscription {
         try phase.register(key.name, options: options) { (options) throws(DispatchError) in
-            if let target = delivery.target { return deliveredSubscription(key, to: target, options: options, handler) }
+            if let target = delivery.target { return try deliveredSubscription(key, to: target, options: options, handler) }
             return try handlerSubscription(key, signature: Signatures.void, handler: MarshalHandler(handler), options: options)
         }
     }
@@ -122,7 +122,7 @@ extension CommandTable {
     /// One argument has its own method because Swift does not take a key of
     /// one type, `EventKey<Bool>`, as a key of a one-element pack; for any
     /// other number of arguments, none included, see
-    /// ``on(_:on:options:phase:_:)-(EventKey<(A)>,_,_,_,(A)->Void)``.
+    /// ``on(_:on:options:phase:_:)-(EventKey<(A)>,Delivery<Nonisolated>.Choice<HandlerFailure>,_,_,_)``.
     ///
     /// - Parameters:
     ///   - key: The event, typed; a string literal names one.
@@ -151,7 +151,7 @@ extension CommandTable {
     ) throws(Failure) -> Subscription {
         try phase.register(key.name, options: options) { (options) throws(DispatchError) in
             if let target = delivery.target {
-                return deliveredSubscription(key, to: target, options: options, Self.unfailing(handler))
+                return try deliveredSubscription(key, to: target, options: options, Self.unfailing(handler))
             }
             if HandlerFailure.self == Never.self, ScalarArguments.areScalars(A.self) {
                 return try onScalars(key, types: ScalarArguments.valueTypes(of: A.self), options: options) { arguments in
@@ -202,7 +202,7 @@ extension CommandTable {
     ) throws(Failure) -> Subscription {
         try phase.register(key.name, options: options) { (options) throws(DispatchError) in
             if let target = delivery.target {
-                return deliveredSubscription(key, to: target, options: options, Self.unfailing(handler))
+                return try deliveredSubscription(key, to: target, options: options, Self.unfailing(handler))
             }
             if HandlerFailure.self == Never.self, ScalarArguments.areScalars(repeat (each A).self) {
                 // The C arguments, all built-in scalars, read as a tuple of
@@ -247,7 +247,7 @@ extension CommandTable {
     /// ``EventArgument/valueType``, so C callers of the event get the answer
     /// too. It runs on the executing thread, where its answer is wanted, and
     /// takes its argument and may throw as
-    /// ``on(_:on:options:phase:_:)-(EventKey<A>,_,_,_,_)`` does.
+    /// ``on(_:on:options:phase:_:)-(EventKey<A>,Delivery<Nonisolated>.Choice<HandlerFailure>,_,_,_)`` does.
     ///
     /// - Parameters:
     ///   - key: The event, typed; a string literal names one.

@@ -93,7 +93,7 @@ public struct EventKey<Arguments>: Hashable, Sendable, ExpressibleByStringInterp
     /// `"::"` or a `:` next to the separator, or added to a key that has a
     /// detail already) makes a key every execute of which throws
     /// ``DispatchError/invalidArgument(_:)``, and with which `on` registers
-    /// nothing (see ``CommandTable/on(_:options:phase:_:)-(EventKey<Void>,_,_,()->Void)``).
+    /// nothing (see ``CommandTable/on(_:on:options:phase:_:)-(EventKey<Void>,_,_,_,_)``).
     /// A detailed key interns to an id of its own: keep it in a static
     /// member, as other keys, rather than making one for each call.
     ///
