@@ -236,6 +236,46 @@ struct SeamStressTests {
         }
     }
 
+    @Test("Handlers of every form (delivered with a phase, a default, owners that throw) come and go while two threads execute")
+    func handlerFormsComeAndGo() async {
+        await #expect(processExitsWith: .success) {
+            struct Refused: Error {}
+            let table = CommandTable(name: "stress")
+            let queue = DispatchQueue(label: "stress.delivery")
+            let delivered = Atomic<Int>(0)
+            raceRounds(
+                seconds: 2, watched: "a register, a cancel or an execute",
+                execute: {
+                    _ = try? table.execute(.tick, 1)
+                    _ = try? table.execute("tick", Int64(2))
+                },
+                round: { round in
+                    let owner = StressTarget()
+                    var subscriptions = [
+                        table.on(.tick, on: .dispatchQueue(queue), phase: .after) { _ in
+                            delivered.add(1, ordering: .relaxed)
+                        },
+                        table.on(.tick) { (value: Int64) -> Int64 in value + 1 },
+                    ]
+                    // A default handler: the second of a round, or one left
+                    // by another, is refused with a cancelled subscription.
+                    if let runLast = try? table.on(.tick, on: .dispatchQueue(queue), phase: .runLast, { _ in }) {
+                        subscriptions.append(runLast)
+                    }
+                    table.on(.tick, owner: owner) { (owner, value: Int64) throws(Refused) in
+                        if value == 2 && round % 2 == 0 { throw Refused() }
+                        owner.fire()
+                    }
+                    if round % 3 == 0 { table.removeTarget(owner) }
+                    subscriptions.forEach { $0.cancel() }
+                })
+            queue.sync {}
+            _ = try? table.execute(.tick, 1)
+            #expect(table.handlerCount(for: .tick) == 0)
+            #expect(delivered.load(ordering: .relaxed) > 0)
+        }
+    }
+
     @Test("An execute finding a target dead while its last call runs the target's deinit does not wait for that call")
     func pruneDoesNotWaitForTheTargetsDeinit() async {
         await #expect(processExitsWith: .success) {
