@@ -337,13 +337,15 @@ DC_API dc_status dc_invocation_get_return_value(const dc_invocation *invocation,
 /* ---- one-shot calls ---------------------------------------------------------------------- */
 
 /* Whether `value` is exactly of `parameter`'s type and, for a struct, knows
- * no other layout: its head is the parameter's, or of its type and knowing
- * nothing. */
+ * no other layout: its head is that of a value of its type knowing nothing
+ * (every value but a struct's that knows its size or layout), or is the
+ * parameter's. */
 static inline bool fits_as_it_is(const dc_value *value, const dc__parameter *parameter) {
-    uint64_t head, expected;
+    dc__parameter knowing_nothing = {parameter->type, 0};
+    uint64_t head, plain;
     memcpy(&head, value, sizeof head);
-    memcpy(&expected, parameter, sizeof expected);
-    return head == expected || (value->type == parameter->type && value->struct_id == 0);
+    memcpy(&plain, &knowing_nothing, sizeof plain);
+    return head == plain || (value->type == parameter->type && value->struct_id == parameter->struct_id);
 }
 
 /* Where ffi_call can read dc_call()'s argument `index` as the caller has it:
@@ -357,8 +359,9 @@ static inline void *argument_in_place(const dc_signature *signature, size_t inde
     return (void *)&value->u64;
 }
 
-/* The libffi call of dc_call(), its arguments' addresses in `pointers`;
- * a return by address is made at return_value->pointer. */
+/* The libffi call of dc_call() once its arguments are converted, their
+ * addresses in `pointers`; a return by address is made at
+ * return_value->pointer, any other narrowed by dc__return_value(). */
 DC__ALWAYS_INLINE dc_status call_at(const dc_signature *signature, dc_function function, void **pointers,
                                     dc_value *return_value) {
     ffi_cif *cif = (ffi_cif *)&signature->cif;
@@ -416,8 +419,8 @@ static __attribute__((noinline)) dc_status call_converting(const dc_signature *s
 /* dc_call() through the signature's typed stub: the arguments converted,
  * then written as the register images the stub passes. */
 static __attribute__((noinline)) dc_status call_stub(const dc_signature *signature, dc_function function,
-                                                     const dc_value *arguments, dc_value *return_value) {
-    size_t count = signature->parameter_count;
+                                                     const dc_value *arguments, size_t count,
+                                                     dc_value *return_value) {
     dc_value converted[DC_STUB_MAX_INTEGERS + DC_STUB_MAX_FLOATS];
     for (size_t i = 0; i < count; i++) {
         dc_status status = convert_argument(signature, i, &arguments[i], &converted[i], "dc_call");
@@ -448,47 +451,49 @@ static __attribute__((noinline, cold)) dc_status refuse_call(const dc_signature 
                     signature->encoding, signature->return_layout->size);
 }
 
-/* dc_call() on the libffi path once its checks passed: the arguments
- * where the caller has them when the signature allows it and each value
- * fits as it is, else converted first (call_converting()). */
+/* dc_call() on the libffi path of a signature whose arguments may be read
+ * in place (in_place_of(), signature.c), once its checks passed: ffi_call
+ * reads each where the caller has it, when every value fits as it is;
+ * else the call starts again converting (call_converting()). */
 static __attribute__((noinline)) dc_status call_in_place(const dc_signature *signature, dc_function function,
-                                                         const dc_value *arguments, dc_value *return_value) {
+                                                         const dc_value *arguments, size_t count,
+                                                         dc_value *return_value) {
     void *pointers[DC__FEW_PARAMETERS];
     const dc__parameter *parameters = signature->parameters;
-    size_t count = signature->parameter_count; /* at least 1 (in_place_of()) */
-    size_t i = 0;
-    switch (signature->in_place) {
-    case DC__IN_PLACE_BY_ADDRESS:
+    const dc_value *value = arguments;
+    size_t i = 0; /* count is at least 1 where arguments are read in place (in_place_of()) */
+    if (signature->in_place == DC__IN_PLACE_BY_ADDRESS) {
         do {
-            if (!fits_as_it_is(&arguments[i], &parameters[i]) || arguments[i].pointer == NULL) goto convert;
-            pointers[i] = arguments[i].pointer;
+            if (!fits_as_it_is(value, &parameters[i]) || value->pointer == NULL) goto convert;
+            pointers[i] = value->pointer;
+            value++;
         } while (++i < count);
-        break;
-    case DC__IN_PLACE_SCALARS:
+    } else {
         do {
-            if (!fits_as_it_is(&arguments[i], &parameters[i])) goto convert;
-            pointers[i] = (void *)&arguments[i].u64;
+            if (!fits_as_it_is(value, &parameters[i])) goto convert;
+            pointers[i] = (void *)&value->u64;
+            value++;
         } while (++i < count);
-        break;
-    default: goto convert;
     }
 
     /* Nothing can fail now: *return_value is made before the call, which
      * writes its bytes in place, so that nothing is left to do after it. */
     dc_raw_return ignored;
-    void *returned = &ignored;
+    void *returned;
     if (signature->return_layout != NULL) {
         returned = return_value->pointer;
         memcpy(return_value, &signature->returned, sizeof signature->returned);
-    } else if (return_value != NULL) {
+    } else if (DC__LIKELY(return_value != NULL)) {
         memcpy(return_value, &signature->returned, sizeof signature->returned);
         return_value->u64 = 0;
         returned = &return_value->u64;
+    } else {
+        returned = &ignored;
     }
     ffi_call((ffi_cif *)&signature->cif, function, returned, pointers);
     return DC_OK;
 convert:
-    return call_converting(signature, function, arguments, return_value);
+    return call_converting(signature, function, value - i /* the first argument */, return_value);
 }
 
 DC_API dc_status dc_call(dc_signature *signature, dc_function function, const dc_value *arguments, size_t count,
@@ -496,10 +501,12 @@ DC_API dc_status dc_call(dc_signature *signature, dc_function function, const dc
     if (signature == NULL || function == NULL || count != signature->parameter_count ||
         (arguments == NULL && count > 0))
         return refuse_call(signature, function, arguments, count);
-    if (signature->stub != NULL) return call_stub(signature, function, arguments, return_value);
+    if (signature->in_place == DC__IN_PLACE_NONE && signature->stub != NULL)
+        return call_stub(signature, function, arguments, count, return_value);
     if (signature->return_layout != NULL && (return_value == NULL || return_value->pointer == NULL))
         return refuse_call(signature, function, arguments, count);
-    return call_in_place(signature, function, arguments, return_value);
+    if (signature->in_place == DC__IN_PLACE_NONE) return call_converting(signature, function, arguments, return_value);
+    return call_in_place(signature, function, arguments, count, return_value);
 }
 
 /* dc__ffi_call_values() of more than DC__FEW_PARAMETERS parameters, in a
