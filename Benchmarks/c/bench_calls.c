@@ -15,7 +15,8 @@
  *           variadic        snprintf(buffer, 32, "%d%s", 42, "x")
  *
  * Target: call.invoke <= 1.1x call.raw_ffi for the two struct shapes and the
- * long double and complex ones (values by address, as structs). Every
+ * long double and complex ones (values by address, as structs); make bench
+ * also holds call.dc_call to 1.1x call.raw_ffi in callgrind's counts. Every
  * figure is the best of interleaved rounds.
  *
  *   bench_calls [--quick] [--runs N] [--tsv] | --count CASE N | --list
