@@ -61,7 +61,7 @@ INVOKE_ROWS = [
     ("stub", "dc_invocation_invoke, typed stub path"),
     ("libffi", "dc_invocation_invoke, libffi path"),
     ("raw_ffi", "raw ffi_call, cif prepared once"),
-    ("dc_call", "dc_call (one-shot, converts its values)"),
+    ("dc_call", "dc_call (one-shot, checks its values)"),
 ]
 
 # (title, [(case, label)], the direct-call baseline, the GLib peer, the libsigc++ peer)
@@ -115,7 +115,7 @@ CALL_VARIANTS = [
     ("direct", "direct call (volatile function pointer)"),
     ("raw_ffi", "raw ffi_call, cif prepared once"),
     ("invoke", "dc_invocation_invoke"),
-    ("dc_call", "dc_call (one-shot, converts its values)"),
+    ("dc_call", "dc_call (one-shot, checks its values)"),
 ]
 
 # bench_table's removal figures: (case, label, the order in its target's label,

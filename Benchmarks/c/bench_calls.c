@@ -39,7 +39,7 @@ typedef enum shape { STRUCT_ARG, STRUCT_RETURN, LONG_DOUBLE, COMPLEX_DOUBLE, VAR
 static const char *const variant_keys[VARIANT_COUNT] = {"direct", "raw_ffi", "invoke", "dc_call"};
 static const char *const variant_labels[VARIANT_COUNT] = {
     "direct call (volatile pointer)", "raw ffi_call, cif prepared once", "dc_invocation_invoke",
-    "dc_call (one-shot, converts its values)"};
+    "dc_call (one-shot, checks its values)"};
 static const char *const shape_keys[SHAPE_COUNT] = {"struct_arg", "struct_return", "long_double", "complex_double",
                                                     "variadic"};
 static const char *const shape_labels[SHAPE_COUNT] = {
