@@ -466,7 +466,7 @@ def report(args):
           if case in counts and raw in counts],
         # Issue 40: the one-shot dc_call, which checks its caller's values,
         # beside raw ffi_call in callgrind's counts.
-        *[(f"{label}: dc_call instructions <= 1.1x raw ffi_call's", counts[f"call.dc_call.{key}"] /
+        *[(f"{label}: dc_call instr <= 1.1x raw ffi_call's", counts[f"call.dc_call.{key}"] /
            counts[f"call.raw_ffi.{key}"], "<=", 1.1, "x")
           for key, label in [("struct_arg", "struct argument"), ("struct_return", "struct return"),
                              ("long_double", "long double"), ("complex_double", "complex")]
