@@ -15,7 +15,8 @@
  *           variadic        snprintf(buffer, 32, "%d%s", 42, "x")
  *
  * Target: call.invoke <= 1.1x call.raw_ffi for the two struct shapes and the
- * long double and complex ones (values by address, as structs). Every
+ * long double and complex ones (values by address, as structs); make bench
+ * also holds call.dc_call to 1.1x call.raw_ffi in callgrind's counts. Every
  * figure is the best of interleaved rounds.
  *
  *   bench_calls [--quick] [--runs N] [--tsv] | --count CASE N | --list
@@ -38,7 +39,7 @@ typedef enum shape { STRUCT_ARG, STRUCT_RETURN, LONG_DOUBLE, COMPLEX_DOUBLE, VAR
 static const char *const variant_keys[VARIANT_COUNT] = {"direct", "raw_ffi", "invoke", "dc_call"};
 static const char *const variant_labels[VARIANT_COUNT] = {
     "direct call (volatile pointer)", "raw ffi_call, cif prepared once", "dc_invocation_invoke",
-    "dc_call (one-shot, converts its values)"};
+    "dc_call (one-shot, checks its values)"};
 static const char *const shape_keys[SHAPE_COUNT] = {"struct_arg", "struct_return", "long_double", "complex_double",
                                                     "variadic"};
 static const char *const shape_labels[SHAPE_COUNT] = {

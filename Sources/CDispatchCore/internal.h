@@ -250,6 +250,13 @@ _Static_assert(offsetof(dc__parameter, struct_id) == offsetof(dc_value, struct_i
                    sizeof(dc__parameter) == offsetof(dc_value, u64),
                "a parameter is the head of a dc_value");
 
+/* Which arguments dc_call() hands ffi_call where the caller has them. */
+typedef enum dc__in_place {
+    DC__IN_PLACE_NONE = 0,   /* none: each is converted first unless it fits (signature.c's in_place_of()) */
+    DC__IN_PLACE_SCALARS,    /* every parameter a scalar other than bool: each value's member */
+    DC__IN_PLACE_BY_ADDRESS  /* every parameter by address: each value's bytes */
+} dc__in_place;
+
 struct dc_signature {
     _Atomic size_t reference_count;
     struct dc_signature *next_interned; /* bucket chain, guarded by the intern lock */
@@ -281,6 +288,13 @@ struct dc_signature {
     /* Structs: the layout of each struct parameter and of a struct return
      * (NULL for any other type), in `arena`. */
     const dc__layout_node *return_layout;
+    /* The head of the value dc_call() gives back: the return type and, for
+     * a return by address, what its value knows of its layout (as
+     * dc__struct_value() gives it). */
+    dc__parameter returned;
+    /* Which arguments dc_call() may hand ffi_call where the caller has
+     * them, each value that fits its parameter as it is: a dc__in_place. */
+    uint8_t in_place;
     const dc__layout_node **parameter_layouts;
     dc__arena_block *arena;
     uint8_t struct_parameter_count;             /* how many of the parameters are structs (DC_TYPE_STRUCT) */

@@ -336,59 +336,177 @@ DC_API dc_status dc_invocation_get_return_value(const dc_invocation *invocation,
 
 /* ---- one-shot calls ---------------------------------------------------------------------- */
 
-/* dc_call() once its arguments are known to be there, converting them
- * into `converted` (room for the parameter count) before the call. */
-DC__ALWAYS_INLINE dc_status call_converting(dc_signature *signature, dc_function function, const dc_value *arguments,
-                                            dc_value *return_value, dc_value *converted) {
-    size_t count = signature->parameter_count;
-    for (size_t i = 0; i < count; i++) {
-        dc_status status = convert_argument(signature, i, &arguments[i], &converted[i], "dc_call");
-        if (status != DC_OK) return status;
-    }
+/* Whether `value` is exactly of `parameter`'s type and, for a struct, knows
+ * no other layout: its head is that of a value of its type knowing nothing
+ * (every value but a struct's that knows its size or layout), or is the
+ * parameter's. */
+static inline bool fits_as_it_is(const dc_value *value, const dc__parameter *parameter) {
+    dc__parameter knowing_nothing = {parameter->type, 0};
+    uint64_t head, plain;
+    memcpy(&head, value, sizeof head);
+    memcpy(&plain, &knowing_nothing, sizeof plain);
+    return head == plain || (value->type == parameter->type && value->struct_id == parameter->struct_id);
+}
 
+/* Where ffi_call can read dc_call()'s argument `index` as the caller has it:
+ * a value that fits as it is (a bool of 0 or 1; a value by address with
+ * bytes to point at), read in place, a scalar at its member and any other
+ * at its bytes. NULL when the value needs converting, or refusing. */
+static inline void *argument_in_place(const dc_signature *signature, size_t index, const dc_value *value) {
+    if (!fits_as_it_is(value, &signature->parameters[index])) return NULL;
+    if (dc__by_address(value->type)) return value->pointer;
+    if (value->type == DC_TYPE_BOOL && value->u8 > 1) return NULL;
+    return (void *)&value->u64;
+}
+
+/* The libffi call of dc_call() once its arguments are converted, their
+ * addresses in `pointers`; a return by address is made at
+ * return_value->pointer, any other narrowed by dc__return_value(). */
+DC__ALWAYS_INLINE dc_status call_at(const dc_signature *signature, dc_function function, void **pointers,
+                                    dc_value *return_value) {
+    ffi_cif *cif = (ffi_cif *)&signature->cif;
+    if (signature->return_layout != NULL) {
+        ffi_call(cif, function, return_value->pointer, pointers);
+        memcpy(return_value, &signature->returned, sizeof signature->returned); /* its type and layout */
+        return DC_OK;
+    }
     dc_raw_return result;
     result.integer = 0;
-    if (signature->stub != NULL) {
-        uint64_t integers[DC_STUB_MAX_INTEGERS] = {0};
-        double floats[DC_STUB_MAX_FLOATS] = {0};
-        for (size_t i = 0; i < count; i++) dc__store_register_image(signature, integers, floats, i, &converted[i]);
-        dc__stub_call(signature->return_class, signature->stub, function, integers, floats, &result);
-    } else if (signature->return_layout != NULL) {
-        dc__ffi_call_values(signature, function, converted, return_value->pointer);
-        *return_value = dc__struct_value(return_value->pointer, signature->return_layout);
-        return DC_OK;
-    } else {
-        dc__ffi_call_values(signature, function, converted, &result);
-    }
+    ffi_call(cif, function, &result, pointers);
     if (return_value != NULL) *return_value = dc__return_value(signature, &result);
     return DC_OK;
 }
 
-/* dc_call() of more than DC__FEW_PARAMETERS parameters, with room for them
- * all: its own frame, so that the common calls' stays small. */
-static __attribute__((noinline)) dc_status call_many(dc_signature *signature, dc_function function,
-                                                     const dc_value *arguments, dc_value *return_value) {
-    dc_value converted[DC_MAX_PARAMETERS];
-    return call_converting(signature, function, arguments, return_value, converted);
+/* dc_call() on the libffi path: each argument read in place where it can
+ * be, else converted into `converted` and read there; nothing is called
+ * unless every one fits. */
+DC__ALWAYS_INLINE dc_status convert_and_call(const dc_signature *signature, dc_function function,
+                                             const dc_value *arguments, void **pointers, dc_value *converted,
+                                             dc_value *return_value) {
+    for (size_t i = 0; i < signature->parameter_count; i++) {
+        void *address = argument_in_place(signature, i, &arguments[i]);
+        if (address == NULL) {
+            dc_status status = convert_argument_slowly(signature, i, &arguments[i], &converted[i], "dc_call");
+            if (status != DC_OK) return status;
+            address = dc__ffi_argument(&converted[i]);
+        }
+        pointers[i] = address;
+    }
+    return call_at(signature, function, pointers, return_value);
 }
 
-DC_API dc_status dc_call(dc_signature *signature, dc_function function, const dc_value *arguments, size_t count,
-                         dc_value *return_value) {
+/* dc_call() of more than DC__FEW_PARAMETERS parameters, with room for them
+ * all: its own frame, so that the common calls' stays small. */
+static __attribute__((noinline)) dc_status call_many(const dc_signature *signature, dc_function function,
+                                                     const dc_value *arguments, dc_value *return_value) {
+    void *pointers[DC_MAX_PARAMETERS];
+    dc_value converted[DC_MAX_PARAMETERS];
+    return convert_and_call(signature, function, arguments, pointers, converted, return_value);
+}
+
+/* dc_call() on the libffi path when its arguments cannot all be read as
+ * they are: out of line, so that the calls whose arguments can keep a
+ * small frame. */
+static __attribute__((noinline)) dc_status call_converting(const dc_signature *signature, dc_function function,
+                                                           const dc_value *arguments, dc_value *return_value) {
+    if (!DC__LIKELY(signature->parameter_count <= DC__FEW_PARAMETERS))
+        return call_many(signature, function, arguments, return_value);
+    void *pointers[DC__FEW_PARAMETERS];
+    dc_value converted[DC__FEW_PARAMETERS];
+    return convert_and_call(signature, function, arguments, pointers, converted, return_value);
+}
+
+/* dc_call() through the signature's typed stub: the arguments converted,
+ * then written as the register images the stub passes. */
+static __attribute__((noinline)) dc_status call_stub(const dc_signature *signature, dc_function function,
+                                                     const dc_value *arguments, size_t count,
+                                                     dc_value *return_value) {
+    dc_value converted[DC_STUB_MAX_INTEGERS + DC_STUB_MAX_FLOATS];
+    for (size_t i = 0; i < count; i++) {
+        dc_status status = convert_argument(signature, i, &arguments[i], &converted[i], "dc_call");
+        if (status != DC_OK) return status;
+    }
+    uint64_t integers[DC_STUB_MAX_INTEGERS] = {0};
+    double floats[DC_STUB_MAX_FLOATS] = {0};
+    for (size_t i = 0; i < count; i++) dc__store_register_image(signature, integers, floats, i, &converted[i]);
+    dc_raw_return result;
+    result.integer = 0;
+    dc__stub_call(signature->return_class, signature->stub, function, integers, floats, &result);
+    if (return_value != NULL) *return_value = dc__return_value(signature, &result);
+    return DC_OK;
+}
+
+/* Why dc_call() refuses its arguments as a whole. */
+static __attribute__((noinline, cold)) dc_status refuse_call(const dc_signature *signature, dc_function function,
+                                                            const dc_value *arguments, size_t count) {
     if (signature == NULL || function == NULL || (arguments == NULL && count > 0))
         return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_call: %s must not be NULL",
                         signature == NULL ? "the signature" : function == NULL ? "the function" : "arguments");
     if (count != signature->parameter_count)
         return dc__fail(DC_ERR_ARITY, "dc_call: signature \"%s\" takes %zu arguments, %zu given", signature->encoding,
                         signature->parameter_count, count);
-    if (signature->return_layout != NULL && (return_value == NULL || return_value->pointer == NULL))
-        return dc__fail(DC_ERR_NULL_ARGUMENT,
-                        "dc_call: signature \"%s\" returns a struct of %zu bytes: return_value->pointer must point "
-                        "to a buffer for it",
-                        signature->encoding, signature->return_layout->size);
+    return dc__fail(DC_ERR_NULL_ARGUMENT,
+                    "dc_call: signature \"%s\" returns a struct of %zu bytes: return_value->pointer must point to a "
+                    "buffer for it",
+                    signature->encoding, signature->return_layout->size);
+}
 
-    if (!DC__LIKELY(count <= DC__FEW_PARAMETERS)) return call_many(signature, function, arguments, return_value);
-    dc_value converted[DC__FEW_PARAMETERS];
-    return call_converting(signature, function, arguments, return_value, converted);
+/* dc_call() on the libffi path of a signature whose arguments may be read
+ * in place (in_place_of(), signature.c), once its checks passed: ffi_call
+ * reads each where the caller has it, when every value fits as it is;
+ * else the call starts again converting (call_converting()). */
+static __attribute__((noinline)) dc_status call_in_place(const dc_signature *signature, dc_function function,
+                                                         const dc_value *arguments, size_t count,
+                                                         dc_value *return_value) {
+    void *pointers[DC__FEW_PARAMETERS];
+    const dc__parameter *parameters = signature->parameters;
+    const dc_value *value = arguments;
+    size_t i = 0; /* count is at least 1 where arguments are read in place (in_place_of()) */
+    if (signature->in_place == DC__IN_PLACE_BY_ADDRESS) {
+        do {
+            if (!fits_as_it_is(value, &parameters[i]) || value->pointer == NULL) goto convert;
+            pointers[i] = value->pointer;
+            value++;
+        } while (++i < count);
+    } else {
+        do {
+            if (!fits_as_it_is(value, &parameters[i])) goto convert;
+            pointers[i] = (void *)&value->u64;
+            value++;
+        } while (++i < count);
+    }
+
+    /* Nothing can fail now: *return_value is made before the call, which
+     * writes its bytes in place, so that nothing is left to do after it. */
+    dc_raw_return ignored;
+    void *returned;
+    if (signature->return_layout != NULL) {
+        returned = return_value->pointer;
+        memcpy(return_value, &signature->returned, sizeof signature->returned);
+    } else if (DC__LIKELY(return_value != NULL)) {
+        memcpy(return_value, &signature->returned, sizeof signature->returned);
+        return_value->u64 = 0;
+        returned = &return_value->u64;
+    } else {
+        returned = &ignored;
+    }
+    ffi_call((ffi_cif *)&signature->cif, function, returned, pointers);
+    return DC_OK;
+convert:
+    return call_converting(signature, function, value - i /* the first argument */, return_value);
+}
+
+DC_API dc_status dc_call(dc_signature *signature, dc_function function, const dc_value *arguments, size_t count,
+                         dc_value *return_value) {
+    if (signature == NULL || function == NULL || count != signature->parameter_count ||
+        (arguments == NULL && count > 0))
+        return refuse_call(signature, function, arguments, count);
+    if (signature->in_place == DC__IN_PLACE_NONE && signature->stub != NULL)
+        return call_stub(signature, function, arguments, count, return_value);
+    if (signature->return_layout != NULL && (return_value == NULL || return_value->pointer == NULL))
+        return refuse_call(signature, function, arguments, count);
+    if (signature->in_place == DC__IN_PLACE_NONE) return call_converting(signature, function, arguments, return_value);
+    return call_in_place(signature, function, arguments, count, return_value);
 }
 
 /* dc__ffi_call_values() of more than DC__FEW_PARAMETERS parameters, in a

@@ -595,6 +595,31 @@ static dc_status check_ffi_layout(const dc_signature *signature, const dc__layou
                     layout->size, layout->alignment);
 }
 
+/* Whether ffi_call leaves a return value of `type` as the bytes of its
+ * dc_value's member, in a value zeroed first: a 64-bit integer, a float or
+ * double, a pointer, or none. A narrower integer comes back widened to
+ * ffi_arg, which dc__return_value() narrows. */
+static bool returns_member(dc_type type) {
+    return type == DC_TYPE_VOID || type == DC_TYPE_INT64 || type == DC_TYPE_UINT64 || dc__is_floating(type) ||
+           dc__is_pointer_like(type);
+}
+
+/* Which arguments dc_call() may read where the caller has them: on the
+ * libffi path, parameters of one kind, no bool (whose value may need
+ * making 0 or 1), and a return that ffi_call writes in place. */
+static dc__in_place in_place_of(const dc_signature *signature) {
+    if (signature->stub != NULL || signature->parameter_count == 0 || signature->parameter_count > DC__FEW_PARAMETERS ||
+        (signature->return_layout == NULL && !returns_member(signature->return_type)))
+        return DC__IN_PLACE_NONE;
+    size_t by_address = 0;
+    for (size_t i = 0; i < signature->parameter_count; i++) {
+        if (signature->parameters[i].type == DC_TYPE_BOOL) return DC__IN_PLACE_NONE;
+        by_address += dc__by_address(signature->parameters[i].type);
+    }
+    if (by_address == 0) return DC__IN_PLACE_SCALARS;
+    return by_address == signature->parameter_count ? DC__IN_PLACE_BY_ADDRESS : DC__IN_PLACE_NONE;
+}
+
 static dc_status prepare(dc_signature *signature) {
     unsigned integers = 0, floats = 0;
     size_t largest_struct = 0;
@@ -628,8 +653,11 @@ static dc_status prepare(dc_signature *signature) {
         signature->return_kind = DC_RETURNS_STRUCT;
     else
         signature->return_kind = signature->return_type != DC_TYPE_VOID ? DC_RETURNS_SCALAR : DC_RETURNS_NOTHING;
-    if (signature->return_layout != NULL)
+    signature->returned.type = signature->return_type;
+    if (signature->return_layout != NULL) {
         signature->struct_storage += dc__struct_storage_size(signature->return_layout->size);
+        signature->returned.struct_id = dc__struct_value(NULL, signature->return_layout).struct_id;
+    }
     if (largest_struct > 0 && (signature->zero_struct = arena_allocate(&signature->arena, largest_struct)) == NULL)
         return dc__fail(DC_ERR_NO_MEMORY, "no memory for signature \"%s\"", signature->encoding);
 
@@ -656,6 +684,7 @@ static dc_status prepare(dc_signature *signature) {
     signature->stub = stub_shaped ? dc__stub_lookup(signature->return_class, integers, floats) : NULL;
     signature->call_path = signature->stub != NULL ? DC_CALL_PATH_STUB : DC_CALL_PATH_FFI;
     if (signature->stub == NULL) signature->word_images = false; /* images are for stubs only */
+    signature->in_place = in_place_of(signature);
     return DC_OK;
 }
 

@@ -671,7 +671,9 @@ DC_API dc_status dc_invocation_get_return_value(const dc_invocation *invocation,
  * parameter count) to their parameter types, calls `function` on the
  * signature's default path, and writes the return value to *return_value
  * (which may be NULL to ignore it, unless the return is a struct). Nothing
- * is called unless every argument fits. Allocates nothing.
+ * is called unless every argument fits, and *return_value is left as it
+ * was; once they all fit, it may be written before `function` runs.
+ * Allocates nothing.
  *
  * A struct return is copied into the buffer of the return's size (and
  * alignment) that return_value->pointer points to on entry; *return_value
