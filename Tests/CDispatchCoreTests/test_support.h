@@ -8,6 +8,7 @@
 #define DC_TEST_SUPPORT_H
 
 #include <dlfcn.h>
+#include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -189,6 +190,29 @@ static inline dc_signature *create_signature(const char *encoding) {
     return signature;
 }
 
+/* Calls `function` through the signature of `encoding` (a variadic one with
+ * `fixed_count` fixed parameters when fixed_count >= 0), asserting that the
+ * signature is made and the call succeeds; *result as dc_call() takes it
+ * (its pointer set for a struct or by-address return, or NULL to ignore a
+ * scalar one). */
+static inline void call_encoded(const char *encoding, int fixed_count, dc_function function,
+                                const dc_value *arguments, size_t count, dc_value *result) {
+    dc_signature *signature = NULL;
+    if (fixed_count >= 0) {
+        assert_ok(dc_signature_create_variadic(encoding, (size_t)fixed_count, &signature));
+    } else {
+        assert_ok(dc_signature_create(encoding, &signature));
+    }
+    assert_ok(dc_call(signature, function, arguments, count, result));
+    dc_signature_release(signature);
+}
+
+/* call_with("iif", function, &result, dc_int32(1), dc_float(2)): call_encoded
+ * of a plain signature with the arguments listed. */
+#define call_with(encoding, function, result, ...)                                       \
+    call_encoded((encoding), -1, DC_FUNCTION(function), (dc_value[]){__VA_ARGS__},      \
+                 DC_TEST_COUNT_VALUES(__VA_ARGS__), (result))
+
 /* A table without object callbacks, asserting that it was made. */
 static inline dc_table *create_table(const char *name) {
     dc_table *table = NULL;
@@ -230,6 +254,16 @@ static inline dc_function library_function(const char *name) {
     memcpy(&function, &address, sizeof function);
     return function;
 }
+
+/* C's long and unsigned long as codes to paste into an encoding: q and Q
+ * where long is 64-bit, i and I where it is 32-bit. */
+#if LONG_MAX > 0x7fffffffL
+#define LONG_CODE "q"
+#define ULONG_CODE "Q"
+#else
+#define LONG_CODE "i"
+#define ULONG_CODE "I"
+#endif
 
 /* The encoding of a C integer type of `size` bytes ("l" is 32-bit, as in
  * Objective-C, so long is q on LP64). */
