@@ -40,7 +40,7 @@ static void err_bad_typedef_a_return_type_outside_dc_type_is_a_bad_signature(voi
     (void)state;
     dc_signature *signature = NULL;
     assert_failure(dc_signature_create_with_types((dc_type)DC_TYPE_COUNT, NULL, 0, &signature),
-                   DC_ERR_BAD_SIGNATURE, "return");
+                   DC_ERR_BAD_SIGNATURE, "return type", "not a dc_type");
     assert_null(signature);
 }
 
