@@ -254,57 +254,39 @@ static void struct_return_2h_and_8h_multiply_each_field_and_leave_the_argument(v
 
 /* ---- structs that reach the callee as copies --------------------------------- */
 
-typedef struct uint_1 {
-    unsigned int ui17;
-} uint_1;
-typedef struct uint_2 {
-    unsigned int ui01, ui02;
-} uint_2;
-typedef struct uint_3 {
-    unsigned int ui01, ui02, ui03;
-} uint_3;
-typedef struct uint_4 {
-    unsigned int ui01, ui02, ui03, ui04;
-} uint_4;
-typedef struct uint_17 {
-    unsigned int ui[16], ui17;
-} uint_17;
-typedef struct float_3 {
-    float f01, f02, f03;
-} float_3;
-typedef struct float_4 {
-    float f01, f02, f03, f04;
-} float_4;
+/* A struct of `count` unsigned ints or floats whose callee adds one to the
+ * last field of its copy and returns it, as each struct_by_value file's does. */
+#define LAST_FIELD_GROWS(name, element, count)                                                               \
+    typedef struct name {                                                                                   \
+        element fields[count];                                                                              \
+    } name;                                                                                                 \
+    CALLEE static name grow_last_of_##name(name ts) {                                                       \
+        ts.fields[count - 1]++;                                                                             \
+        return ts;                                                                                          \
+    }
+LAST_FIELD_GROWS(uint_1, unsigned int, 1)
+LAST_FIELD_GROWS(uint_2, unsigned int, 2)
+LAST_FIELD_GROWS(uint_3, unsigned int, 3)
+LAST_FIELD_GROWS(uint_4, unsigned int, 4)
+LAST_FIELD_GROWS(uint_17, unsigned int, 17)
+LAST_FIELD_GROWS(float_3, float, 3)
+LAST_FIELD_GROWS(float_4, float, 4)
 
-/* Each callee changes the last field of its copy and returns it. */
-CALLEE static uint_1 last_of_uint_1(uint_1 ts) {
-    ts.ui17++;
-    return ts;
-}
-CALLEE static uint_2 last_of_uint_2(uint_2 ts) {
-    ts.ui02++;
-    return ts;
-}
-CALLEE static uint_3 last_of_uint_3(uint_3 ts) {
-    ts.ui03++;
-    return ts;
-}
-CALLEE static uint_4 last_of_uint_4(uint_4 ts) {
-    ts.ui04++;
-    return ts;
-}
-CALLEE static uint_17 last_of_uint_17(uint_17 ts) {
-    ts.ui17++;
-    return ts;
-}
-CALLEE static float_3 last_of_float_3(float_3 ts) {
-    ts.f03++;
-    return ts;
-}
-CALLEE static float_4 last_of_float_4(float_4 ts) {
-    ts.f04++;
-    return ts;
-}
+/* Calls name's callee with its last field 555 (555.5 for floats): the result's
+ * is one more, and the caller's struct is unchanged. */
+#define ASSERT_THE_CALLEE_CHANGES_A_COPY(name, field_code, last)                                            \
+    do {                                                                                                    \
+        enum { COUNT = ARRAY_COUNT(((name *)NULL)->fields) };                                               \
+        char encoding[2 * (COUNT + 2) + 1] = "{?=";                                                         \
+        for (int k = 0; k < COUNT; k++) strcat(encoding, field_code);                                       \
+        strcat(encoding, "}");                                                                              \
+        char both[sizeof encoding * 2];                                                                     \
+        snprintf(both, sizeof both, "%s%s", encoding, encoding);                                            \
+        name given = {.fields[COUNT - 1] = (last)}, result;                                                 \
+        call_with_struct(both, DC_FUNCTION(grow_last_of_##name), &given, &result);                          \
+        assert_true(result.fields[COUNT - 1] == (last) + 1);                                                \
+        assert_true(given.fields[COUNT - 1] == (last));                                                     \
+    } while (0)
 
 /* struct_by_value_small.c, struct_by_value_2.c, struct_by_value_3.c,
  * struct_by_value_4.c, struct_by_value_big.c, struct_by_value_3f.c,
@@ -312,40 +294,13 @@ CALLEE static float_4 last_of_float_4(float_4 ts) {
  * caller's struct. */
 static void struct_by_value_small_to_big_the_callee_changes_a_copy(void **state) {
     (void)state;
-    uint_1 one = {555}, one_result;
-    call_with_struct("{a=I}{a=I}", DC_FUNCTION(last_of_uint_1), &one, &one_result);
-    assert_int_equal(one_result.ui17, 556);
-    assert_int_equal(one.ui17, 555);
-
-    uint_2 two = {0, 555}, two_result;
-    call_with_struct("{b=II}{b=II}", DC_FUNCTION(last_of_uint_2), &two, &two_result);
-    assert_int_equal(two_result.ui02, 556);
-    assert_int_equal(two.ui02, 555);
-
-    uint_3 three = {0, 0, 555}, three_result;
-    call_with_struct("{c=III}{c=III}", DC_FUNCTION(last_of_uint_3), &three, &three_result);
-    assert_int_equal(three_result.ui03, 556);
-    assert_int_equal(three.ui03, 555);
-
-    uint_4 four = {0, 0, 0, 555}, four_result;
-    call_with_struct("{d=IIII}{d=IIII}", DC_FUNCTION(last_of_uint_4), &four, &four_result);
-    assert_int_equal(four_result.ui04, 556);
-    assert_int_equal(four.ui04, 555);
-
-    uint_17 big = {.ui17 = 555}, big_result;
-    call_with_struct("{e=IIIIIIIIIIIIIIIII}{e=IIIIIIIIIIIIIIIII}", DC_FUNCTION(last_of_uint_17), &big, &big_result);
-    assert_int_equal(big_result.ui17, 556);
-    assert_int_equal(big.ui17, 555);
-
-    float_3 three_floats = {0, 0, 555.5f}, three_floats_result;
-    call_with_struct("{f=fff}{f=fff}", DC_FUNCTION(last_of_float_3), &three_floats, &three_floats_result);
-    assert_true(fabsf(three_floats_result.f03 - 556.5f) < FLT_EPSILON);
-    assert_true(fabsf(three_floats.f03 - 555.5f) < FLT_EPSILON);
-
-    float_4 four_floats = {0, 0, 0, 555.5f}, four_floats_result;
-    call_with_struct("{g=ffff}{g=ffff}", DC_FUNCTION(last_of_float_4), &four_floats, &four_floats_result);
-    assert_true(fabsf(four_floats_result.f04 - 556.5f) < FLT_EPSILON);
-    assert_true(fabsf(four_floats.f04 - 555.5f) < FLT_EPSILON);
+    ASSERT_THE_CALLEE_CHANGES_A_COPY(uint_1, "I", 555u);
+    ASSERT_THE_CALLEE_CHANGES_A_COPY(uint_2, "I", 555u);
+    ASSERT_THE_CALLEE_CHANGES_A_COPY(uint_3, "I", 555u);
+    ASSERT_THE_CALLEE_CHANGES_A_COPY(uint_4, "I", 555u);
+    ASSERT_THE_CALLEE_CHANGES_A_COPY(uint_17, "I", 555u);
+    ASSERT_THE_CALLEE_CHANGES_A_COPY(float_3, "f", 555.5f);
+    ASSERT_THE_CALLEE_CHANGES_A_COPY(float_4, "f", 555.5f);
 }
 
 typedef struct big_struct {
@@ -376,6 +331,17 @@ static void large_struct_by_value_eight_ints_are_summed(void **state) {
 static int callbacks = 5;
 CALLEE static void count_callback(void) { callbacks++; }
 
+/* What callback.c, callback2.c and callback3.c's callees do last: add one to
+ * the array of two doubles and the char after it, call back, return. */
+#define GROW_DOUBLES_AND_C2_THEN_CALL(ts, func)                                                             \
+    do {                                                                                                    \
+        (ts).s[0] += 1;                                                                                     \
+        (ts).s[1] += 1;                                                                                     \
+        (ts).c2 += 1;                                                                                       \
+        (func)();                                                                                           \
+        return (ts);                                                                                        \
+    } while (0)
+
 typedef struct array_between_chars {
     unsigned char c1;
     double s[2];
@@ -383,11 +349,7 @@ typedef struct array_between_chars {
 } array_between_chars;
 CALLEE static array_between_chars grow_array_between_chars(array_between_chars ts, void (*func)(void)) {
     ts.c1 += 1;
-    ts.c2 += 1;
-    ts.s[0] += 1;
-    ts.s[1] += 1;
-    func();
-    return ts;
+    GROW_DOUBLES_AND_C2_THEN_CALL(ts, func);
 }
 
 typedef struct nested_double_then_array {
@@ -400,11 +362,7 @@ typedef struct nested_double_then_array {
 CALLEE static nested_double_then_array grow_nested_double_then_array(nested_double_then_array ts,
                                                                      void (*func)(void)) {
     ts.s1.d += 1;
-    ts.c2 += 1;
-    ts.s[0] += 1;
-    ts.s[1] += 1;
-    func();
-    return ts;
+    GROW_DOUBLES_AND_C2_THEN_CALL(ts, func);
 }
 
 typedef struct nested_char_double_then_array {
@@ -419,11 +377,7 @@ CALLEE static nested_char_double_then_array grow_nested_char_double_then_array(n
                                                                                void (*func)(void)) {
     ts.s1.c += 1;
     ts.s1.d += 1;
-    ts.c2 += 1;
-    ts.s[0] += 1;
-    ts.s[1] += 1;
-    func();
-    return ts;
+    GROW_DOUBLES_AND_C2_THEN_CALL(ts, func);
 }
 
 typedef struct array_of_structs_between_chars {

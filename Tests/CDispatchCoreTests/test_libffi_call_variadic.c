@@ -56,15 +56,32 @@ struct large_tag {
 static const struct small_tag s1_given = {5, 6}, s2_given = {7, 8};
 static const struct large_tag l_given = {10, 11, 12, 13, 14};
 
-/* Reads the three structs every va_struct and va_2 callee starts with, and
- * checks them as libffi's callees do. */
-#define READ_THREE_STRUCTS(ap, s1, l, s2)                                                                         \
-    struct small_tag s1 = va_arg(ap, struct small_tag);                                                         \
-    struct large_tag l = va_arg(ap, struct large_tag);                                                          \
-    struct small_tag s2 = va_arg(ap, struct small_tag);                                                         \
-    assert_memory_equal(&s1, &s1_given, sizeof s1);                                                             \
-    assert_memory_equal(&l, &l_given, sizeof l);                                                                \
-    assert_memory_equal(&s2, &s2_given, sizeof s2)
+/* The three structs every va_struct and va_2 callee reads first, as it read
+ * them. */
+static struct {
+    struct small_tag s1;
+    struct large_tag l;
+    struct small_tag s2;
+} seen;
+
+/* Reads the three structs into `seen` and checks them, as libffi's callees do. */
+static void read_three_structs(va_list *ap) {
+    seen.s1 = va_arg(*ap, struct small_tag);
+    seen.l = va_arg(*ap, struct large_tag);
+    seen.s2 = va_arg(*ap, struct small_tag);
+    assert_memory_equal(&seen.s1, &s1_given, sizeof seen.s1);
+    assert_memory_equal(&seen.l, &l_given, sizeof seen.l);
+    assert_memory_equal(&seen.s2, &s2_given, sizeof seen.s2);
+}
+
+/* The three structs read by a callee whose last fixed parameter is `last`. */
+#define READ_THREE_STRUCTS_AFTER(last)                                                                          \
+    do {                                                                                                        \
+        va_list ap;                                                                                             \
+        va_start(ap, last);                                                                                     \
+        read_three_structs(&ap);                                                                                \
+        va_end(ap);                                                                                             \
+    } while (0)
 
 /* Reads the promoted scalars after them (va_2) or after the fixed ones (va_3):
  * uc=9 sc=10 us=11 ss=12 ui=13 si=14 ul=15 sl=16, a float 2.12 and a double
@@ -107,7 +124,7 @@ static void promoted_scalar_values(dc_value *values) {
 CALLEE static int structs_then_scalars(int n, ...) {
     va_list ap;
     va_start(ap, n);
-    READ_THREE_STRUCTS(ap, s1, l, s2);
+    read_three_structs(&ap);
     read_promoted_scalars(&ap);
     va_end(ap);
     return n + 1;
@@ -123,22 +140,23 @@ CALLEE static int small_fixed_then_scalars(char a1, float a2, int n, ...) {
     return n + 1;
 }
 
-/* The three structs as variadic arguments after n = 41. */
-static void three_struct_values(dc_value *values, struct small_tag *s1, struct large_tag *l, struct small_tag *s2) {
-    *s1 = s1_given, *l = l_given, *s2 = s2_given;
+/* n = 41 and the three structs after it, as a caller passes them: values
+ * pointing at copies of the structs that last until the next call. */
+static void three_struct_values(dc_value *values) {
+    static struct small_tag s1, s2;
+    static struct large_tag l;
+    s1 = s1_given, l = l_given, s2 = s2_given;
     values[0] = dc_int32(41);
-    values[1] = dc_struct(s1);
-    values[2] = dc_struct(l);
-    values[3] = dc_struct(s2);
+    values[1] = dc_struct(&s1);
+    values[2] = dc_struct(&l);
+    values[3] = dc_struct(&s2);
 }
 
 /* va_2.c */
 static void va_2_structs_and_promoted_scalars_arrive_in_the_variadic_part(void **state) {
     (void)state;
-    struct small_tag s1, s2;
-    struct large_tag l;
     dc_value arguments[14], result;
-    three_struct_values(arguments, &s1, &l, &s2);
+    three_struct_values(arguments);
     promoted_scalar_values(&arguments[4]);
     call_encoded("ii" SMALL LARGE SMALL PROMOTED, 1, DC_FUNCTION(structs_then_scalars), arguments, 14, &result);
     assert_int_equal(result.i32, 42);
@@ -164,44 +182,30 @@ static void va_1_unpromoted_types_in_the_variadic_part_are_refused(void **state)
 }
 
 CALLEE static int three_structs(int n, ...) {
-    va_list ap;
-    va_start(ap, n);
-    READ_THREE_STRUCTS(ap, s1, l, s2);
-    va_end(ap);
+    READ_THREE_STRUCTS_AFTER(n);
     return n + 1;
 }
 
 CALLEE static struct small_tag three_structs_small_sum(int n, ...) {
-    (void)n;
-    va_list ap;
-    va_start(ap, n);
-    READ_THREE_STRUCTS(ap, s1, l, s2);
-    va_end(ap);
-    s1.a += s2.a;
-    s1.b += s2.b;
-    return s1;
+    READ_THREE_STRUCTS_AFTER(n);
+    return (struct small_tag){(unsigned char)(seen.s1.a + seen.s2.a), (unsigned char)(seen.s1.b + seen.s2.b)};
 }
 
 CALLEE static struct large_tag three_structs_large_sum(int n, ...) {
-    (void)n;
-    va_list ap;
-    va_start(ap, n);
-    READ_THREE_STRUCTS(ap, s1, l, s2);
-    va_end(ap);
-    l.a += s1.a;
-    l.b += s1.b;
-    l.c += s2.a;
-    l.d += s2.b;
+    READ_THREE_STRUCTS_AFTER(n);
+    struct large_tag l = seen.l;
+    l.a += seen.s1.a;
+    l.b += seen.s1.b;
+    l.c += seen.s2.a;
+    l.d += seen.s2.b;
     return l;
 }
 
 /* va_struct1.c, va_struct2.c, va_struct3.c */
 static void va_struct1_to_3_structs_in_the_variadic_part_and_struct_returns(void **state) {
     (void)state;
-    struct small_tag s1, s2;
-    struct large_tag l;
     dc_value arguments[4], result;
-    three_struct_values(arguments, &s1, &l, &s2);
+    three_struct_values(arguments);
     call_encoded("ii" SMALL LARGE SMALL, 1, DC_FUNCTION(three_structs), arguments, 4, &result);
     assert_int_equal(result.i32, 42);
 
