@@ -16,6 +16,7 @@ CALLEE static int floating(int a, float b, double c, long double d) {
     return (int)((float)a / b + ((float)c / (float)d));
 }
 
+/* Restates libffi.call's float.c. */
 static void float_returns_int_from_int_float_double_long_double(void **state) {
     (void)state;
     float f = 3.14159f;
@@ -29,6 +30,7 @@ static void float_returns_int_from_int_float_double_long_double(void **state) {
 /* float2.c */
 CALLEE static long double ldblit(float f) { return (long double)f / (long double)3.0; }
 
+/* Restates libffi.call's float2.c. */
 static void float2_returns_long_double(void **state) {
     (void)state;
     long double got = 666;
@@ -43,6 +45,7 @@ static void float2_returns_long_double(void **state) {
 CALLEE static double floating_1(float a, double b, long double c) { return (double)a + b + (double)c; }
 CALLEE static double floating_2(long double a, double b, float c) { return (double)a + b + (double)c; }
 
+/* Restates libffi.call's float3.c. */
 static void float3_passes_float_double_long_double_in_both_orders(void **state) {
     (void)state;
     float f = 3.14159f;
@@ -58,6 +61,7 @@ static void float3_passes_float_double_long_double_in_both_orders(void **state) 
 /* return_ldl.c */
 CALLEE static long double return_ldl(long double ldl) { return 2 * ldl; }
 
+/* Restates libffi.call's return_ldl.c. */
 static void return_ldl_doubles_254_long_doubles(void **state) {
     (void)state;
     dc_signature *signature = create_signature("DD");
@@ -140,6 +144,7 @@ CALLEE static small_struct many_small(S s0, S s1, S s2, S s3, S s4, S s5, S s6, 
 }
 #undef S
 
+/* Restates libffi.call's many_small_structs.c. */
 static void many_small_structs_passes_40_structs_by_value(void **state) {
     (void)state;
     enum { NARGS = 40 };

@@ -28,6 +28,7 @@ static void int_double_int_double_returns_the_float_a_direct_call_returns(void *
 /* bpo_38748.c */
 CALLEE static uint32_t add_uint32_uint64(uint32_t l1, uint64_t l2) { return l1 + (uint32_t)l2; }
 
+/* Restates libffi.call's bpo_38748.c. */
 static void bpo_38748_uint32_after_uint64_keeps_its_alignment(void **state) {
     (void)state;
     dc_value result;
@@ -61,6 +62,7 @@ static void call_guarding_the_next_value(const char *encoding, dc_function funct
     *result = guarded[0];
 }
 
+/* Restates libffi.call's float1.c. */
 static void float1_double_return_of_a_float_argument_leaves_the_next_value_alone(void **state) {
     (void)state;
     float f = 3.14159f;
@@ -70,6 +72,7 @@ static void float1_double_return_of_a_float_argument_leaves_the_next_value_alone
     assert_true(fabs(result.d - third_of_float(f)) < DBL_EPSILON);
 }
 
+/* Restates libffi.call's float4.c. */
 static void float4_denormal_double_returns_unchanged(void **state) {
     (void)state;
     double d = DBL_MIN / 2;
@@ -81,6 +84,7 @@ static void float4_denormal_double_returns_unchanged(void **state) {
 /* negint.c */
 CALLEE static int all_negative(int a, short b, signed char c) { return a < 0 && b < 0 && c < 0; }
 
+/* Restates libffi.call's negint.c. */
 static void negint_negative_int_short_and_char_arrive_negative(void **state) {
     (void)state;
     dc_value result;
@@ -93,6 +97,7 @@ CALLEE static int promotion(signed char sc, signed short ss, unsigned char uc, u
     return (int)sc + (int)ss + (int)uc + (int)us;
 }
 
+/* Restates libffi.call's promotion.c. */
 static void promotion_sums_every_narrow_signed_and_unsigned_combination(void **state) {
     (void)state;
     dc_signature *signature = create_signature("icsCS");
@@ -117,6 +122,7 @@ CALLEE static double twice_double(double d) { return 2 * d; }
 CALLEE static double sum_dfid(double d1, float f2, unsigned int i3, double d4) { return d1 + f2 + i3 + d4; }
 CALLEE static double sum_ddid(double d1, double d2, unsigned int i3, double d4) { return d1 + d2 + i3 + d4; }
 
+/* Restates libffi.call's return_dbl.c. */
 static void return_dbl_doubles_each_double_from_minus_127_3(void **state) {
     (void)state;
     dc_signature *signature = create_signature("dd");
@@ -128,6 +134,7 @@ static void return_dbl_doubles_each_double_from_minus_127_3(void **state) {
     dc_signature_release(signature);
 }
 
+/* Restates libffi.call's return_dbl1.c and return_dbl2.c. */
 static void return_dbl1_and_return_dbl2_sum_doubles_a_float_and_an_unsigned(void **state) {
     (void)state;
     double d1 = 127.0, d4 = 512.7;
@@ -151,6 +158,7 @@ CALLEE static float sum_ffff(float f1, float f2, float f3, float f4) {
 }
 CALLEE static float sum_ffif(float f1, float f2, unsigned int i3, float f4) { return f1 + f2 + i3 + f4; }
 
+/* Restates libffi.call's return_fl.c. */
 static void return_fl_doubles_each_float_from_minus_127(void **state) {
     (void)state;
     dc_signature *signature = create_signature("ff");
@@ -162,6 +170,7 @@ static void return_fl_doubles_each_float_from_minus_127(void **state) {
     dc_signature_release(signature);
 }
 
+/* Restates libffi.call's return_fl1.c, return_fl2.c and return_fl3.c. */
 static void return_fl1_fl2_and_fl3_sum_floats_and_an_unsigned(void **state) {
     (void)state;
     float f1 = 127.0f, f2 = 128.0f, f3 = 255.1f, f4 = 512.7f;
@@ -187,6 +196,7 @@ CALLEE static long long sum_int_long_long_int(int ll0, long long ll1, int ll2) {
     return ll0 + ll1 + ll2;
 }
 
+/* Restates libffi.call's return_ll.c. */
 static void return_ll_returns_small_and_large_long_longs(void **state) {
     (void)state;
     dc_signature *signature = create_signature("qq");
@@ -200,6 +210,7 @@ static void return_ll_returns_small_and_large_long_longs(void **state) {
     dc_signature_release(signature);
 }
 
+/* Restates libffi.call's return_ll1.c. */
 static void return_ll1_long_long_between_two_ints_arrives_and_returns_their_sum(void **state) {
     (void)state;
     dc_value result;
@@ -212,6 +223,7 @@ static void return_ll1_long_long_between_two_ints_arrives_and_returns_their_sum(
 CALLEE static signed char same_signed_char(signed char sc) { return sc; }
 CALLEE static unsigned char same_unsigned_char(unsigned char uc) { return uc; }
 
+/* Restates libffi.call's return_sc.c and return_uc.c. */
 static void return_sc_and_return_uc_return_every_char(void **state) {
     (void)state;
     dc_signature *signed_chars = create_signature("cc"), *unsigned_chars = create_signature("CC");
@@ -249,6 +261,7 @@ static dc_value unsigned_long_value(unsigned long ul) {
     return sizeof(long) == 8 ? dc_uint64(ul) : dc_uint32((uint32_t)ul);
 }
 
+/* Restates libffi.call's return_sl.c and return_ul.c. */
 static void return_sl_and_return_ul_pass_and_return_longs(void **state) {
     (void)state;
     dc_value result;
@@ -266,6 +279,7 @@ CALLEE static int length_plus_float(char *s, float a) { return (int)strlen(s) + 
 CALLEE static int float_plus_length(float a, char *s) { return (int)strlen(s) + (int)a; }
 CALLEE static int float_plus_length_plus_int(float a, char *s, int i) { return (int)strlen(s) + (int)a + i; }
 
+/* Restates libffi.call's strlen.c, strlen2.c, strlen3.c and strlen4.c. */
 static void strlen_to_strlen4_count_strings_among_floats_and_ints(void **state) {
     (void)state;
     char *const strings[] = {"a", "1234567", "1234567890123456789012345"};
@@ -290,6 +304,7 @@ static void strlen_to_strlen4_count_strings_among_floats_and_ints(void **state) 
 /* x32.c */
 CALLEE static int pointee_or_minus_one(int *a) { return a != NULL ? *a : -1; }
 
+/* Restates libffi.call's x32.c. */
 static void x32_a_null_pointer_argument_arrives_null(void **state) {
     (void)state;
     dc_value result;
@@ -306,6 +321,7 @@ CALLEE static uint8_t sum_seven_through_another(uint8_t a, uint8_t b, uint8_t c,
     return sum_seven(a, b, c, d, e, f, g);
 }
 
+/* Restates libffi.call's many2.c. */
 static void many2_seven_uint8_arguments_sum_to_21(void **state) {
     (void)state;
     dc_value result;
@@ -353,6 +369,7 @@ CALLEE static void jump_back(const char *text) {
 }
 CALLEE static void calls_jump_back(const char *text) { jump_back(text); }
 
+/* Restates libffi.call's longjmp.c. */
 static void longjmp_out_of_a_call_returns_to_the_caller_and_calls_go_on(void **state) {
     (void)state;
     dc_signature *signature = create_signature("v*");
