@@ -326,6 +326,85 @@ static void large_struct_by_value_eight_ints_are_summed(void **state) {
     assert_int_equal(result.i32, expected);
 }
 
+/* ---- shapes a libffi defect passes wrongly: right, or refused on its ABI ------ */
+
+typedef struct test_structure_int_float {
+    unsigned long i;
+    float f;
+} test_structure_int_float;
+
+CALLEE static float struct_int_float(test_structure_int_float ts1, test_structure_int_float ts2,
+                                     test_structure_int_float ts3, test_structure_int_float ts4,
+                                     test_structure_int_float ts5, test_structure_int_float ts6) {
+    (void)ts2, (void)ts3, (void)ts4, (void)ts5, (void)ts6;
+    return ts1.f;
+}
+
+#define INT_FLOAT "{test_structure_int_float=" ULONG_CODE "f}"
+
+/* struct_int_float.c: on x86-64 the sixth struct takes the last integer
+ * register, where libffi before 3.4.7 overwrites the first float argument;
+ * the library refuses the signature there when the libffi it runs on fails
+ * the probe, and calls it right everywhere else. */
+static void struct_int_float_six_structs_of_a_long_and_a_float_or_the_x86_64_defect_refused(void **state) {
+    (void)state;
+    test_structure_int_float given[6] = {{1, 11.11f}, {2, 22.22f}, {3, 33.33f},
+                                         {4, 44.44f}, {5, 55.55f}, {6, 66.66f}};
+    dc_value arguments[6], result = dc_void();
+    for (size_t k = 0; k < 6; k++) arguments[k] = dc_struct(&given[k]);
+    bool called = call_or_refused("f" INT_FLOAT INT_FLOAT INT_FLOAT INT_FLOAT INT_FLOAT INT_FLOAT, -1,
+                                  struct_int_float, arguments, &result, X86_64_DEFECT);
+    if (called) {
+        assert_true(fabs(result.f - 11.11) < 3 * FLT_EPSILON);
+    } else {
+#if !defined(__x86_64__)
+        fail_msg("refused for the x86-64 defect on another ABI");
+#endif
+    }
+}
+
+enum { LARGE_STRUCTS = 16, LARGE_STRUCT_SIZE = 32 };
+typedef struct large_bytes {
+    unsigned char b[LARGE_STRUCT_SIZE];
+} large_bytes;
+#define LB large_bytes
+
+CALLEE static int sum_bytes(LB s0, LB s1, LB s2, LB s3, LB s4, LB s5, LB s6, LB s7, LB s8, LB s9, LB s10, LB s11,
+                           LB s12, LB s13, LB s14, LB s15) {
+    const LB *all[LARGE_STRUCTS] = {&s0, &s1, &s2,  &s3,  &s4,  &s5,  &s6,  &s7,
+                                    &s8, &s9, &s10, &s11, &s12, &s13, &s14, &s15};
+    int sum = 0;
+    for (int i = 0; i < LARGE_STRUCTS; i++)
+        for (int j = 0; j < LARGE_STRUCT_SIZE; j++) sum += all[i]->b[j];
+    return sum;
+}
+#undef LB
+
+/* many_large_structs.c: sixteen 32-byte structs go by reference, their
+ * pointers past the eight integer registers, where libffi before 3.7.1 on
+ * AArch64 lets the copies overwrite them; refused there when the libffi it
+ * runs on fails the probe, called right everywhere else. */
+static void many_large_structs_sixteen_32_byte_structs_or_the_aarch64_defect_refused(void **state) {
+    (void)state;
+    large_bytes in[LARGE_STRUCTS];
+    dc_value arguments[LARGE_STRUCTS], result = dc_void();
+    char encoding[1 + LARGE_STRUCTS * sizeof "{large_bytes=[32C]}"] = "i";
+    int expected = 0;
+    for (int i = 0; i < LARGE_STRUCTS; i++) {
+        memset(in[i].b, i + 1, sizeof in[i].b);
+        expected += (i + 1) * LARGE_STRUCT_SIZE;
+        arguments[i] = dc_struct(&in[i]);
+        strcat(encoding, "{large_bytes=[32C]}");
+    }
+    if (call_or_refused(encoding, -1, sum_bytes, arguments, &result, AARCH64_DEFECT)) {
+        assert_int_equal(result.i32, expected);
+    } else {
+#if !defined(__aarch64__)
+        fail_msg("refused for the AArch64 defect on another ABI");
+#endif
+    }
+}
+
 /* ---- nested structs and arrays beside a callback ------------------------------- */
 
 static int callbacks = 5;
@@ -569,6 +648,8 @@ int main(void) {
         cmocka_unit_test(struct_return_2h_and_8h_multiply_each_field_and_leave_the_argument),
         cmocka_unit_test(struct_by_value_small_to_big_the_callee_changes_a_copy),
         cmocka_unit_test(large_struct_by_value_eight_ints_are_summed),
+        cmocka_unit_test(struct_int_float_six_structs_of_a_long_and_a_float_or_the_x86_64_defect_refused),
+        cmocka_unit_test(many_large_structs_sixteen_32_byte_structs_or_the_aarch64_defect_refused),
         cmocka_unit_test(callback_to_callback4_nested_structs_and_arrays_grow_and_the_callback_runs),
         cmocka_unit_test(pr1172638_a_point_after_rects_and_pointers_reaches_the_result),
         cmocka_unit_test(pyobjc_tc_points_and_nested_rects_of_floats_arrive_between_ints),
