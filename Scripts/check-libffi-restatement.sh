@@ -90,12 +90,14 @@ for list in "${lists[@]}"; do
                 continue
             fi
             if [[ $reason != "it tests "* ]]; then
-                bad "$list" "$number" "$line" "the reason is neither \"it needs __int128\" nor \"it tests <a libffi-internal interface> ...\""
+                bad "$list" "$number" "$line" \
+                    "the reason is neither \"it needs __int128\" nor \"it tests <a libffi-internal interface> ...\""
                 continue
             fi
             nearest=$(grep -oE '\b[A-Za-z0-9_]+\.c:[A-Za-z_][A-Za-z0-9_]*' <<<"$reason" || true)
             if [[ -z $nearest ]]; then
-                bad "$list" "$number" "$line" "the reason names none of our tests (file.c:test_function) for the nearest promise"
+                bad "$list" "$number" "$line" \
+                    "the reason names none of our tests (file.c:test_function) for the nearest promise"
             fi
             for reference in $nearest; do
                 problem=$(reference_problem "$reference")

@@ -122,18 +122,6 @@ CALLEE static double twice_double(double d) { return 2 * d; }
 CALLEE static double sum_dfid(double d1, float f2, unsigned int i3, double d4) { return d1 + f2 + i3 + d4; }
 CALLEE static double sum_ddid(double d1, double d2, unsigned int i3, double d4) { return d1 + d2 + i3 + d4; }
 
-/* Restates libffi.call's return_dbl.c. */
-static void return_dbl_doubles_each_double_from_minus_127_3(void **state) {
-    (void)state;
-    dc_signature *signature = create_signature("dd");
-    for (double d = -127.3; d < 127; d++) {
-        dc_value result;
-        assert_ok(dc_call(signature, DC_FUNCTION(twice_double), (dc_value[]){dc_double(d)}, 1, &result));
-        assert_true(result.d == 2 * d);
-    }
-    dc_signature_release(signature);
-}
-
 /* Restates libffi.call's return_dbl1.c and return_dbl2.c. */
 static void return_dbl1_and_return_dbl2_sum_doubles_a_float_and_an_unsigned(void **state) {
     (void)state;
@@ -158,16 +146,25 @@ CALLEE static float sum_ffff(float f1, float f2, float f3, float f4) {
 }
 CALLEE static float sum_ffif(float f1, float f2, unsigned int i3, float f4) { return f1 + f2 + i3 + f4; }
 
-/* Restates libffi.call's return_fl.c. */
-static void return_fl_doubles_each_float_from_minus_127(void **state) {
+/* Restates libffi.call's return_dbl.c and return_fl.c: each double from
+ * -127.3 and each float from -127 up to 127, doubled. */
+static void return_dbl_and_return_fl_double_each_value_up_to_127(void **state) {
     (void)state;
-    dc_signature *signature = create_signature("ff");
-    for (float f = -127.0f; f < 127; f++) {
+    dc_signature *doubles = create_signature("dd"), *floats = create_signature("ff");
+    int doubled = 0;
+    for (int k = 0; -127.3 + k < 127; k++, doubled++) {
+        double d = -127.3 + k;
+        float f = -127.0f + (float)k;
         dc_value result;
-        assert_ok(dc_call(signature, DC_FUNCTION(twice_float), (dc_value[]){dc_float(f)}, 1, &result));
+        assert_ok(dc_call(doubles, DC_FUNCTION(twice_double), (dc_value[]){dc_double(d)}, 1, &result));
+        assert_true(result.d == 2 * d);
+        if (f >= 127) continue;
+        assert_ok(dc_call(floats, DC_FUNCTION(twice_float), (dc_value[]){dc_float(f)}, 1, &result));
         assert_true(result.f == 2 * f);
     }
-    dc_signature_release(signature);
+    assert_int_equal(doubled, 255);
+    dc_signature_release(doubles);
+    dc_signature_release(floats);
 }
 
 /* Restates libffi.call's return_fl1.c, return_fl2.c and return_fl3.c. */
@@ -399,9 +396,8 @@ int main(void) {
         cmocka_unit_test(float4_denormal_double_returns_unchanged),
         cmocka_unit_test(negint_negative_int_short_and_char_arrive_negative),
         cmocka_unit_test(promotion_sums_every_narrow_signed_and_unsigned_combination),
-        cmocka_unit_test(return_dbl_doubles_each_double_from_minus_127_3),
+        cmocka_unit_test(return_dbl_and_return_fl_double_each_value_up_to_127),
         cmocka_unit_test(return_dbl1_and_return_dbl2_sum_doubles_a_float_and_an_unsigned),
-        cmocka_unit_test(return_fl_doubles_each_float_from_minus_127),
         cmocka_unit_test(return_fl1_fl2_and_fl3_sum_floats_and_an_unsigned),
         cmocka_unit_test(return_ll_returns_small_and_large_long_longs),
         cmocka_unit_test(return_ll1_long_long_between_two_ints_arrives_and_returns_their_sum),

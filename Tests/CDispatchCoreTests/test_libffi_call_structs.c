@@ -125,71 +125,53 @@ static void struct5_two_structs_of_two_chars_combine(void **state) {
     assert_int_equal(result.c2, 3);
 }
 
-typedef struct test_structure_6 {
-    float f;
-    double d;
-} test_structure_6;
-CALLEE static test_structure_6 struct6(test_structure_6 ts) {
-    ts.f += 1;
-    ts.d += 1;
-    return ts;
-}
-
-typedef struct test_structure_7 {
-    float f1, f2;
-    double d;
-} test_structure_7;
-CALLEE static test_structure_7 struct7(test_structure_7 ts) {
-    ts.f1 += 1;
-    ts.f2 += 1;
-    ts.d += 1;
-    return ts;
-}
-
-typedef struct test_structure_8 {
-    float f1, f2, f3, f4;
-} test_structure_8;
-CALLEE static test_structure_8 struct8(test_structure_8 ts) {
-    ts.f1 += 1;
-    ts.f2 += 1;
-    ts.f3 += 1;
-    ts.f4 += 1;
-    return ts;
-}
-
-typedef struct test_structure_9 {
-    float f;
-    int i;
-} test_structure_9;
-CALLEE static test_structure_9 struct9(test_structure_9 ts) {
-    ts.f += 1;
-    ts.i += 1;
-    return ts;
-}
+/* struct6.c to struct9.c: structs whose callee adds one to every field. */
+#define FIELDS_6(F) F(float, f) F(double, d)
+#define FIELDS_7(F) F(float, f1) F(float, f2) F(double, d)
+#define FIELDS_8(F) F(float, f1) F(float, f2) F(float, f3) F(float, f4)
+#define FIELDS_9(F) F(float, f) F(int, i)
+#define DECLARE_FIELD(type, name) type name;
+#define GROW_FIELD(type, name) ts.name += 1;
+#define EACH_FIELD_GROWS(name, FIELDS)                                                                      \
+    typedef struct name {                                                                                   \
+        FIELDS(DECLARE_FIELD)                                                                               \
+    } name;                                                                                                 \
+    CALLEE static name name##_grown(name ts) {                                                              \
+        FIELDS(GROW_FIELD)                                                                                  \
+        return ts;                                                                                          \
+    }
+EACH_FIELD_GROWS(test_structure_6, FIELDS_6)
+EACH_FIELD_GROWS(test_structure_7, FIELDS_7)
+EACH_FIELD_GROWS(test_structure_8, FIELDS_8)
+EACH_FIELD_GROWS(test_structure_9, FIELDS_9)
 
 /* struct6.c, struct7.c, struct8.c, struct9.c */
 static void struct6_to_struct9_floats_beside_doubles_and_ints_each_grow_by_one(void **state) {
     (void)state;
     test_structure_6 six = {5.55f, 6.66}, six_result;
-    call_with_struct("{test_structure_6=fd}{test_structure_6=fd}", DC_FUNCTION(struct6), &six, &six_result);
+    call_with_struct("{test_structure_6=fd}{test_structure_6=fd}", DC_FUNCTION(test_structure_6_grown),
+                     &six, &six_result);
     assert_true(six_result.f == float_sum(5.55f, 1));
     assert_true(six_result.d == double_sum(6.66, 1));
 
     test_structure_7 seven = {5.55f, 55.5f, 6.66}, seven_result;
-    call_with_struct("{test_structure_7=ffd}{test_structure_7=ffd}", DC_FUNCTION(struct7), &seven, &seven_result);
+    call_with_struct("{test_structure_7=ffd}{test_structure_7=ffd}", DC_FUNCTION(test_structure_7_grown),
+                     &seven, &seven_result);
     assert_true(seven_result.f1 == float_sum(5.55f, 1));
     assert_true(seven_result.f2 == float_sum(55.5f, 1));
     assert_true(seven_result.d == double_sum(6.66, 1));
 
     test_structure_8 eight = {5.55f, 55.5f, -5.55f, -55.5f}, eight_result;
-    call_with_struct("{test_structure_8=ffff}{test_structure_8=ffff}", DC_FUNCTION(struct8), &eight, &eight_result);
+    call_with_struct("{test_structure_8=ffff}{test_structure_8=ffff}", DC_FUNCTION(test_structure_8_grown),
+                     &eight, &eight_result);
     assert_true(eight_result.f1 == float_sum(5.55f, 1));
     assert_true(eight_result.f2 == float_sum(55.5f, 1));
     assert_true(eight_result.f3 == float_sum(-5.55f, 1));
     assert_true(eight_result.f4 == float_sum(-55.5f, 1));
 
     test_structure_9 nine = {5.55f, 5}, nine_result;
-    call_with_struct("{test_structure_9=fi}{test_structure_9=fi}", DC_FUNCTION(struct9), &nine, &nine_result);
+    call_with_struct("{test_structure_9=fi}{test_structure_9=fi}", DC_FUNCTION(test_structure_9_grown),
+                     &nine, &nine_result);
     assert_true(nine_result.f == float_sum(5.55f, 1));
     assert_int_equal(nine_result.i, 5 + 1);
 }
@@ -431,27 +413,25 @@ CALLEE static array_between_chars grow_array_between_chars(array_between_chars t
     GROW_DOUBLES_AND_C2_THEN_CALL(ts, func);
 }
 
-typedef struct nested_double_then_array {
-    struct {
-        double d;
-    } s1;
-    double s[2];
-    unsigned char c2;
-} nested_double_then_array;
+/* callback2.c and callback3.c's structs: a struct of `fields`, then the array
+ * of two doubles and the char. */
+#define NESTED_THEN_DOUBLES_AND_C2(name, fields)                                                            \
+    typedef struct name {                                                                                   \
+        struct {                                                                                            \
+            fields                                                                                          \
+        } s1;                                                                                               \
+        double s[2];                                                                                        \
+        unsigned char c2;                                                                                   \
+    } name;
+
+NESTED_THEN_DOUBLES_AND_C2(nested_double_then_array, double d;)
 CALLEE static nested_double_then_array grow_nested_double_then_array(nested_double_then_array ts,
                                                                      void (*func)(void)) {
     ts.s1.d += 1;
     GROW_DOUBLES_AND_C2_THEN_CALL(ts, func);
 }
 
-typedef struct nested_char_double_then_array {
-    struct {
-        unsigned char c;
-        double d;
-    } s1;
-    double s[2];
-    unsigned char c2;
-} nested_char_double_then_array;
+NESTED_THEN_DOUBLES_AND_C2(nested_char_double_then_array, unsigned char c; double d;)
 CALLEE static nested_char_double_then_array grow_nested_char_double_then_array(nested_char_double_then_array ts,
                                                                                void (*func)(void)) {
     ts.s1.c += 1;
@@ -488,8 +468,8 @@ static void call_with_struct_and_callback(const char *struct_encoding, dc_functi
     snprintf(encoding, sizeof encoding, "%s%s^?", struct_encoding, struct_encoding);
     callbacks = 5;
     dc_value returned = dc_struct(result);
-    call_encoded(encoding, -1, function, (dc_value[]){dc_struct(argument), dc_pointer((void *)(uintptr_t)count_callback)},
-                 2, &returned);
+    dc_value arguments[] = {dc_struct(argument), dc_pointer((void *)(uintptr_t)count_callback)};
+    call_encoded(encoding, -1, function, arguments, 2, &returned);
     assert_int_equal(callbacks, 5 + 1);
     assert_int_equal(return_size(encoding), size);
 }
