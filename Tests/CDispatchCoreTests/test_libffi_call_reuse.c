@@ -3,61 +3,12 @@
  * plans (plan*.c), restated against the public API. A libffi call plan is a
  * prepared call made again and again that must give what ffi_call gives; an
  * invocation is ours, and the signature's own path (a typed stub where one
- * covers it) must give what the libffi path gives. Each case keeps two
- * invocations of one signature, one on its own path and one forced onto
- * libffi, sets the same arguments on both, invokes both and compares.
+ * covers it) must give what the libffi path gives. Each case keeps the two
+ * invocations of test_support.h's two_paths, invokes both again and again
+ * and compares.
  * libffi_call_cases.txt lists the files restated.
  */
 #include "test_support.h"
-
-typedef struct two_paths {
-    dc_invocation *own;    /* the signature's default path */
-    dc_invocation *libffi; /* forced onto libffi */
-} two_paths;
-
-static two_paths two_paths_create(const char *encoding, int fixed_count, dc_function function) {
-    dc_signature *signature = NULL;
-    if (fixed_count >= 0) {
-        assert_ok(dc_signature_create_variadic(encoding, (size_t)fixed_count, &signature));
-    } else {
-        assert_ok(dc_signature_create(encoding, &signature));
-    }
-    two_paths paths;
-    assert_ok(dc_invocation_create(signature, function, &paths.own));
-    assert_ok(dc_invocation_create(signature, function, &paths.libffi));
-    assert_ok(dc_invocation_set_call_path(paths.libffi, DC_CALL_PATH_FFI));
-    dc_signature_release(signature);
-    return paths;
-}
-
-static void two_paths_destroy(two_paths *paths) {
-    dc_invocation_destroy(paths->own);
-    dc_invocation_destroy(paths->libffi);
-}
-
-/* Invokes both with `arguments`; their returns must be equal (a struct's
- * bytes compared). Returns the own path's, which for a struct points into
- * that invocation until its next invoke. */
-static dc_value two_paths_invoke(two_paths *paths, const dc_value *arguments, size_t count) {
-    dc_invocation *both[] = {paths->own, paths->libffi};
-    dc_value results[2];
-    for (size_t k = 0; k < 2; k++) {
-        for (size_t i = 0; i < count; i++) assert_ok(dc_invocation_set_argument(both[k], i, &arguments[i]));
-        assert_ok(dc_invocation_invoke(both[k]));
-        assert_ok(dc_invocation_get_return_value(both[k], &results[k]));
-    }
-    if (results[0].type == DC_TYPE_STRUCT) {
-        assert_int_equal(results[1].type, DC_TYPE_STRUCT);
-        assert_int_equal(dc_struct_size(&results[0]), dc_struct_size(&results[1]));
-        assert_memory_equal(results[0].pointer, results[1].pointer, dc_struct_size(&results[0]));
-    } else {
-        assert_value_equal(results[1], results[0], "the libffi path against the signature's own path");
-    }
-    return results[0];
-}
-
-#define invoke_both(paths, ...)                                                                                  \
-    two_paths_invoke((paths), (dc_value[]){__VA_ARGS__}, DC_TEST_COUNT_VALUES(__VA_ARGS__))
 
 /* ---- plan.c ------------------------------------------------------------------- */
 
@@ -99,6 +50,9 @@ static void plan_six_uint64s_a_pointer_and_a_struct_on_both_paths_and_reused(voi
     result = invoke_both(&paths, dc_struct(&s));
     assert_int_equal(long_of(result), ssum(s));
     two_paths_destroy(&paths);
+
+    /* libffi's ffi_call_plan_free(NULL) is harmless, as destroying no invocation is. */
+    dc_invocation_destroy(NULL);
 }
 
 /* ---- plan_mixed.c -------------------------------------------------------------- */

@@ -100,21 +100,19 @@ CALLEE static int promotion(signed char sc, signed short ss, unsigned char uc, u
 /* Restates libffi.call's promotion.c. */
 static void promotion_sums_every_narrow_signed_and_unsigned_combination(void **state) {
     (void)state;
-    dc_signature *signature = create_signature("icsCS");
+    two_paths paths = two_paths_create("icsCS", -1, DC_FUNCTION(promotion));
     unsigned long calls = 0;
     for (int sc = -127; sc <= 120; sc++)
         for (int ss = -30000; ss <= 30000; ss += 10000)
             for (int uc = 0; uc <= 200; uc += 20)
                 for (int us = 0; us <= 60000; us += 10000) {
-                    dc_value arguments[] = {dc_int8((int8_t)sc), dc_int16((int16_t)ss), dc_uint8((uint8_t)uc),
-                                            dc_uint16((uint16_t)us)};
-                    dc_value result;
-                    assert_ok(dc_call(signature, DC_FUNCTION(promotion), arguments, 4, &result));
+                    dc_value result = invoke_both(&paths, dc_int8((int8_t)sc), dc_int16((int16_t)ss),
+                                                  dc_uint8((uint8_t)uc), dc_uint16((uint16_t)us));
                     assert_int_equal(result.i32, sc + ss + uc + us);
                     calls++;
                 }
     assert_int_equal(calls, 248 * 7 * 11 * 7);
-    dc_signature_release(signature);
+    two_paths_destroy(&paths);
 }
 
 /* return_dbl.c, return_dbl1.c, return_dbl2.c */
@@ -150,21 +148,18 @@ CALLEE static float sum_ffif(float f1, float f2, unsigned int i3, float f4) { re
  * -127.3 and each float from -127 up to 127, doubled. */
 static void return_dbl_and_return_fl_double_each_value_up_to_127(void **state) {
     (void)state;
-    dc_signature *doubles = create_signature("dd"), *floats = create_signature("ff");
+    two_paths doubles = two_paths_create("dd", -1, DC_FUNCTION(twice_double));
+    two_paths floats = two_paths_create("ff", -1, DC_FUNCTION(twice_float));
     int doubled = 0;
     for (int k = 0; -127.3 + k < 127; k++, doubled++) {
         double d = -127.3 + k;
         float f = -127.0f + (float)k;
-        dc_value result;
-        assert_ok(dc_call(doubles, DC_FUNCTION(twice_double), (dc_value[]){dc_double(d)}, 1, &result));
-        assert_true(result.d == 2 * d);
-        if (f >= 127) continue;
-        assert_ok(dc_call(floats, DC_FUNCTION(twice_float), (dc_value[]){dc_float(f)}, 1, &result));
-        assert_true(result.f == 2 * f);
+        assert_true(invoke_both(&doubles, dc_double(d)).d == 2 * d);
+        if (f < 127) assert_true(invoke_both(&floats, dc_float(f)).f == 2 * f);
     }
     assert_int_equal(doubled, 255);
-    dc_signature_release(doubles);
-    dc_signature_release(floats);
+    two_paths_destroy(&doubles);
+    two_paths_destroy(&floats);
 }
 
 /* Restates libffi.call's return_fl1.c, return_fl2.c and return_fl3.c. */
@@ -196,15 +191,12 @@ CALLEE static long long sum_int_long_long_int(int ll0, long long ll1, int ll2) {
 /* Restates libffi.call's return_ll.c. */
 static void return_ll_returns_small_and_large_long_longs(void **state) {
     (void)state;
-    dc_signature *signature = create_signature("qq");
+    two_paths paths = two_paths_create("qq", -1, DC_FUNCTION(same_long_long));
     const long long starts[] = {0LL, 55555555555000LL};
     for (size_t s = 0; s < ARRAY_COUNT(starts); s++)
-        for (long long ll = starts[s]; ll < starts[s] + 100; ll++) {
-            dc_value result;
-            assert_ok(dc_call(signature, DC_FUNCTION(same_long_long), (dc_value[]){dc_int64(ll)}, 1, &result));
-            assert_true(result.i64 == ll);
-        }
-    dc_signature_release(signature);
+        for (long long ll = starts[s]; ll < starts[s] + 100; ll++)
+            assert_true(invoke_both(&paths, dc_int64(ll)).i64 == ll);
+    two_paths_destroy(&paths);
 }
 
 /* Restates libffi.call's return_ll1.c. */
@@ -223,21 +215,12 @@ CALLEE static unsigned char same_unsigned_char(unsigned char uc) { return uc; }
 /* Restates libffi.call's return_sc.c and return_uc.c. */
 static void return_sc_and_return_uc_return_every_char(void **state) {
     (void)state;
-    dc_signature *signed_chars = create_signature("cc"), *unsigned_chars = create_signature("CC");
-    for (int sc = -127; sc < 127; sc++) {
-        dc_value result;
-        assert_ok(dc_call(signed_chars, DC_FUNCTION(same_signed_char), (dc_value[]){dc_int8((int8_t)sc)}, 1,
-                          &result));
-        assert_int_equal(result.i8, sc);
-    }
-    for (int uc = 0; uc < 255; uc++) {
-        dc_value result;
-        assert_ok(dc_call(unsigned_chars, DC_FUNCTION(same_unsigned_char), (dc_value[]){dc_uint8((uint8_t)uc)}, 1,
-                          &result));
-        assert_int_equal(result.u8, uc);
-    }
-    dc_signature_release(signed_chars);
-    dc_signature_release(unsigned_chars);
+    two_paths signed_chars = two_paths_create("cc", -1, DC_FUNCTION(same_signed_char));
+    two_paths unsigned_chars = two_paths_create("CC", -1, DC_FUNCTION(same_unsigned_char));
+    for (int sc = -127; sc < 127; sc++) assert_int_equal(invoke_both(&signed_chars, dc_int8((int8_t)sc)).i8, sc);
+    for (int uc = 0; uc < 255; uc++) assert_int_equal(invoke_both(&unsigned_chars, dc_uint8((uint8_t)uc)).u8, uc);
+    two_paths_destroy(&signed_chars);
+    two_paths_destroy(&unsigned_chars);
 }
 
 /* return_sl.c, return_ul.c */
@@ -342,16 +325,14 @@ static void overread_arguments_next_to_inaccessible_pages_are_read_no_further(vo
     assert_int_equal(mprotect(pages, page, PROT_NONE), 0);
     assert_int_equal(mprotect(pages + page * 2, page, PROT_NONE), 0);
     const dc_value given[] = {dc_uint8(0), dc_uint16(0), dc_uint32(0), unsigned_long_value(0)};
-    dc_signature *signature = create_signature("iCSI" ULONG_CODE);
     char *const places[] = {pages + page * 2 - sizeof given, pages + page};
     for (size_t p = 0; p < ARRAY_COUNT(places); p++) {
         dc_value *arguments = (dc_value *)(void *)places[p];
         memcpy(arguments, given, sizeof given);
         dc_value result;
-        assert_ok(dc_call(signature, DC_FUNCTION(sum_widening), arguments, 4, &result));
+        call_encoded("iCSI" ULONG_CODE, -1, DC_FUNCTION(sum_widening), arguments, 4, &result);
         assert_int_equal(result.i32, 0);
     }
-    dc_signature_release(signature);
     assert_int_equal(munmap(pages, page * 3), 0);
 }
 
@@ -366,10 +347,13 @@ CALLEE static void jump_back(const char *text) {
 }
 CALLEE static void calls_jump_back(const char *text) { jump_back(text); }
 
-/* Restates libffi.call's longjmp.c. */
+/* Restates libffi.call's longjmp.c: out of a direct call, a dc_call and an
+ * invocation on each path (libffi's frames among them on every ABI). */
 static void longjmp_out_of_a_call_returns_to_the_caller_and_calls_go_on(void **state) {
     (void)state;
     dc_signature *signature = create_signature("v*");
+    two_paths paths = two_paths_of(signature, DC_FUNCTION(calls_jump_back));
+    dc_invocation *const invocations[] = {paths.own, paths.libffi};
     jumps = 0;
     if (setjmp(back_to_the_test) == 0) {
         calls_jump_back("direct call");
@@ -380,7 +364,15 @@ static void longjmp_out_of_a_call_returns_to_the_caller_and_calls_go_on(void **s
                       NULL);
         fail_msg("the call through the library returned");
     }
-    assert_int_equal(jumps, 2);
+    for (size_t k = 0; k < ARRAY_COUNT(invocations); k++) {
+        if (setjmp(back_to_the_test) == 0) {
+            assert_ok(dc_invocation_set_argument(invocations[k], 0, VALUE(dc_string("through an invocation"))));
+            (void)dc_invocation_invoke(invocations[k]);
+            fail_msg("the invocation returned");
+        }
+    }
+    assert_int_equal(jumps, 4);
+    two_paths_destroy(&paths);
     dc_value result;
     call_with("ff", twice_float, &result, dc_float(2.5f));
     assert_true(result.f == 5.0f);
