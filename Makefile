@@ -17,6 +17,8 @@
 #                             nodes the version script (made from the headers) gives them
 #   make check-stubs          stubs.c is what Scripts/generate-stubs.py makes
 #   make check-layers         the core's layers call downward only (Scripts/check-layers.sh)
+#   make check-libffi-restatement  every libffi test file listed, restated by a registered test or
+#                             not for an allowed reason (Scripts/check-libffi-restatement.sh)
 #   make test-fence-fallback  test_table_threads with membarrier(2) refused, so the core falls back
 #                             to full fences at run time (it prints which fences it used)
 #   make test-swift-fallback  swift test with the C core's Swift-convention calls turned off
@@ -266,7 +268,8 @@ deps:
 test:
 	@$(MAKE) --no-print-directory deps
 	@$(MAKE) --no-print-directory all
-	@$(MAKE) --no-print-directory test-c check-header check-exports check-stubs check-layers
+	@$(MAKE) --no-print-directory test-c check-header check-exports check-stubs check-layers \
+	    check-libffi-restatement
 	@$(MAKE) --no-print-directory test-consumers
 	$(SWIFT) test
 	@$(MAKE) --no-print-directory check-misuse
@@ -276,6 +279,11 @@ test:
 .PHONY: check-layers
 check-layers: $(OBJECTS)
 	@Scripts/check-layers.sh $(BUILD)/obj $(NM)
+
+# LIBFFI_TESTSUITE=libffi/testsuite also compares each list with its suite's files.
+.PHONY: check-libffi-restatement
+check-libffi-restatement:
+	@Scripts/check-libffi-restatement.sh Tests/CDispatchCoreTests
 
 # Misuses of the typed API that must not compile (Tests/Misuse), against the
 # module `swift test` built.

@@ -19,38 +19,6 @@
 #include <stdarg.h>
 #include <stdlib.h>
 
-/* ---- right or refused ------------------------------------------------------ */
-
-/* The words a refusal's message names for each defect. */
-#define X86_64_DEFECT "libffi", "x86-64", "defect", "3.4.7", "refused"
-#define AARCH64_DEFECT "libffi", "AArch64", "defect", "3.7.1", "refused"
-
-/* Calls `function` with `encoding` (variadic when fixed_count >= 0), or
- * checks that the signature is refused naming the defect. Returns whether
- * the call was made. */
-#define call_or_refused(encoding, fixed_count, function, arguments, result, ...)                              \
-    call_or_refused_at(__FILE__, __LINE__, (encoding), (fixed_count), DC_FUNCTION(function), (arguments),      \
-                       ARRAY_COUNT(arguments), (result), (const char *const[]){__VA_ARGS__, NULL})
-
-static bool call_or_refused_at(const char *file, int line, const char *encoding, int fixed_count,
-                               dc_function function, const dc_value *arguments, size_t count, dc_value *result,
-                               const char *const *defect) {
-    const char *primed = dc_test_prime_error_message();
-    dc_signature *signature = NULL;
-    dc_status status = fixed_count >= 0
-                           ? dc_signature_create_variadic(encoding, (size_t)fixed_count, &signature)
-                           : dc_signature_create(encoding, &signature);
-    if (status == DC_ERR_UNSUPPORTED) {
-        dc_test_assert_failure(primed, status, DC_ERR_UNSUPPORTED, defect, encoding, file, line);
-        if (signature != NULL) fail_msg("%s: refused, yet a signature was handed out", encoding);
-        return false;
-    }
-    dc_test_assert_status(status, DC_OK, encoding, file, line);
-    dc_test_assert_status(dc_call(signature, function, arguments, count, result), DC_OK, encoding, file, line);
-    dc_signature_release(signature);
-    return true;
-}
-
 /* Calls `function` with `encoding`, which no defect may refuse. */
 #define call_never_refused(encoding, function, arguments, result)                                                \
     do {                                                                                                         \

@@ -8,6 +8,7 @@
 #define DC_TEST_SUPPORT_H
 
 #include <dlfcn.h>
+#include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -189,6 +190,150 @@ static inline dc_signature *create_signature(const char *encoding) {
     return signature;
 }
 
+/* ---- one call on both paths ------------------------------------------------- */
+
+/* Two invocations of one signature and function: one on the signature's own
+ * path (a typed stub where one covers it), one forced onto libffi. */
+typedef struct two_paths {
+    dc_invocation *own;
+    dc_invocation *libffi;
+} two_paths;
+
+static inline two_paths two_paths_of(dc_signature *signature, dc_function function) {
+    two_paths paths;
+    assert_ok(dc_invocation_create(signature, function, &paths.own));
+    assert_ok(dc_invocation_create(signature, function, &paths.libffi));
+    assert_ok(dc_invocation_set_call_path(paths.libffi, DC_CALL_PATH_FFI));
+    return paths;
+}
+
+/* The signature of `encoding` (a variadic one with `fixed_count` fixed
+ * parameters when fixed_count >= 0), asserting that it was made. */
+static inline dc_signature *create_signature_variadic_or_not(const char *encoding, int fixed_count) {
+    dc_signature *signature = NULL;
+    if (fixed_count >= 0) {
+        assert_ok(dc_signature_create_variadic(encoding, (size_t)fixed_count, &signature));
+    } else {
+        assert_ok(dc_signature_create(encoding, &signature));
+    }
+    return signature;
+}
+
+static inline two_paths two_paths_create(const char *encoding, int fixed_count, dc_function function) {
+    dc_signature *signature = create_signature_variadic_or_not(encoding, fixed_count);
+    two_paths paths = two_paths_of(signature, function);
+    dc_signature_release(signature);
+    return paths;
+}
+
+static inline void two_paths_destroy(two_paths *paths) {
+    dc_invocation_destroy(paths->own);
+    dc_invocation_destroy(paths->libffi);
+}
+
+/* Asserts that two returns are the same: a struct's bytes, a long double's or
+ * a complex value's value, any other value's bits. */
+static inline void assert_same_return(dc_value expected, dc_value actual, const char *context) {
+    if (expected.type != actual.type) {
+        assert_value_equal(expected, actual, context);
+    } else if (expected.type == DC_TYPE_STRUCT) {
+        assert_int_equal(dc_struct_size(&expected), dc_struct_size(&actual));
+        assert_memory_equal(expected.pointer, actual.pointer, dc_struct_size(&expected));
+    } else if (expected.type == DC_TYPE_LONG_DOUBLE) {
+        assert_true(*(const long double *)expected.pointer == *(const long double *)actual.pointer);
+    } else if (expected.type == DC_TYPE_COMPLEX_FLOAT) {
+        assert_true(*(const float _Complex *)expected.pointer == *(const float _Complex *)actual.pointer);
+    } else if (expected.type == DC_TYPE_COMPLEX_DOUBLE) {
+        assert_true(*(const double _Complex *)expected.pointer == *(const double _Complex *)actual.pointer);
+    } else if (expected.type == DC_TYPE_COMPLEX_LONG_DOUBLE) {
+        assert_true(*(const long double _Complex *)expected.pointer ==
+                    *(const long double _Complex *)actual.pointer);
+    } else {
+        assert_value_equal(expected, actual, context);
+    }
+}
+
+/* Invokes both with `arguments`; their returns must be the same. Returns the
+ * own path's, which for a value by address points into that invocation until
+ * its next invoke. */
+static inline dc_value two_paths_invoke(two_paths *paths, const dc_value *arguments, size_t count) {
+    dc_invocation *both[] = {paths->own, paths->libffi};
+    dc_value results[2];
+    for (size_t k = 0; k < 2; k++) {
+        for (size_t i = 0; i < count; i++) assert_ok(dc_invocation_set_argument(both[k], i, &arguments[i]));
+        assert_ok(dc_invocation_invoke(both[k]));
+        assert_ok(dc_invocation_get_return_value(both[k], &results[k]));
+    }
+    assert_same_return(results[0], results[1], "the libffi path against the signature's own path");
+    return results[0];
+}
+
+/* invoke_both(&paths, dc_int32(1), dc_float(2)): two_paths_invoke with the
+ * arguments listed. */
+#define invoke_both(paths, ...)                                                                                  \
+    two_paths_invoke((paths), (dc_value[]){__VA_ARGS__}, DC_TEST_COUNT_VALUES(__VA_ARGS__))
+
+/* ---- calls from an encoding ---------------------------------------------------- */
+
+/* Calls `function` with dc_call() through the signature of `encoding` (a
+ * variadic one with `fixed_count` fixed parameters when fixed_count >= 0),
+ * asserting that the signature is made and the call succeeds; *result as
+ * dc_call() takes it (its pointer set for a struct or by-address return, or
+ * NULL to ignore a scalar one). Where a typed stub made the call, the same
+ * call is made again on both paths, and each must return what dc_call did:
+ * every case reaches libffi on every ABI. */
+static inline void call_encoded(const char *encoding, int fixed_count, dc_function function,
+                                const dc_value *arguments, size_t count, dc_value *result) {
+    dc_signature *signature = create_signature_variadic_or_not(encoding, fixed_count);
+    assert_ok(dc_call(signature, function, arguments, count, result));
+    if (dc_signature_call_path(signature) == DC_CALL_PATH_STUB) {
+        two_paths paths = two_paths_of(signature, function);
+        dc_value again = two_paths_invoke(&paths, arguments, count);
+        if (result != NULL) assert_same_return(*result, again, encoding);
+        two_paths_destroy(&paths);
+    }
+    dc_signature_release(signature);
+}
+
+/* call_with("iif", function, &result, dc_int32(1), dc_float(2)): call_encoded
+ * of a plain signature with the arguments listed. */
+#define call_with(encoding, function, result, ...)                                       \
+    call_encoded((encoding), -1, DC_FUNCTION(function), (dc_value[]){__VA_ARGS__},      \
+                 DC_TEST_COUNT_VALUES(__VA_ARGS__), (result))
+
+/* ---- right or refused: libffi's known defects (README, "Platforms") ------- */
+
+/* The words a refusal's message names for each defect. */
+#define X86_64_DEFECT "libffi", "x86-64", "defect", "3.4.7", "refused"
+#define AARCH64_DEFECT "libffi", "AArch64", "defect", "3.7.1", "refused"
+
+/* Calls `function` with `encoding` (variadic when fixed_count >= 0), or
+ * checks that the signature is refused with DC_ERR_UNSUPPORTED and a message
+ * naming the defect (the needles after `result`). Returns whether the call
+ * was made. */
+#define call_or_refused(encoding, fixed_count, function, arguments, result, ...)                              \
+    call_or_refused_at(__FILE__, __LINE__, (encoding), (fixed_count), DC_FUNCTION(function), (arguments),      \
+                       ARRAY_COUNT(arguments), (result), (const char *const[]){__VA_ARGS__, NULL})
+
+static inline bool call_or_refused_at(const char *file, int line, const char *encoding, int fixed_count,
+                                      dc_function function, const dc_value *arguments, size_t count,
+                                      dc_value *result, const char *const *defect) {
+    const char *primed = dc_test_prime_error_message();
+    dc_signature *signature = NULL;
+    dc_status status = fixed_count >= 0
+                           ? dc_signature_create_variadic(encoding, (size_t)fixed_count, &signature)
+                           : dc_signature_create(encoding, &signature);
+    if (status == DC_ERR_UNSUPPORTED) {
+        dc_test_assert_failure(primed, status, DC_ERR_UNSUPPORTED, defect, encoding, file, line);
+        if (signature != NULL) fail_msg("%s: refused, yet a signature was handed out", encoding);
+        return false;
+    }
+    dc_test_assert_status(status, DC_OK, encoding, file, line);
+    dc_test_assert_status(dc_call(signature, function, arguments, count, result), DC_OK, encoding, file, line);
+    dc_signature_release(signature);
+    return true;
+}
+
 /* A table without object callbacks, asserting that it was made. */
 static inline dc_table *create_table(const char *name) {
     dc_table *table = NULL;
@@ -230,6 +375,16 @@ static inline dc_function library_function(const char *name) {
     memcpy(&function, &address, sizeof function);
     return function;
 }
+
+/* C's long and unsigned long as codes to paste into an encoding: q and Q
+ * where long is 64-bit, i and I where it is 32-bit. */
+#if LONG_MAX > 0x7fffffffL
+#define LONG_CODE "q"
+#define ULONG_CODE "Q"
+#else
+#define LONG_CODE "i"
+#define ULONG_CODE "I"
+#endif
 
 /* The encoding of a C integer type of `size` bytes ("l" is 32-bit, as in
  * Objective-C, so long is q on LP64). */
