@@ -42,6 +42,32 @@ private let keepObject: @convention(c) (UnsafeMutableRawPointer?) -> Void = { ob
     keptObject = object.map { Unmanaged<AnyObject>.fromOpaque($0).retain().toOpaque() }
 }
 
+/// Counts an execute's error in `mismatches` when it is a type mismatch
+/// naming both `first` and `second`, else in `corrupt`.
+private func tally(
+    _ error: any Error, naming first: String, _ second: String, mismatches: borrowing Atomic<Int>,
+    corrupt: borrowing Atomic<Int>
+) {
+    if let error = error as? DispatchError, error == .typeMismatch(error.message),
+        error.message.contains(first), error.message.contains(second)
+    {
+        mismatches.add(1, ordering: .relaxed)
+    } else {
+        corrupt.add(1, ordering: .relaxed)
+    }
+}
+
+/// Registers, then cancels, a handler of `Invoice` on "order.placed" and
+/// handlers of `[String]` and `[Int]` on `fresh`.
+private func register(on table: CommandTable, _ fresh: String) {
+    let invoices = table.on(EventKey<Invoice>("order.placed")) { _ in }
+    let strings = table.on(EventKey<[String]>(fresh)) { _ in }
+    let numbers = table.on(EventKey<[Int]>(fresh)) { _ in }
+    invoices.cancel()
+    strings.cancel()
+    numbers.cancel()
+}
+
 @Suite("EventPayload")
 struct EventPayloadTests {
     @Test("A struct travels through a typed key to its handler, unchanged")
@@ -223,5 +249,65 @@ struct EventPayloadTests {
         #expect(corrupt.load(ordering: .relaxed) == 0)
         #expect(received.load(ordering: .relaxed) == 3 * executesEach)
         withExtendedLifetime(steady) {}
+    }
+
+    @Test("Executes by typed key on three threads while a fourth registers new payload types: each runs or throws a mismatch naming both types")
+    func newPayloadTypesRacedAgainstTypedExecutes() {
+        let table = CommandTable(name: "payload")
+        let received = Atomic<Int>(0)
+        let corrupt = Atomic<Int>(0)
+        let mismatches = Atomic<Int>(0)
+        let steady = table.on(.placed) { order in
+            if order.items.count != order.id % 4 { corrupt.add(1, ordering: .relaxed) }
+            received.add(1, ordering: .relaxed)
+        }
+        // Events that only the registering thread gives handlers, more of
+        // them than the first directory of event ids holds.
+        let freshEvents = 200
+        let over = Atomic<Bool>(false)
+        withWatchdog(seconds: 60) {
+            let done = DispatchGroup()
+            for thread in 0..<3 {
+                done.enter()
+                Thread {
+                    var index = 0
+                    while !over.load(ordering: .acquiring) {
+                        let id = thread * 1_000_000 + index
+                        do {
+                            try table.execute(.placed, Order(id: id, items: Array(repeating: "item", count: id % 4)))
+                        } catch {
+                            tally(error, naming: "Order", "Invoice", mismatches: mismatches, corrupt: corrupt)
+                        }
+                        do {
+                            try table.execute(EventKey<[Int]>("fresh.\(index % freshEvents)"), [id])
+                        } catch {
+                            tally(error, naming: "Array<Int>", "Array<String>", mismatches: mismatches, corrupt: corrupt)
+                        }
+                        index += 1
+                    }
+                    done.leave()
+                }.start()
+            }
+            for round in 0..<2_000 {
+                let fresh = "fresh.\(round % freshEvents)"
+                register(on: table, fresh)
+            }
+            over.store(true, ordering: .releasing)
+            #expect(done.wait(timeout: .now() + 50) == .success)
+        }
+        #expect(corrupt.load(ordering: .relaxed) == 0)
+        #expect(received.load(ordering: .relaxed) > 0)
+
+        // Once the race is over, the checks stand as registered.
+        let before = received.load(ordering: .relaxed)
+        _ = try? table.execute(.placed, Order(id: 1, items: ["a"]))
+        #expect(received.load(ordering: .relaxed) == before + 1)
+        let invoices = table.on(EventKey<Invoice>("order.placed")) { _ in }
+        let message = expectDispatchError(DispatchError.typeMismatch) {
+            try table.execute(.placed, Order(id: 1, items: ["a"]))
+        }
+        #expect(message.contains("Order") && message.contains("Invoice"), "\(message)")
+        #expect(received.load(ordering: .relaxed) == before + 1)
+        withExtendedLifetime((steady, invoices)) {}
     }
 }
