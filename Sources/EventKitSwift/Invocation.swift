@@ -56,6 +56,10 @@ public final class Invocation {
 
     private let cInvocation: OpaquePointer
 
+    /// Whether the function returns `void`, so that an invoke has no value
+    /// to read back.
+    @usableFromInline let returnsVoid: Bool
+
     /// The object argument at each index, held so its address stays valid.
     private var heldObjects: [AnyObject?]
 
@@ -87,6 +91,7 @@ public final class Invocation {
         self.cInvocation = created!
         self.function = function!
         self.signature = signature
+        returnsVoid = signature.returnType == .void
         heldObjects = Array(repeating: nil, count: signature.parameterTypes.count)
         heldStrings = Array(repeating: nil, count: signature.parameterTypes.count)
     }
@@ -199,12 +204,31 @@ public final class Invocation {
     ///
     /// The corresponding C functions are `dc_invocation_invoke` and
     /// `dc_invocation_get_return_value`. Replaces `-[NSInvocation invoke]`.
+    // Inlinable, so that a caller that drops the value of a void function
+    // sees that it is `.void` and destroys nothing: with the call into this
+    // module, that is most of what the invoke costs beyond C's.
+    @inlinable
     @discardableResult
     public func invoke() throws -> Value {
-        try DispatchError.check(dc_invocation_invoke(cInvocation))
+        try call()
         // A void function has no return value to read back from C.
-        if signature.returnType == .void { return .void }
+        if returnsVoid { return .void }
         return try returnValue()
+    }
+
+    /// Calls the function with the current arguments: `invoke()` without
+    /// reading the return value.
+    @usableFromInline
+    func call() throws(DispatchError) {
+        let status = dc_invocation_invoke(cInvocation)
+        if status != DC_OK { try Self.fail(status) }
+    }
+
+    /// Throws the error of a failed `dc_invocation_invoke`; out of line, so
+    /// that `call()` is a call into C and a test.
+    @inline(never)
+    private static func fail(_ status: dc_status) throws(DispatchError) {
+        try DispatchError.check(status)
     }
 
     /// The value the last ``invoke()`` returned, typed as the signature's
