@@ -181,7 +181,7 @@ SWIFT_INVOKE = [
 # The paths whose instruction counts `make bench-check` guards: the C core's,
 # and the Swift layer's executes (Benchmarks/Count, given with --swift-count).
 SWIFT_CHECKED = ["swift.typed.1", "swift.typed.10", "swift.typed_pair.1", "swift.typed_six.1", "swift.string.1",
-                 "swift.payload.1", "swift.invoke.void_ptr"]
+                 "swift.payload.1", "swift.on_cancel", "swift.invoke.void_ptr"]
 CHECKED = [f"invoke.{variant}.{key}" for key, _ in SIGNATURES
            for variant in ("stub", "libffi", "dc_call")] + [
     "dispatch.table_id.1", "dispatch.table_id.10", "dispatch.table_key.1",
