@@ -54,7 +54,8 @@ public final class Invocation {
     /// message send, only a C function.
     public let function: UnsafeRawPointer
 
-    private let cInvocation: OpaquePointer
+    /// The `dc_invocation`, which the inlinable ``invoke()`` passes to C.
+    @usableFromInline let cInvocation: OpaquePointer
 
     /// Whether the function returns `void`, so that an invoke has no value
     /// to read back.
@@ -210,25 +211,27 @@ public final class Invocation {
     @inlinable
     @discardableResult
     public func invoke() throws -> Value {
-        try call()
+        let status = Self.invokeInC(cInvocation)
+        if status != 0 { try Self.fail(status) }
         // A void function has no return value to read back from C.
         if returnsVoid { return .void }
         return try returnValue()
     }
 
-    /// Calls the function with the current arguments: `invoke()` without
-    /// reading the return value.
+    /// `dc_invocation_invoke`, which the inlinable `invoke()` calls from the
+    /// caller's code: the C module is this module's internal import, which
+    /// inlinable code cannot name. Its status is `dc_status`'s raw value.
     @usableFromInline
-    func call() throws(DispatchError) {
-        let status = dc_invocation_invoke(cInvocation)
-        if status != DC_OK { try Self.fail(status) }
-    }
+    static let invokeInC = unsafeBitCast(
+        dc_invocation_invoke as @convention(c) (OpaquePointer?) -> dc_status,
+        to: (@convention(c) (OpaquePointer?) -> UInt32).self)
 
-    /// Throws the error of a failed `dc_invocation_invoke`; out of line, so
-    /// that `call()` is a call into C and a test.
-    @inline(never)
-    private static func fail(_ status: dc_status) throws(DispatchError) {
-        try DispatchError.check(status)
+    /// Throws the error of a failed `dc_invocation_invoke`, whose status has
+    /// raw value `status`; out of line, so that an invoke is the call into C
+    /// and a test.
+    @usableFromInline @inline(never)
+    static func fail(_ status: UInt32) throws(DispatchError) {
+        try DispatchError.check(dc_status(rawValue: status))
     }
 
     /// The value the last ``invoke()`` returned, typed as the signature's
