@@ -158,6 +158,11 @@ SWIFT_SIX = [
     ("closureArraySix", "array of six-argument closures"),
     ("executeTypedSix", "CommandTable.execute(EventKey of six scalars)"),
 ]
+SWIFT_PAYLOAD = [
+    ("dictionaryPayload", "[String: [(Order) -> Void]] lookup + call"),
+    ("openCombinePayload", "OpenCombine PassthroughSubject<Order, Never>"),
+    ("executeTypedPayload", "CommandTable.execute(EventKey<Order>)"),
+]
 SWIFT_REGISTER = [
     ("registerDictionary", "[String: [() -> Void]] append + removeLast"),
     ("registerNotificationCenter", "NotificationCenter addObserver + remove"),
@@ -174,6 +179,7 @@ SWIFT_MEMORY = [
 SWIFT_INVOKE = [
     ("directCall", "direct call, @convention(c) pointer"),
     ("rawFFICall", "raw ffi_call, cif prepared once"),
+    ("cInvocationInvoke", "dc_invocation_invoke() from Swift, stub path"),
     ("invocationStub", "Invocation.invoke(), stub path"),
     ("invocationLibffi", "Invocation.invoke(), libffi path"),
 ]
@@ -530,6 +536,11 @@ def swift_sections(table, swift):
     for case, label in SWIFT_SIX:
         value = get(case)
         table.row([f"  {label}", number(value), "", ratio(value, get("closureArraySix"))])
+    table.header("Swift, a struct payload to 1 handler, ns per event", ["ns", "", "x dict", "x Combine"])
+    for case, label in SWIFT_PAYLOAD:
+        value = get(case)
+        table.row([f"  {label}", number(value), "", ratio(value, get("dictionaryPayload")),
+                   ratio(value, get("openCombinePayload"))])
     table.header("Swift, register + cancel a handler, ns", ["ns", "", "x dict", "x NotifC",
                                                            "x Combine"])
     for case, label in SWIFT_REGISTER:
