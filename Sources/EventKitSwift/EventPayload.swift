@@ -112,6 +112,27 @@ class AnyPayloadBox: @unchecked Sendable {
     var payloadType: Any.Type { preconditionFailure("AnyPayloadBox.payloadType is overridden by PayloadBox") }
 
     @usableFromInline init() {}
+
+    /// The box that `cValue`, a handler's C argument, holds, if it is an
+    /// object that is a payload's box.
+    @inline(__always)
+    static func box(in cValue: dc_value) -> AnyPayloadBox? {
+        guard cValue.type == DC_TYPE_OBJECT, let object = cValue.object else { return nil }
+        return Unmanaged<AnyObject>.fromOpaque(object).takeUnretainedValue() as? AnyPayloadBox
+    }
+
+    /// Whether the value inside is a `T`.
+    @inline(__always)
+    final func holds<T>(_: T.Type) -> Bool {
+        ObjectIdentifier(payloadType) == ObjectIdentifier(T.self)
+    }
+
+    /// The value inside, which is a `T` (`holds(T.self)`): a copy, with no
+    /// `Optional<T>` or temporary of `T` around it, so that an unspecialized
+    /// caller looks no metadata up.
+    func payload<T>(as _: T.Type) -> T {
+        preconditionFailure("AnyPayloadBox.payload(as:) is overridden by PayloadBox")
+    }
 }
 
 /// The object a payload travels as. Immutable, so sharing it between the
@@ -136,6 +157,10 @@ final class PayloadBox<Payload>: AnyPayloadBox, CustomStringConvertible, @unchec
     }
 
     override var payloadType: Any.Type { Payload.self }
+
+    override func payload<T>(as _: T.Type) -> T {
+        _identityCast(value, to: T.self)
+    }
 
     @usableFromInline var description: String { "\(Payload.self)" }
 }
