@@ -42,18 +42,41 @@ private let keepObject: @convention(c) (UnsafeMutableRawPointer?) -> Void = { ob
     keptObject = object.map { Unmanaged<AnyObject>.fromOpaque($0).retain().toOpaque() }
 }
 
-/// Counts an execute's error in `mismatches` when it is a type mismatch
-/// naming both `first` and `second`, else in `corrupt`.
-private func tally(
-    _ error: any Error, naming first: String, _ second: String, mismatches: borrowing Atomic<Int>,
-    corrupt: borrowing Atomic<Int>
-) {
+extension Order {
+    /// Order `id`, whose item count is `id % 4`: a handler that finds
+    /// another count got an order torn or mixed up.
+    fileprivate static func numbered(_ id: Int) -> Order {
+        Order(id: id, items: Array(repeating: "item", count: id % 4))
+    }
+
+    fileprivate var isWhole: Bool { items.count == id % 4 }
+}
+
+/// What the threaded tests count: orders received, orders or errors that
+/// should not be, and executes refused for a payload of another type.
+private final class OrderTally: Sendable {
+    let received = Atomic<Int>(0)
+    let corrupt = Atomic<Int>(0)
+    let mismatches = Atomic<Int>(0)
+
+    /// A handler of `.placed` on `table` that counts each order it gets.
+    func countOrders(on table: CommandTable) -> Subscription {
+        table.on(.placed) { order in
+            if !order.isWhole { self.corrupt.add(1, ordering: .relaxed) }
+            self.received.add(1, ordering: .relaxed)
+        }
+    }
+}
+
+/// Counts an execute's error in `tally`'s mismatches when it is a type
+/// mismatch naming both `first` and `second`, else as corrupt.
+private func record(_ error: any Error, naming first: String, _ second: String, in tally: OrderTally) {
     if let error = error as? DispatchError, error == .typeMismatch(error.message),
         error.message.contains(first), error.message.contains(second)
     {
-        mismatches.add(1, ordering: .relaxed)
+        tally.mismatches.add(1, ordering: .relaxed)
     } else {
-        corrupt.add(1, ordering: .relaxed)
+        tally.corrupt.add(1, ordering: .relaxed)
     }
 }
 
@@ -212,12 +235,8 @@ struct EventPayloadTests {
     @Test("Payloads executed from three threads while a fourth adds and removes handlers arrive whole")
     func payloadsAcrossThreadsWhileHandlersChange() {
         let table = CommandTable(name: "payload")
-        let received = Atomic<Int>(0)
-        let corrupt = Atomic<Int>(0)
-        let steady = table.on(.placed) { order in
-            if order.items.count != order.id % 4 { corrupt.add(1, ordering: .relaxed) }
-            received.add(1, ordering: .relaxed)
-        }
+        let tally = OrderTally()
+        let steady = tally.countOrders(on: table)
         let executesEach = 2_000
         withWatchdog(seconds: 60) {
             let done = DispatchGroup()
@@ -225,9 +244,8 @@ struct EventPayloadTests {
                 done.enter()
                 Thread {
                     for index in 0..<executesEach {
-                        let id = thread * executesEach + index
-                        let order = Order(id: id, items: Array(repeating: "item", count: id % 4))
-                        if (try? table.execute(.placed, order)) == nil { corrupt.add(1, ordering: .relaxed) }
+                        let order = Order.numbered(thread * executesEach + index)
+                        if (try? table.execute(.placed, order)) == nil { tally.corrupt.add(1, ordering: .relaxed) }
                     }
                     done.leave()
                 }.start()
@@ -236,7 +254,7 @@ struct EventPayloadTests {
             Thread {
                 for _ in 0..<500 {
                     let extra = table.on(.placed) { order in
-                        if order.items.count != order.id % 4 { corrupt.add(1, ordering: .relaxed) }
+                        if !order.isWhole { tally.corrupt.add(1, ordering: .relaxed) }
                     }
                     let wrongType = table.on(EventKey<Order?>("order.placed")) { _ in }
                     extra.cancel()
@@ -246,21 +264,16 @@ struct EventPayloadTests {
             }.start()
             #expect(done.wait(timeout: .now() + 50) == .success)
         }
-        #expect(corrupt.load(ordering: .relaxed) == 0)
-        #expect(received.load(ordering: .relaxed) == 3 * executesEach)
+        #expect(tally.corrupt.load(ordering: .relaxed) == 0)
+        #expect(tally.received.load(ordering: .relaxed) == 3 * executesEach)
         withExtendedLifetime(steady) {}
     }
 
     @Test("Executes by typed key on three threads while a fourth registers new payload types: each runs or throws a mismatch naming both types")
     func newPayloadTypesRacedAgainstTypedExecutes() {
         let table = CommandTable(name: "payload")
-        let received = Atomic<Int>(0)
-        let corrupt = Atomic<Int>(0)
-        let mismatches = Atomic<Int>(0)
-        let steady = table.on(.placed) { order in
-            if order.items.count != order.id % 4 { corrupt.add(1, ordering: .relaxed) }
-            received.add(1, ordering: .relaxed)
-        }
+        let tally = OrderTally()
+        let steady = tally.countOrders(on: table)
         // Events that only the registering thread gives handlers, more of
         // them than the first directory of event ids holds.
         let freshEvents = 200
@@ -274,14 +287,14 @@ struct EventPayloadTests {
                     while !over.load(ordering: .acquiring) {
                         let id = thread * 1_000_000 + index
                         do {
-                            try table.execute(.placed, Order(id: id, items: Array(repeating: "item", count: id % 4)))
+                            try table.execute(.placed, Order.numbered(id))
                         } catch {
-                            tally(error, naming: "Order", "Invoice", mismatches: mismatches, corrupt: corrupt)
+                            record(error, naming: "Order", "Invoice", in: tally)
                         }
                         do {
                             try table.execute(EventKey<[Int]>("fresh.\(index % freshEvents)"), [id])
                         } catch {
-                            tally(error, naming: "Array<Int>", "Array<String>", mismatches: mismatches, corrupt: corrupt)
+                            record(error, naming: "Array<Int>", "Array<String>", in: tally)
                         }
                         index += 1
                     }
@@ -295,19 +308,19 @@ struct EventPayloadTests {
             over.store(true, ordering: .releasing)
             #expect(done.wait(timeout: .now() + 50) == .success)
         }
-        #expect(corrupt.load(ordering: .relaxed) == 0)
-        #expect(received.load(ordering: .relaxed) > 0)
+        #expect(tally.corrupt.load(ordering: .relaxed) == 0)
+        #expect(tally.received.load(ordering: .relaxed) > 0)
 
         // Once the race is over, the checks stand as registered.
-        let before = received.load(ordering: .relaxed)
+        let before = tally.received.load(ordering: .relaxed)
         _ = try? table.execute(.placed, Order(id: 1, items: ["a"]))
-        #expect(received.load(ordering: .relaxed) == before + 1)
+        #expect(tally.received.load(ordering: .relaxed) == before + 1)
         let invoices = table.on(EventKey<Invoice>("order.placed")) { _ in }
         let message = expectDispatchError(DispatchError.typeMismatch) {
             try table.execute(.placed, Order(id: 1, items: ["a"]))
         }
         #expect(message.contains("Order") && message.contains("Invoice"), "\(message)")
-        #expect(received.load(ordering: .relaxed) == before + 1)
+        #expect(tally.received.load(ordering: .relaxed) == before + 1)
         withExtendedLifetime((steady, invoices)) {}
     }
 }
