@@ -80,6 +80,18 @@ private func record(_ error: any Error, naming first: String, _ second: String, 
     }
 }
 
+/// Runs `body` on `count` threads of their own, given each one's number,
+/// each in `done` until it returns.
+private func startThreads(_ count: Int, in done: DispatchGroup, _ body: @escaping @Sendable (Int) -> Void) {
+    for thread in 0..<count {
+        done.enter()
+        Thread {
+            body(thread)
+            done.leave()
+        }.start()
+    }
+}
+
 /// Registers, then cancels, a handler of `Invoice` on "order.placed" and
 /// handlers of `[String]` and `[Int]` on `fresh`.
 private func register(on table: CommandTable, _ fresh: String) {
@@ -240,18 +252,13 @@ struct EventPayloadTests {
         let executesEach = 2_000
         withWatchdog(seconds: 60) {
             let done = DispatchGroup()
-            for thread in 0..<3 {
-                done.enter()
-                Thread {
-                    for index in 0..<executesEach {
-                        let order = Order.numbered(thread * executesEach + index)
-                        if (try? table.execute(.placed, order)) == nil { tally.corrupt.add(1, ordering: .relaxed) }
-                    }
-                    done.leave()
-                }.start()
+            startThreads(3, in: done) { thread in
+                for index in 0..<executesEach {
+                    let order = Order.numbered(thread * executesEach + index)
+                    if (try? table.execute(.placed, order)) == nil { tally.corrupt.add(1, ordering: .relaxed) }
+                }
             }
-            done.enter()
-            Thread {
+            startThreads(1, in: done) { _ in
                 for _ in 0..<500 {
                     let extra = table.on(.placed) { order in
                         if !order.isWhole { tally.corrupt.add(1, ordering: .relaxed) }
@@ -260,8 +267,7 @@ struct EventPayloadTests {
                     extra.cancel()
                     wrongType.cancel()
                 }
-                done.leave()
-            }.start()
+            }
             #expect(done.wait(timeout: .now() + 50) == .success)
         }
         #expect(tally.corrupt.load(ordering: .relaxed) == 0)
@@ -280,26 +286,22 @@ struct EventPayloadTests {
         let over = Atomic<Bool>(false)
         withWatchdog(seconds: 60) {
             let done = DispatchGroup()
-            for thread in 0..<3 {
-                done.enter()
-                Thread {
-                    var index = 0
-                    while !over.load(ordering: .acquiring) {
-                        let id = thread * 1_000_000 + index
-                        do {
-                            try table.execute(.placed, Order.numbered(id))
-                        } catch {
-                            record(error, naming: "Order", "Invoice", in: tally)
-                        }
-                        do {
-                            try table.execute(EventKey<[Int]>("fresh.\(index % freshEvents)"), [id])
-                        } catch {
-                            record(error, naming: "Array<Int>", "Array<String>", in: tally)
-                        }
-                        index += 1
+            startThreads(3, in: done) { thread in
+                var index = 0
+                while !over.load(ordering: .acquiring) {
+                    let id = thread * 1_000_000 + index
+                    do {
+                        try table.execute(.placed, Order.numbered(id))
+                    } catch {
+                        record(error, naming: "Order", "Invoice", in: tally)
                     }
-                    done.leave()
-                }.start()
+                    do {
+                        try table.execute(EventKey<[Int]>("fresh.\(index % freshEvents)"), [id])
+                    } catch {
+                        record(error, naming: "Array<Int>", "Array<String>", in: tally)
+                    }
+                    index += 1
+                }
             }
             for round in 0..<2_000 {
                 let fresh = "fresh.\(round % freshEvents)"
