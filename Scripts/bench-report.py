@@ -160,6 +160,11 @@ SWIFT_SIX = [
     ("closureArraySix", "array of six-argument closures"),
     ("executeTypedSix", "CommandTable.execute(EventKey of six scalars)"),
 ]
+SWIFT_PAYLOAD = [
+    ("dictionaryPayload", "[String: [(Order) -> Void]] lookup + call"),
+    ("openCombinePayload", "OpenCombine PassthroughSubject<Order, Never>"),
+    ("executeTypedPayload", "CommandTable.execute(EventKey<Order>)"),
+]
 SWIFT_REGISTER = [
     ("registerDictionary", "[String: [() -> Void]] append + removeLast"),
     ("registerNotificationCenter", "NotificationCenter addObserver + remove"),
@@ -176,6 +181,7 @@ SWIFT_MEMORY = [
 SWIFT_INVOKE = [
     ("directCall", "direct call, @convention(c) pointer"),
     ("rawFFICall", "raw ffi_call, cif prepared once"),
+    ("cInvocationInvoke", "dc_invocation_invoke() from Swift, stub path"),
     ("invocationStub", "Invocation.invoke(), stub path"),
     ("invocationLibffi", "Invocation.invoke(), libffi path"),
 ]
@@ -183,7 +189,7 @@ SWIFT_INVOKE = [
 # The paths whose instruction counts `make bench-check` guards: the C core's,
 # and the Swift layer's executes (Benchmarks/Count, given with --swift-count).
 SWIFT_CHECKED = ["swift.typed.1", "swift.typed.10", "swift.typed_pair.1", "swift.typed_six.1", "swift.string.1",
-                 "swift.payload.1", "swift.invoke.void_ptr"]
+                 "swift.payload.1", "swift.on_cancel", "swift.invoke.void_ptr"]
 CHECKED = [f"invoke.{variant}.{key}" for key, _ in SIGNATURES
            for variant in ("stub", "libffi", "dc_call")] + [
     "dispatch.table_id.1", "dispatch.table_id.10", "dispatch.table_key.1",
@@ -543,6 +549,11 @@ def swift_sections(table, swift):
     for case, label in SWIFT_SIX:
         value = get(case)
         table.row([f"  {label}", number(value), "", ratio(value, get("closureArraySix"))])
+    table.header("Swift, a struct payload to 1 handler, ns per event", ["ns", "", "x dict", "x Combine"])
+    for case, label in SWIFT_PAYLOAD:
+        value = get(case)
+        table.row([f"  {label}", number(value), "", ratio(value, get("dictionaryPayload")),
+                   ratio(value, get("openCombinePayload"))])
     table.header("Swift, register + cancel a handler, ns", ["ns", "", "x dict", "x NotifC",
                                                            "x Combine"])
     for case, label in SWIFT_REGISTER:

@@ -464,7 +464,7 @@ extension CommandTable {
     @usableFromInline
     func executeConverting<A: EventArgument>(_ key: EventKey<A>, _ argument: A) throws -> ExecuteResult {
         let value = argument.eventValue
-        try payloadTypes.check(key.name, value, at: 0)
+        try checkPayload(key.storage, value, at: 0)
         let (cValue, ownedString) = value.makeCValue()
         defer { freeCString(ownedString) }
         return try withExtendedLifetime(value) {
@@ -479,7 +479,7 @@ extension CommandTable {
     ) throws -> ExecuteResult {
         var values: [Value] = []
         for argument in repeat each arguments { values.append(argument.eventValue) }
-        try payloadTypes.check(key.name, values)
+        try checkPayloads(key.storage, values)
         return try withCValues(values) { cArguments, count in try execute(key, cArguments: cArguments, count: count) }
     }
 }

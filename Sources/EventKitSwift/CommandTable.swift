@@ -250,7 +250,11 @@ extension CommandTable {
         queue: OpaquePointer? = nil
     ) throws(DispatchError) -> dc_handler_id {
         try addHandler(handler, options: options, queue: queue) { cOptions, id in
-            dc_table_add_marshal(cTable, event, signature?.cSignature, handler.function, handler.data, cOptions, id)
+            // withCString lends a native string's own bytes; passing the
+            // String straight to C would copy it to the heap.
+            event.withCString {
+                dc_table_add_marshal(cTable, $0, signature?.cSignature, handler.function, handler.data, cOptions, id)
+            }
         }
     }
 

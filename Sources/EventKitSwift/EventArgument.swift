@@ -503,12 +503,24 @@ extension EventArgument {
     ) throws(DispatchError) -> Self {
         // A built-in scalar is copied as bits, not through a Value and an
         // Optional<Self>, whose metadata an unspecialized call looks up.
-        if ScalarArguments.scalar(Self.self) != nil {
-            defer { index += 1 }
-            return ScalarArguments.arguments(arguments!, at: index, as: Self.self)
+        let current = index
+        index += 1
+        if ScalarArguments.scalar(Self.self) != nil { return scalarArgument(arguments!, at: current) }
+        // A payload of exactly this type is copied out of its box, without
+        // the look-ups of `Optional<Self>` and `Result` that converting it
+        // through a Value costs an unspecialized call.
+        if let box = AnyPayloadBox.box(in: arguments![current]), box.holds(Self.self) {
+            return box.payload(as: Self.self)
         }
-        defer { index += 1 }
-        return try convertedArgument(arguments![index], at: index, event: event)
+        return try convertedArgument(arguments![current], at: current, event: event)
+    }
+
+    /// `argument(_:at:event:)` for a built-in scalar. Out of line: the
+    /// temporary tuple it reads through costs a metadata look-up at the
+    /// entry of any function that contains it.
+    @inline(never)
+    private static func scalarArgument(_ arguments: UnsafePointer<dc_value>, at index: Int) -> Self {
+        ScalarArguments.arguments(arguments, at: index, as: Self.self)
     }
 
     /// `argument(_:at:event:)` for every type but the built-in scalars. Kept

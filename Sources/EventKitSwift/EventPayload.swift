@@ -112,6 +112,27 @@ class AnyPayloadBox: @unchecked Sendable {
     var payloadType: Any.Type { preconditionFailure("AnyPayloadBox.payloadType is overridden by PayloadBox") }
 
     @usableFromInline init() {}
+
+    /// The box that `cValue`, a handler's C argument, holds, if it is an
+    /// object that is a payload's box.
+    @inline(__always)
+    static func box(in cValue: dc_value) -> AnyPayloadBox? {
+        guard cValue.type == DC_TYPE_OBJECT, let object = cValue.object else { return nil }
+        return Unmanaged<AnyObject>.fromOpaque(object).takeUnretainedValue() as? AnyPayloadBox
+    }
+
+    /// Whether the value inside is a `T`.
+    @inline(__always)
+    final func holds<T>(_: T.Type) -> Bool {
+        ObjectIdentifier(payloadType) == ObjectIdentifier(T.self)
+    }
+
+    /// The value inside, which is a `T` (`holds(T.self)`): a copy, with no
+    /// `Optional<T>` or temporary of `T` around it, so that an unspecialized
+    /// caller looks no metadata up.
+    func payload<T>(as _: T.Type) -> T {
+        preconditionFailure("AnyPayloadBox.payload(as:) is overridden by PayloadBox")
+    }
 }
 
 /// The object a payload travels as. Immutable, so sharing it between the
@@ -137,6 +158,10 @@ final class PayloadBox<Payload>: AnyPayloadBox, CustomStringConvertible, @unchec
 
     override var payloadType: Any.Type { Payload.self }
 
+    override func payload<T>(as _: T.Type) -> T {
+        _identityCast(value, to: T.self)
+    }
+
     @usableFromInline var description: String { "\(Payload.self)" }
 }
 
@@ -157,10 +182,22 @@ func payloadType(of type: any EventArgument.Type) -> Any.Type? {
     return nil
 }
 
+/// The class of the box a `Payload` travels in: what an execute's object
+/// is compared with, by its class alone.
+private func boxClass<Payload>(of _: Payload.Type) -> ObjectIdentifier {
+    ObjectIdentifier(PayloadBox<Payload>.self)
+}
+
 /// The Swift payload types a table's handlers take, per event and argument,
 /// so that an execute with a value of another type fails before any
 /// handler runs. A handler's types are registered while its box lives,
 /// which is as long as the table keeps the handler.
+///
+/// An execute by typed key reads what it checks without a lock or a hash:
+/// each registration publishes, for the event it changed, one word per
+/// argument (the class of the box the argument's handlers take), and the
+/// execute finds that list through its event's interned id. Executes by
+/// name take the lock and hash the name.
 final class PayloadTypes: Sendable {
     /// One argument of one event (its name without a detail: handlers of
     /// `"notify"` run for `"notify::size"` too).
@@ -169,12 +206,52 @@ final class PayloadTypes: Sendable {
         let index: Int
     }
 
-    /// The types registered for a slot, with how many handlers take each.
-    private let types = Mutex<[Slot: [ObjectIdentifier: (type: Any.Type, handlers: Int)]]>([:])
+    /// A type registered for a slot: the type, its box's class, and how
+    /// many handlers take it.
+    private struct Registered {
+        let type: Any.Type
+        let box: ObjectIdentifier
+        var handlers: Int
+    }
 
-    /// How many slots have a type: an execute on a table with none skips
-    /// the check with one load.
-    private let slotCount = Atomic<Int>(0)
+    /// What the lock guards. The memory behind `Published` lists, event
+    /// cells and directories is never freed before the table goes, so a
+    /// reader holding an address read a moment ago never finds it freed.
+    private struct State: ~Copyable {
+        /// The types registered for each event's arguments, by event and
+        /// index, then by type.
+        var types: [String: [Int: [ObjectIdentifier: Registered]]] = [:]
+        /// Each event's cell, by its name without a detail.
+        var cells: [String: Published.Cell] = [:]
+        /// Every list published, one for each different content.
+        var lists: [[UInt]: Published.List] = [:]
+        /// Directories replaced by a larger one.
+        var retired: [Published.Directory] = []
+
+        deinit {
+            for cell in cells.values { cell.free() }
+            for list in lists.values { list.free() }
+            for directory in retired { directory.free() }
+        }
+    }
+
+    private let state = Mutex(State())
+
+    /// Event ids to their events' cells, for executes by typed key.
+    private let directory = Published.DirectoryReference()
+
+    /// How many handlers take a payload: an execute on a table with none
+    /// skips the check with one load.
+    private let handlerCount = Atomic<Int>(0)
+
+    /// Whether no handler takes a payload.
+    var isEmpty: Bool {
+        @inline(__always) get { handlerCount.load(ordering: .relaxed) == 0 }
+    }
+
+    deinit {
+        directory.free()
+    }
 
     /// The slots of `event`'s arguments `types` that take payloads, with
     /// their types.
@@ -187,43 +264,107 @@ final class PayloadTypes: Sendable {
 
     /// Registers one handler taking `slots`.
     func add(_ slots: [(Slot, Any.Type)]) {
-        types.withLock { types in
+        state.withLock { state in
             for (slot, type) in slots {
-                if types[slot] == nil { slotCount.add(1, ordering: .relaxed) }
-                types[slot, default: [:]][ObjectIdentifier(type), default: (type, 0)].handlers += 1
+                let key = ObjectIdentifier(type)
+                state.types[slot.event, default: [:]][slot.index, default: [:]][
+                    key, default: Registered(type: type, box: boxClass(of: type), handlers: 0)
+                ].handlers += 1
             }
+            publish(Set(slots.map(\.0.event)), in: &state)
         }
+        handlerCount.add(1, ordering: .relaxed)
     }
 
     /// Unregisters one handler taking `slots`.
     func remove(_ slots: [(Slot, Any.Type)]) {
-        types.withLock { types in
+        handlerCount.subtract(1, ordering: .relaxed)
+        state.withLock { state in
             for (slot, type) in slots {
                 let key = ObjectIdentifier(type)
-                guard var registered = types[slot], let entry = registered[key] else { continue }
-                if entry.handlers > 1 {
-                    registered[key]!.handlers -= 1
-                } else {
-                    registered[key] = nil
-                }
-                types[slot] = registered.isEmpty ? nil : registered
-                if registered.isEmpty { slotCount.subtract(1, ordering: .relaxed) }
+                guard var registered = state.types[slot.event]?[slot.index]?[key] else { continue }
+                registered.handlers -= 1
+                state.types[slot.event]![slot.index]![key] = registered.handlers > 0 ? registered : nil
+                if state.types[slot.event]![slot.index]!.isEmpty { state.types[slot.event]![slot.index] = nil }
+                if state.types[slot.event]!.isEmpty { state.types[slot.event] = nil }
             }
+            publish(Set(slots.map(\.0.event)), in: &state)
         }
     }
 
+    /// Publishes what an execute of each of `events` checks: per argument,
+    /// the one box class its handlers take, `Published.anyClass` where none
+    /// takes a payload, `Published.noClass` where they take several types
+    /// (every execute fails there).
+    private func publish(_ events: Set<String>, in state: inout State) {
+        for event in events {
+            let arguments = state.types[event] ?? [:]
+            var classes = [UInt](repeating: Published.anyClass, count: (arguments.keys.max() ?? -1) + 1)
+            for (index, types) in arguments {
+                classes[index] = types.count == 1 ? UInt(bitPattern: types.first!.value.box) : Published.noClass
+            }
+            let list: Published.List?
+            if classes.isEmpty {
+                list = nil
+            } else if let existing = state.lists[classes] {
+                list = existing
+            } else {
+                let made = Published.List(classes)
+                state.lists[classes] = made
+                list = made
+            }
+            cell(of: event, in: &state).publish(list)
+        }
+    }
+
+    /// The cell of `event` (a name without a detail), made on first use.
+    private func cell(of event: String, in state: inout State) -> Published.Cell {
+        if let cell = state.cells[event] { return cell }
+        let cell = Published.Cell()
+        state.cells[event] = cell
+        return cell
+    }
+
+    /// Throws when `object`, argument `index` of an execute of the event
+    /// with interned id `id`, named `event`, is not of the payload type its
+    /// handlers take.
+    @inline(__always)
+    func check(_ event: String, id: dc_event_id, _ object: AnyObject, at index: Int) throws(DispatchError) {
+        let cell = directory.cell(at: Int(id))
+        guard let cell, cell.accepts(ObjectIdentifier(type(of: object)), at: index) else {
+            try checkMissed(event, id: id, object, at: index, known: cell != nil)
+            return
+        }
+    }
+
+    /// `check` where the event's cell is not in the directory yet, or the
+    /// object is not of the type the cell says: enters the cell, then checks
+    /// under the lock, which names the types in its error.
+    @inline(never)
+    private func checkMissed(
+        _ event: String, id: dc_event_id, _ object: AnyObject, at index: Int, known: Bool
+    ) throws(DispatchError) {
+        if !known {
+            state.withLock { state in
+                directory.enter(cell(of: Self.baseEvent(event), in: &state), at: Int(id), retiring: &state.retired)
+            }
+        }
+        try checkSlow(event, object, at: index)
+    }
+
     /// Throws when argument `index` of an execute of `event` is an object
-    /// that is not of the payload type its handlers take.
+    /// that is not of the payload type its handlers take: an execute by
+    /// name's check.
     @inline(__always)
     func check(_ event: String, _ value: Value, at index: Int) throws(DispatchError) {
-        guard slotCount.load(ordering: .relaxed) != 0, case .object(let object?) = value else { return }
+        guard !isEmpty, case .object(let object?) = value else { return }
         try checkSlow(event, object, at: index)
     }
 
     /// `check` for each of `values`.
     @inline(__always)
     func check(_ event: String, _ values: [Value]) throws(DispatchError) {
-        guard slotCount.load(ordering: .relaxed) != 0 else { return }
+        guard !isEmpty else { return }
         for index in values.indices {
             guard case .object(let object?) = values[index] else { continue }
             try checkSlow(event, object, at: index)
@@ -233,9 +374,9 @@ final class PayloadTypes: Sendable {
     @inline(never)
     private func checkSlow(_ event: String, _ object: AnyObject, at index: Int) throws(DispatchError) {
         let sent: Any.Type = (object as? AnyPayloadBox)?.payloadType ?? type(of: object)
-        let slot = Slot(event: Self.baseEvent(event), index: index)
-        let expected = types.withLock { types in
-            types[slot]?.values.first { $0.type != sent }?.type
+        let base = Self.baseEvent(event)
+        let expected = state.withLock { state in
+            state.types[base]?[index]?.values.first { $0.type != sent }?.type
         }
         guard let expected else { return }
         throw DispatchError(
@@ -258,5 +399,164 @@ final class PayloadTypes: Sendable {
         }
         guard let separator else { return event }
         return String(decoding: event.utf8.prefix(separator), as: UTF8.self)
+    }
+}
+
+/// The memory an execute by typed key reads its payload check from, without
+/// a lock: words written under `PayloadTypes`' lock and published with
+/// release stores, read with acquire loads. Nothing here is freed before the
+/// `PayloadTypes` that made it.
+enum Published {
+    /// An argument no handler takes a payload at.
+    static let anyClass: UInt = 0
+    /// An argument whose handlers take more than one payload type: no box
+    /// class is this.
+    static let noClass: UInt = 1
+
+    /// One event's list of box classes, by argument, immutable once made:
+    /// its count, then one word per argument.
+    struct List: @unchecked Sendable {
+        let words: UnsafeMutablePointer<UInt>
+
+        init(_ classes: [UInt]) {
+            words = .allocate(capacity: classes.count + 1)
+            words.initialize(to: UInt(classes.count))
+            (words + 1).initialize(from: classes, count: classes.count)
+        }
+
+        func free() {
+            words.deallocate()
+        }
+    }
+
+    /// One event's current list: its address, or 0 while none of the
+    /// event's handlers takes a payload.
+    struct Cell: @unchecked Sendable {
+        let word: UnsafeMutablePointer<Atomic<UInt>>
+
+        init() {
+            word = .allocate(capacity: 1)
+            word.initialize(to: Atomic(0))
+        }
+
+        init(address: UInt) {
+            word = UnsafeMutablePointer(bitPattern: address).unsafelyUnwrapped
+        }
+
+        var address: UInt { UInt(bitPattern: word) }
+
+        func publish(_ list: List?) {
+            word.pointee.store(list.map { UInt(bitPattern: $0.words) } ?? 0, ordering: .releasing)
+        }
+
+        /// Whether an object of class `box` fits argument `index`.
+        @inline(__always)
+        func accepts(_ box: ObjectIdentifier, at index: Int) -> Bool {
+            let address = word.pointee.load(ordering: .acquiring)
+            guard address != 0 else { return true }
+            let words = UnsafePointer<UInt>(bitPattern: address).unsafelyUnwrapped
+            guard UInt(bitPattern: index) < words[0] else { return true }
+            let expected = words[1 + index]
+            return expected == Published.anyClass || expected == UInt(bitPattern: box)
+        }
+
+        func free() {
+            word.deinitialize(count: 1)
+            word.deallocate()
+        }
+    }
+
+    /// Event ids to cells: word 0 holds the capacity, word `id` the address
+    /// of event `id`'s cell or 0 (ids start at 1).
+    struct Directory: @unchecked Sendable {
+        let words: UnsafeMutablePointer<Atomic<UInt>>
+
+        init(capacity: Int, copying old: Directory?) {
+            words = .allocate(capacity: capacity)
+            words.initialize(to: Atomic(UInt(capacity)))
+            for id in 1..<capacity {
+                let entry = old.flatMap { old in id < old.capacity ? old.words[id].load(ordering: .relaxed) : nil }
+                (words + id).initialize(to: Atomic(entry ?? 0))
+            }
+        }
+
+        var capacity: Int { Int(words[0].load(ordering: .relaxed)) }
+
+        func free() {
+            words.deinitialize(count: capacity)
+            words.deallocate()
+        }
+    }
+
+    /// The directory in use, replaced by a larger copy when an id does not
+    /// fit.
+    final class DirectoryReference: Sendable {
+        private let address = Atomic<UInt>(0)
+
+        /// The cell of event `id`, if entered.
+        @inline(__always)
+        func cell(at id: Int) -> Cell? {
+            let address = address.load(ordering: .acquiring)
+            guard address != 0 else { return nil }
+            let words = UnsafeMutablePointer<Atomic<UInt>>(bitPattern: address).unsafelyUnwrapped
+            guard id < Int(words[0].load(ordering: .relaxed)) else { return nil }
+            let cell = words[id].load(ordering: .acquiring)
+            return cell == 0 ? nil : Cell(address: cell)
+        }
+
+        /// Enters `cell` as event `id`'s; a directory it replaces goes to
+        /// `retired`. Called under `PayloadTypes`' lock.
+        func enter(_ cell: Cell, at id: Int, retiring retired: inout [Directory]) {
+            let current = current()
+            var directory = current
+            if directory == nil || id >= directory!.capacity {
+                let grown = Directory(capacity: max(16, (id + 1).nextPowerOfTwo), copying: current)
+                address.store(UInt(bitPattern: grown.words), ordering: .releasing)
+                if let current { retired.append(current) }
+                directory = grown
+            }
+            directory!.words[id].store(cell.address, ordering: .releasing)
+        }
+
+        private func current() -> Directory? {
+            let address = address.load(ordering: .acquiring)
+            guard address != 0 else { return nil }
+            return Directory(words: UnsafeMutablePointer(bitPattern: address).unsafelyUnwrapped)
+        }
+
+        func free() {
+            current()?.free()
+        }
+    }
+}
+
+extension Published.Directory {
+    init(words: UnsafeMutablePointer<Atomic<UInt>>) {
+        self.words = words
+    }
+}
+
+private extension Int {
+    /// The least power of two not below this (which is positive).
+    var nextPowerOfTwo: Int { 1 << (Int.bitWidth - (self - 1).leadingZeroBitCount) }
+}
+
+extension CommandTable {
+    /// Throws when `value`, argument `index` of an execute of `key`, is an
+    /// object that is not of the payload type the event's handlers take:
+    /// the typed execute's check, which reads no lock and hashes nothing
+    /// once the event has been checked before.
+    @inline(__always)
+    func checkPayload(_ key: EventKeyStorage, _ value: Value, at index: Int) throws(DispatchError) {
+        guard !payloadTypes.isEmpty, case .object(let object?) = value else { return }
+        try payloadTypes.check(key.name, id: event(of: key).id, object, at: index)
+    }
+
+    /// `checkPayload` for each of `values`.
+    func checkPayloads(_ key: EventKeyStorage, _ values: [Value]) throws(DispatchError) {
+        guard !payloadTypes.isEmpty else { return }
+        for index in values.indices {
+            try checkPayload(key, values[index], at: index)
+        }
     }
 }

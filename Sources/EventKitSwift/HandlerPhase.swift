@@ -138,9 +138,18 @@ extension HandlerPhase.Choice {
         do {
             return try add(options.placed(in: phase))
         } catch {
-            if let failure = error as? Failure { throw failure }
-            if case .invalidArgument = error { return R.nothing() }
-            fatalError("registering a handler for \"\(event)\" failed: \(error)")
+            return try failed(event, error)
         }
+    }
+
+    /// What `register` gives back when `add` failed with `error`. Out of
+    /// line: the cast to `Failure` looks up `Optional<Failure>`'s metadata
+    /// at the entry of the function that holds it, which would make every
+    /// registration pay for it.
+    @inline(never)
+    private func failed<R: Registration>(_ event: String, _ error: DispatchError) throws(Failure) -> R {
+        if let failure = error as? Failure { throw failure }
+        if case .invalidArgument = error { return R.nothing() }
+        fatalError("registering a handler for \"\(event)\" failed: \(error)")
     }
 }

@@ -54,7 +54,12 @@ public final class Invocation {
     /// message send, only a C function.
     public let function: UnsafeRawPointer
 
-    private let cInvocation: OpaquePointer
+    /// The `dc_invocation`, which the inlinable ``invoke()`` passes to C.
+    @usableFromInline let cInvocation: OpaquePointer
+
+    /// Whether the function returns `void`, so that an invoke has no value
+    /// to read back.
+    @usableFromInline let returnsVoid: Bool
 
     /// The object argument at each index, held so its address stays valid.
     private var heldObjects: [AnyObject?]
@@ -87,6 +92,7 @@ public final class Invocation {
         self.cInvocation = created!
         self.function = function!
         self.signature = signature
+        returnsVoid = signature.returnType == .void
         heldObjects = Array(repeating: nil, count: signature.parameterTypes.count)
         heldStrings = Array(repeating: nil, count: signature.parameterTypes.count)
     }
@@ -199,12 +205,33 @@ public final class Invocation {
     ///
     /// The corresponding C functions are `dc_invocation_invoke` and
     /// `dc_invocation_get_return_value`. Replaces `-[NSInvocation invoke]`.
+    // Inlinable, so that a caller that drops the value of a void function
+    // sees that it is `.void` and destroys nothing: with the call into this
+    // module, that is most of what the invoke costs beyond C's.
+    @inlinable
     @discardableResult
     public func invoke() throws -> Value {
-        try DispatchError.check(dc_invocation_invoke(cInvocation))
+        let status = Self.invokeInC(cInvocation)
+        if status != 0 { try Self.fail(status) }
         // A void function has no return value to read back from C.
-        if signature.returnType == .void { return .void }
+        if returnsVoid { return .void }
         return try returnValue()
+    }
+
+    /// `dc_invocation_invoke`, which the inlinable `invoke()` calls from the
+    /// caller's code: the C module is this module's internal import, which
+    /// inlinable code cannot name. Its status is `dc_status`'s raw value.
+    @usableFromInline
+    static let invokeInC = unsafeBitCast(
+        dc_invocation_invoke as @convention(c) (OpaquePointer?) -> dc_status,
+        to: (@convention(c) (OpaquePointer?) -> UInt32).self)
+
+    /// Throws the error of a failed `dc_invocation_invoke`, whose status has
+    /// raw value `status`; out of line, so that an invoke is the call into C
+    /// and a test.
+    @usableFromInline @inline(never)
+    static func fail(_ status: UInt32) throws(DispatchError) {
+        try DispatchError.check(dc_status(rawValue: status))
     }
 
     /// The value the last ``invoke()`` returned, typed as the signature's

@@ -42,6 +42,67 @@ private let keepObject: @convention(c) (UnsafeMutableRawPointer?) -> Void = { ob
     keptObject = object.map { Unmanaged<AnyObject>.fromOpaque($0).retain().toOpaque() }
 }
 
+extension Order {
+    /// Order `id`, whose item count is `id % 4`: a handler that finds
+    /// another count got an order torn or mixed up.
+    fileprivate static func numbered(_ id: Int) -> Order {
+        Order(id: id, items: Array(repeating: "item", count: id % 4))
+    }
+
+    fileprivate var isWhole: Bool { items.count == id % 4 }
+}
+
+/// What the threaded tests count: orders received, orders or errors that
+/// should not be, and executes refused for a payload of another type.
+private final class OrderTally: Sendable {
+    let received = Atomic<Int>(0)
+    let corrupt = Atomic<Int>(0)
+    let mismatches = Atomic<Int>(0)
+
+    /// A handler of `.placed` on `table` that counts each order it gets.
+    func countOrders(on table: CommandTable) -> Subscription {
+        table.on(.placed) { order in
+            if !order.isWhole { self.corrupt.add(1, ordering: .relaxed) }
+            self.received.add(1, ordering: .relaxed)
+        }
+    }
+}
+
+/// Counts an execute's error in `tally`'s mismatches when it is a type
+/// mismatch naming both `first` and `second`, else as corrupt.
+private func record(_ error: any Error, naming first: String, _ second: String, in tally: OrderTally) {
+    if let error = error as? DispatchError, error == .typeMismatch(error.message),
+        error.message.contains(first), error.message.contains(second)
+    {
+        tally.mismatches.add(1, ordering: .relaxed)
+    } else {
+        tally.corrupt.add(1, ordering: .relaxed)
+    }
+}
+
+/// Runs `body` on `count` threads of their own, given each one's number,
+/// each in `done` until it returns.
+private func startThreads(_ count: Int, in done: DispatchGroup, _ body: @escaping @Sendable (Int) -> Void) {
+    for thread in 0..<count {
+        done.enter()
+        Thread {
+            body(thread)
+            done.leave()
+        }.start()
+    }
+}
+
+/// Registers, then cancels, a handler of `Invoice` on "order.placed" and
+/// handlers of `[String]` and `[Int]` on `fresh`.
+private func register(on table: CommandTable, _ fresh: String) {
+    let invoices = table.on(EventKey<Invoice>("order.placed")) { _ in }
+    let strings = table.on(EventKey<[String]>(fresh)) { _ in }
+    let numbers = table.on(EventKey<[Int]>(fresh)) { _ in }
+    invoices.cancel()
+    strings.cancel()
+    numbers.cancel()
+}
+
 @Suite("EventPayload")
 struct EventPayloadTests {
     @Test("A struct travels through a typed key to its handler, unchanged")
@@ -186,42 +247,82 @@ struct EventPayloadTests {
     @Test("Payloads executed from three threads while a fourth adds and removes handlers arrive whole")
     func payloadsAcrossThreadsWhileHandlersChange() {
         let table = CommandTable(name: "payload")
-        let received = Atomic<Int>(0)
-        let corrupt = Atomic<Int>(0)
-        let steady = table.on(.placed) { order in
-            if order.items.count != order.id % 4 { corrupt.add(1, ordering: .relaxed) }
-            received.add(1, ordering: .relaxed)
-        }
+        let tally = OrderTally()
+        let steady = tally.countOrders(on: table)
         let executesEach = 2_000
         withWatchdog(seconds: 60) {
             let done = DispatchGroup()
-            for thread in 0..<3 {
-                done.enter()
-                Thread {
-                    for index in 0..<executesEach {
-                        let id = thread * executesEach + index
-                        let order = Order(id: id, items: Array(repeating: "item", count: id % 4))
-                        if (try? table.execute(.placed, order)) == nil { corrupt.add(1, ordering: .relaxed) }
-                    }
-                    done.leave()
-                }.start()
+            startThreads(3, in: done) { thread in
+                for index in 0..<executesEach {
+                    let order = Order.numbered(thread * executesEach + index)
+                    if (try? table.execute(.placed, order)) == nil { tally.corrupt.add(1, ordering: .relaxed) }
+                }
             }
-            done.enter()
-            Thread {
+            startThreads(1, in: done) { _ in
                 for _ in 0..<500 {
                     let extra = table.on(.placed) { order in
-                        if order.items.count != order.id % 4 { corrupt.add(1, ordering: .relaxed) }
+                        if !order.isWhole { tally.corrupt.add(1, ordering: .relaxed) }
                     }
                     let wrongType = table.on(EventKey<Order?>("order.placed")) { _ in }
                     extra.cancel()
                     wrongType.cancel()
                 }
-                done.leave()
-            }.start()
+            }
             #expect(done.wait(timeout: .now() + 50) == .success)
         }
-        #expect(corrupt.load(ordering: .relaxed) == 0)
-        #expect(received.load(ordering: .relaxed) == 3 * executesEach)
+        #expect(tally.corrupt.load(ordering: .relaxed) == 0)
+        #expect(tally.received.load(ordering: .relaxed) == 3 * executesEach)
         withExtendedLifetime(steady) {}
+    }
+
+    @Test("Executes by typed key on three threads while a fourth registers new payload types: each runs or throws a mismatch naming both types")
+    func newPayloadTypesRacedAgainstTypedExecutes() {
+        let table = CommandTable(name: "payload")
+        let tally = OrderTally()
+        let steady = tally.countOrders(on: table)
+        // Events that only the registering thread gives handlers, more of
+        // them than the first directory of event ids holds.
+        let freshEvents = 200
+        let over = Atomic<Bool>(false)
+        withWatchdog(seconds: 60) {
+            let done = DispatchGroup()
+            startThreads(3, in: done) { thread in
+                var index = 0
+                while !over.load(ordering: .acquiring) {
+                    let id = thread * 1_000_000 + index
+                    do {
+                        try table.execute(.placed, Order.numbered(id))
+                    } catch {
+                        record(error, naming: "Order", "Invoice", in: tally)
+                    }
+                    do {
+                        try table.execute(EventKey<[Int]>("fresh.\(index % freshEvents)"), [id])
+                    } catch {
+                        record(error, naming: "Array<Int>", "Array<String>", in: tally)
+                    }
+                    index += 1
+                }
+            }
+            for round in 0..<2_000 {
+                let fresh = "fresh.\(round % freshEvents)"
+                register(on: table, fresh)
+            }
+            over.store(true, ordering: .releasing)
+            #expect(done.wait(timeout: .now() + 50) == .success)
+        }
+        #expect(tally.corrupt.load(ordering: .relaxed) == 0)
+        #expect(tally.received.load(ordering: .relaxed) > 0)
+
+        // Once the race is over, the checks stand as registered.
+        let before = tally.received.load(ordering: .relaxed)
+        _ = try? table.execute(.placed, Order(id: 1, items: ["a"]))
+        #expect(tally.received.load(ordering: .relaxed) == before + 1)
+        let invoices = table.on(EventKey<Invoice>("order.placed")) { _ in }
+        let message = expectDispatchError(DispatchError.typeMismatch) {
+            try table.execute(.placed, Order(id: 1, items: ["a"]))
+        }
+        #expect(message.contains("Order") && message.contains("Invoice"), "\(message)")
+        #expect(tally.received.load(ordering: .relaxed) == before + 1)
+        withExtendedLifetime((steady, invoices)) {}
     }
 }

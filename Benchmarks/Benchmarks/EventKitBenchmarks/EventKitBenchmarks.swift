@@ -8,13 +8,18 @@
 //                                   by string and by typed key (EventKey)
 //   (Int, Double) to 1 handler      an array of closures, a dictionary,
 //                                   CommandTable by string and by typed key
+//   a struct payload to 1 handler   a [String: [(Order) -> Void]],
+//                                   OpenCombine's PassthroughSubject<Order,
+//                                   Never>, CommandTable by typed key
 //   register + cancel one handler   the dictionary, NotificationCenter,
 //                                   OpenCombine and CommandTable
 //   cancel one by one               CommandTable: every Subscription of
 //                                   cancelSubscriptionCount handlers on one
 //                                   event cancelled in turn
-//   calling a run-time C function   a direct call, a raw ffi_call,
-//                                   Invocation.invoke() on both call paths
+//   calling a run-time C function   a direct call, a raw ffi_call, C's
+//                                   dc_invocation_invoke() called from
+//                                   Swift, Invocation.invoke() on both
+//                                   call paths
 //   memory per handler              malloc counters (MallocInterposer) while
 //                                   10,000 handlers are registered
 //
@@ -29,6 +34,7 @@
 import Benchmark
 import BenchFFI
 import BenchmarkCatalog
+import CDispatchCore
 import EventKitSwift
 import Foundation
 import OpenCombine
@@ -72,6 +78,16 @@ let sixKey: EventKey<(Int, Double, Bool, Int32, Float, UInt8)> = EventKey(sixtee
 extension EventKey where Arguments == (Int, Double) {
     static var sixteenPair: EventKey<(Int, Double)> { sixteenPairKey }
 }
+
+/// A value-type payload: an order of a shop, whose items array makes it a
+/// struct with a reference inside, as most real payloads are.
+struct Order: Sendable {
+    var id: Int
+    var items: [String]
+}
+extension Order: EventPayload {}
+
+let sixteenOrderKey: EventKey<Order> = EventKey(sixteenCharacterKey)
 
 /// Stops the run when an iteration's handlers did not all run.
 func expectCalls(_ counter: Counter, since start: Int, _ expected: Int, _ id: CaseID) {
@@ -315,6 +331,52 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
+    // MARK: Dispatch of a struct payload to 1 handler
+
+    // The same Order to one handler three ways: the handler checks the
+    // order it got, so a figure is never for a wrong call. The order is
+    // made once; each way passes it as it is.
+    do {
+        let counter = Counter()
+        let handler: @Sendable (Order) -> Void = { order in
+            if order.id == 7 && order.items.count == 2 { counter.value &+= 1 }
+        }
+        let order = Order(id: 7, items: ["tea", "milk"])
+
+        let dictionary: [String: [@Sendable (Order) -> Void]] = identity([sixteenCharacterKey: [handler]])
+        timed(.dictionaryPayload) { benchmark in
+            let start = counter.value
+            for _ in benchmark.scaledIterations {
+                if let closures = dictionary["sixteen-char-key"] {
+                    for closure in closures { closure(order) }
+                }
+            }
+            expectCalls(counter, since: start, timedOperationsPerIteration, .dictionaryPayload)
+        }
+
+        let subject = PassthroughSubject<Order, Never>()
+        let sink = subject.sink(receiveValue: handler)
+        timed(.openCombinePayload) { benchmark in
+            let start = counter.value
+            for _ in benchmark.scaledIterations {
+                subject.send(order)
+            }
+            expectCalls(counter, since: start, timedOperationsPerIteration, .openCombinePayload)
+            withExtendedLifetime(sink) {}
+        }
+
+        let table = CommandTable(name: "payload")
+        let subscription = table.on(sixteenOrderKey, handler)
+        timed(.executeTypedPayload) { benchmark in
+            let start = counter.value
+            for _ in benchmark.scaledIterations {
+                try table.execute(sixteenOrderKey, order)
+            }
+            expectCalls(counter, since: start, timedOperationsPerIteration, .executeTypedPayload)
+            withExtendedLifetime(subscription) {}
+        }
+    }
+
     // MARK: Register + cancel one handler
 
     // Every mechanism already has one handler on the event, so the pair adds
@@ -436,6 +498,25 @@ let benchmarks: @Sendable () -> Void = {
             let start = cell.pointee
             for _ in benchmark.scaledIterations { ffi_call(cif, ffiFunction, nil, argumentValues) }
             expectTouches(since: start, .rawFFICall)
+        }
+
+        // C's own invocation of the same function, invoked through the C
+        // API: what Invocation.invoke() adds to it is the Swift layer's.
+        var cSignature: OpaquePointer?
+        var cInvocation: OpaquePointer?
+        var cArgument = dc_pointer(argument)
+        guard dc_signature_create("v^v", &cSignature) == DC_OK,
+            dc_invocation_create(cSignature, unsafeBitCast(touch, to: dc_function.self), &cInvocation) == DC_OK,
+            dc_invocation_set_argument(cInvocation, 0, &cArgument) == DC_OK, let cInvocation
+        else {
+            fatalError("benchmark setup: the C invocation of v^v")
+        }
+        timed(.cInvocationInvoke) { benchmark in
+            let start = cell.pointee
+            for _ in benchmark.scaledIterations {
+                if dc_invocation_invoke(cInvocation) != DC_OK { fatalError("dc_invocation_invoke failed") }
+            }
+            expectTouches(since: start, .cInvocationInvoke)
         }
 
         let signature = must("Signature(\"v^v\")") { try Signature("v^v") }

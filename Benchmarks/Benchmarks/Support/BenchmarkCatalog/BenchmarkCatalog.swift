@@ -16,6 +16,7 @@ public enum Group: String, CaseIterable, Sendable {
     case dispatchTen = "Dispatch to 10 handlers (ns per event)"
     case dispatchArguments = "Dispatch of (Int, Double) to 1 handler (ns per event)"
     case dispatchSixArguments = "Dispatch of six arguments to 1 handler (ns per event)"
+    case dispatchPayload = "Dispatch of a struct payload to 1 handler (ns per event)"
     case registration = "Register + cancel one handler (ns per pair)"
     case cancellation = "Cancel subscriptions one by one (ns per cancel)"
     case invocation = "Calling a C function known at run time (ns per call)"
@@ -27,9 +28,10 @@ public enum CaseID: String, CaseIterable, Sendable {
     case closureArray10, dictionary10, notificationCenter10, openCombine10, executeString10, executeTyped10
     case closureArrayArguments, dictionaryArguments, executeStringArguments, executeTypedArguments
     case closureArraySix, executeTypedSix
+    case dictionaryPayload, openCombinePayload, executeTypedPayload
     case registerDictionary, registerNotificationCenter, registerOpenCombine, registerCommandTable
     case cancelSubscriptions
-    case directCall, rawFFICall, invocationStub, invocationLibffi
+    case directCall, rawFFICall, cInvocationInvoke, invocationStub, invocationLibffi
     case memoryDictionary, memoryNotificationCenter, memoryOpenCombine, memoryCommandTable, memoryCommandTableTyped
 }
 
@@ -101,6 +103,13 @@ public let benchmarkCases: [BenchmarkCase] = {
         timed(.executeTypedSix, .dispatchSixArguments, "six arguments: CommandTable typed key",
               "CommandTable.execute(EventKey<(Int, Double, Bool, Int32, Float, UInt8)>, ...)"),
 
+        timed(.dictionaryPayload, .dispatchPayload, "payload: string dictionary",
+              "[String: [(Order) -> Void]] lookup + call"),
+        timed(.openCombinePayload, .dispatchPayload, "payload: OpenCombine",
+              "OpenCombine PassthroughSubject<Order, Never>.send"),
+        timed(.executeTypedPayload, .dispatchPayload, "payload: CommandTable typed key",
+              "CommandTable.execute(EventKey<Order>, order)"),
+
         timed(.registerDictionary, .registration, "register: string dictionary", "[String: [() -> Void]] append + removeLast"),
         timed(.registerNotificationCenter, .registration, "register: NotificationCenter", "NotificationCenter addObserver + removeObserver"),
         timed(.registerOpenCombine, .registration, "register: OpenCombine", "OpenCombine sink + cancel"),
@@ -113,6 +122,8 @@ public let benchmarkCases: [BenchmarkCase] = {
 
         timed(.directCall, .invocation, "call: direct", "direct call through a @convention(c) pointer"),
         timed(.rawFFICall, .invocation, "call: raw ffi_call", "raw ffi_call, cif prepared once"),
+        timed(.cInvocationInvoke, .invocation, "call: C dc_invocation_invoke",
+              "dc_invocation_invoke() from Swift, stub path"),
         timed(.invocationStub, .invocation, "call: Invocation stub", "Invocation.invoke(), stub path"),
         timed(.invocationLibffi, .invocation, "call: Invocation libffi", "Invocation.invoke(), libffi path"),
 

@@ -50,6 +50,12 @@ func countCall(_ counter: UnsafeMutableRawPointer?) {
     Unmanaged<Counter>.fromOpaque(counter!).takeUnretainedValue().value &+= 1
 }
 
+/// A dictionary a case's loop changes, kept by reference.
+final class DictionaryBox {
+    var value: [String: [@Sendable () -> Void]]
+    init(_ value: [String: [@Sendable () -> Void]]) { self.value = value }
+}
+
 /// A case: how many handlers each execute runs, and its counted loop, which
 /// runs the execute the given number of times.
 struct Case {
@@ -91,6 +97,36 @@ func countedInvoke(_ iterations: Int, _ invocation: Invocation) throws {
     for _ in 0..<iterations { _ = try invocation.invoke() }
 }
 
+/// Registers a closure on the event `table` already has one handler of,
+/// and cancels it, `iterations` times: what `on` + `cancel` costs.
+@inline(never)
+func countedOnCancel(_ iterations: Int, _ table: CommandTable, _ handler: @escaping @Sendable () -> Void) throws {
+    for _ in 0..<iterations {
+        let subscription = table.on("sixteen-char-onc", handler)
+        subscription.cancel()
+    }
+    guard table.handlerCount(for: "sixteen-char-onc") == 1 else { throw CountFailure.handlersLeft }
+}
+
+/// What `countedOnCancel` is compared with: appending the handler to a
+/// `[String: [() -> Void]]` that has one under the same key, and removing
+/// it, `iterations` times.
+@inline(never)
+func countedDictionaryAppendRemove(
+    _ iterations: Int, _ dictionary: inout [String: [@Sendable () -> Void]], _ handler: @escaping @Sendable () -> Void
+) throws {
+    for _ in 0..<iterations {
+        dictionary["sixteen-char-onc", default: []].append(handler)
+        dictionary["sixteen-char-onc"]!.removeLast()
+    }
+    guard dictionary["sixteen-char-onc"]?.count == 1 else { throw CountFailure.handlersLeft }
+}
+
+/// A counted loop that left the table otherwise than it found it.
+enum CountFailure: Error {
+    case handlersLeft
+}
+
 @inline(never)
 func countedString(_ iterations: Int, _ table: CommandTable) throws {
     for _ in 0..<iterations { try table.execute("sixteen-char-str") }
@@ -121,6 +157,18 @@ func makeCase(
         subscriptions.append(table.on(placed, makeOrderHandler(counter)))
         let order = Order(id: 7, items: ["tea", "milk"])
         return Case(handlers: 1) { try countedPayload($0, table, order) }
+    case "swift.on_cancel":
+        // The event has a handler already, as in the benchmark package's
+        // case: the pair adds to, and removes from, an existing event.
+        let handler = makeHandler(counter)
+        subscriptions.append(table.on("sixteen-char-onc", handler))
+        return Case(handlers: 0) { try countedOnCancel($0, table, handler) }
+    case "swift.dictionary.append_remove":
+        // The baseline of swift.on_cancel, not guarded: the standard
+        // library's cost, beside which the pair's is read.
+        let handler = makeHandler(counter)
+        let dictionary = DictionaryBox(["sixteen-char-onc": [handler]])
+        return Case(handlers: 0) { try countedDictionaryAppendRemove($0, &dictionary.value, handler) }
     case "swift.invoke.void_ptr":
         // One "handler": the function the invocation calls.
         guard let invocation = try? Invocation(function: countCall as @convention(c) (UnsafeMutableRawPointer?) -> Void, signature: Signature("v^v")),
@@ -141,7 +189,7 @@ func run(_ arguments: [String]) -> Int32 {
     guard arguments.count == 4, arguments[1] == "--count", let iterations = Int(arguments[3]), iterations > 0,
         let chosen = makeCase(arguments[2], on: table, counting: counter, into: &subscriptions)
     else {
-        print("usage: EventKitCount --count swift.typed.1|swift.typed.10|swift.typed_pair.1|swift.typed_six.1|swift.string.1|swift.payload.1|swift.invoke.void_ptr N")
+        print("usage: EventKitCount --count swift.typed.1|swift.typed.10|swift.typed_pair.1|swift.typed_six.1|swift.string.1|swift.payload.1|swift.on_cancel|swift.dictionary.append_remove|swift.invoke.void_ptr N")
         return 2
     }
     do {
