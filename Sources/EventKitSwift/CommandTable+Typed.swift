@@ -24,14 +24,15 @@ extension CommandTable {
     func handlerSubscription<Arguments>(
         _ key: EventKey<Arguments>, signature: Signature, handler: MarshalHandler, options: HandlerOptions
     ) throws(DispatchError) -> Subscription {
-        let event: dc_event_id
-        do {
-            event = try eventID(for: key)
-        } catch {
-            // Not registered: the table took no reference.
-            handler.discard()
-            throw error
+        let found = key.storage.event(inTable: serial)
+        guard found.found else {
+            // A key new to this table, a string literal's most often: by
+            // name, which interns the event as it adds, with nothing to
+            // remember in a key that may not outlive the call.
+            return subscription(
+                for: try addHandler(key.name, signature: signature, handler: handler, options: options))
         }
+        let event = InternedEvent(record: found.record.unsafelyUnwrapped).id
         return subscription(for: try addHandler(handler, signature: signature, event: event, options: options))
     }
 

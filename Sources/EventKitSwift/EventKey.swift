@@ -116,40 +116,53 @@ public struct EventKey<Arguments>: Hashable, Sendable, ExpressibleByStringInterp
 /// What a key holds: its event's name, and the event as the table that last
 /// used the key interned it, in the C core's cache for bindings
 /// (`dc__event_cache`, which says how it stays right when several tables use
-/// one key).
+/// one key). Both live in one allocation, the cache after the name: a key
+/// costs one allocation, which a string literal naming an event in `on`
+/// makes on every call.
 @usableFromInline
-final class EventKeyStorage: @unchecked Sendable {
-    // @unchecked: `cache` is only read and written through the C core's
-    // atomic functions; the rest is constant or atomic.
-    let name: String
-    /// Zeroed memory, which is an empty cache.
-    private let cache: UnsafeMutablePointer<dc__event_cache>
+struct EventKeyStorage: @unchecked Sendable {
+    // @unchecked: the cache is only read and written through the C core's
+    // atomic functions; the name is constant.
+    @usableFromInline let buffer: EventKeyBuffer
 
+    /// Storage for the event `name`, its cache zeroed, which is empty.
     init(_ name: String) {
-        self.name = name
-        cache = .allocate(capacity: 1)
-        UnsafeMutableRawPointer(cache).initializeMemory(
-            as: UInt8.self, repeating: 0, count: MemoryLayout<dc__event_cache>.size)
+        let words = (MemoryLayout<dc__event_cache>.size + 7) / 8
+        buffer = unsafeDowncast(EventKeyBuffer.create(minimumCapacity: words) { _ in name }, to: EventKeyBuffer.self)
+        buffer.withUnsafeMutablePointerToElements { elements in
+            elements.initialize(repeating: 0, count: words)
+            _ = UnsafeMutableRawPointer(elements).bindMemory(to: dc__event_cache.self, capacity: 1)
+        }
     }
 
-    deinit {
-        cache.deallocate()
-    }
+    /// The event's name, read through its address: `header`, a class's
+    /// stored `var`, would check exclusive access on every read.
+    var name: String { buffer.withUnsafeMutablePointerToHeader { $0.pointee } }
 
     /// The event as the table with `serial` interned it, if that table is the
     /// one remembered.
     @inline(__always)
     func event(inTable serial: UInt64) -> dc__cached_event {
-        dc__event_cache_find(cache, serial)
+        buffer.withUnsafeMutablePointerToElements { dc__event_cache_find(Self.cache($0), serial) }
     }
 
     /// Remembers `event` as the table with `serial` interned it, unless
     /// another thread is remembering one at the same time (the key then keeps
     /// that one).
     func remember(_ event: InternedEvent, inTable serial: UInt64) {
-        dc__event_cache_remember(cache, serial, event.record)
+        buffer.withUnsafeMutablePointerToElements { dc__event_cache_remember(Self.cache($0), serial, event.record) }
+    }
+
+    /// The cache in the buffer's elements, bound to it when it was made.
+    @inline(__always)
+    private static func cache(_ elements: UnsafeMutablePointer<UInt64>) -> UnsafeMutablePointer<dc__event_cache> {
+        UnsafeMutableRawPointer(elements).assumingMemoryBound(to: dc__event_cache.self)
     }
 }
+
+/// A key's one allocation: its name, then the words of its cache.
+@usableFromInline
+final class EventKeyBuffer: ManagedBuffer<String, UInt64> {}
 
 /// An event as one table interned it: its record there, which holds its id.
 struct InternedEvent {

@@ -329,10 +329,11 @@ final class PayloadTypes: Sendable {
     /// with interned id `id`, named `event`, is not of the payload type its
     /// handlers take.
     @inline(__always)
-    func check(_ event: String, id: dc_event_id, _ object: AnyObject, at index: Int) throws(DispatchError) {
+    func check(_ key: EventKeyStorage, id: dc_event_id, _ object: AnyObject, at index: Int) throws(DispatchError) {
         let cell = directory.cell(at: Int(id))
         guard let cell, cell.accepts(ObjectIdentifier(type(of: object)), at: index) else {
-            try checkMissed(event, id: id, object, at: index, known: cell != nil)
+            // The name only here: reading it is a retain and a release.
+            try checkMissed(key.name, id: id, object, at: index, known: cell != nil)
             return
         }
     }
@@ -549,7 +550,7 @@ extension CommandTable {
     @inline(__always)
     func checkPayload(_ key: EventKeyStorage, _ value: Value, at index: Int) throws(DispatchError) {
         guard !payloadTypes.isEmpty, case .object(let object?) = value else { return }
-        try payloadTypes.check(key.name, id: event(of: key).id, object, at: index)
+        try payloadTypes.check(key, id: event(of: key).id, object, at: index)
     }
 
     /// `checkPayload` for each of `values`.
