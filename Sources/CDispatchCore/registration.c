@@ -12,11 +12,18 @@
 
 /* A new array holding the live handlers of `old` (none when NULL), with `first`
  * in front when given, and room to grow. */
-dc__handler_array *dc__rebuilt_array(const dc__handler_array *old, dc__handler *first, uint32_t live) {
+dc__handler_array *dc__rebuilt_array(const dc__handler_array *old, dc__handler *first, uint32_t live, bool churned) {
     /* Room for 30% more: an append copies the array once per 30% of
      * growth, and an array of a million handlers costs 8 to 10.4 bytes per
-     * handler (the memory target counts them: Benchmarks/RESULTS.md). */
-    uint64_t wanted = (uint64_t)live + 1 + (live + 1) * 3 / 10;
+     * handler (the memory target counts them: Benchmarks/RESULTS.md). An
+     * event whose handlers come and go (`churned`: `old` is full with
+     * removed ones) gets room for as many appends as keep its tombstones
+     * within DC__TOMBSTONES_KEPT until the next copy, the appended handler's
+     * own and the last removal's counted: adding and removing one handler
+     * then copies the array once per eight adds, not per three. */
+    uint64_t room = (live + 1) * 3 / 10;
+    if (churned && room < DC__TOMBSTONES_KEPT - 2) room = DC__TOMBSTONES_KEPT - 2;
+    uint64_t wanted = (uint64_t)live + 1 + room;
     uint32_t capacity = wanted < 4 ? 4 : wanted > UINT32_MAX ? UINT32_MAX : (uint32_t)wanted;
     dc__handler_array *array = malloc(sizeof *array + capacity * sizeof array->items[0]);
     if (array == NULL) return NULL;
@@ -212,12 +219,17 @@ static dc_status add_locked(dc_table *table, dc__event_record *record, dc_signat
     uint32_t count = array != NULL ? atomic_load_explicit(&array->count, memory_order_relaxed) : 0;
     uint32_t live_there = after ? owner->after_live : owner->live;
     bool needs_new_array = array == NULL || front || count == array->capacity;
-    dc__handler_array *new_array = needs_new_array ? dc__rebuilt_array(array, NULL, live_there + 1) : NULL;
-    dc__shape_set *spare_shapes = dc__shapes_copy(atomic_load_explicit(&record->shapes, memory_order_relaxed), 1);
+    dc__handler_array *new_array =
+        needs_new_array ? dc__rebuilt_array(array, NULL, live_there + 1, count > live_there && !front) : NULL;
     /* The event's own set, summarized anew when the lean execute must leave
      * it (its first after-handler), or made when it has none (its first
      * handler has a detail): a reader of its arrays reads its set. */
     bool owner_resummarized = after && owner->after_live == 0;
+    /* A new set only for a new shape or a new summary: commonly the handler
+     * is one more of a shape the event has. */
+    dc__shape_set *shapes = atomic_load_explicit(&record->shapes, memory_order_relaxed);
+    bool shapes_change = (owner_resummarized && owner == record) || dc__find_shape(shapes, signature, shape_flags(state)) == NULL;
+    dc__shape_set *spare_shapes = shapes_change ? dc__shapes_copy(shapes, 1) : NULL;
     bool owner_set = owner != record &&
                      (owner_resummarized || atomic_load_explicit(&owner->shapes, memory_order_relaxed) == NULL);
     dc__shape_set *owner_shapes = owner_set ? dc__copy_shapes(owner) : NULL;
@@ -227,7 +239,7 @@ static dc_status add_locked(dc_table *table, dc__event_record *record, dc_signat
     dedupe_index spare_index = {0};
     bool index_ready = !indexed || dedupe_has_room(&table->dedupe) || dc__dedupe_spare(&table->dedupe, &spare_index);
     uint32_t slot = take_slot(table);
-    if ((needs_new_array && new_array == NULL) || spare_shapes == NULL || (owner_set && owner_shapes == NULL) ||
+    if ((needs_new_array && new_array == NULL) || (shapes_change && spare_shapes == NULL) || (owner_set && owner_shapes == NULL) ||
         (wants_extras && extras == NULL) || !extras_ready || !index_ready || slot == UINT32_MAX) {
         free(new_array), free(spare_shapes), free(owner_shapes), free(extras), free(grown_extras);
         free(spare_index.entries);
@@ -262,7 +274,7 @@ static dc_status add_locked(dc_table *table, dc__event_record *record, dc_signat
     /* Counted first: the summaries below read what the lean execute may do. */
     ++*(after ? &owner->after_live : &owner->live);
     record->keyed++;
-    dc__add_shape(table, record, signature, shape_flags(state), spare_shapes, owner_resummarized && owner == record);
+    dc__add_shape(table, record, signature, shape_flags(state), spare_shapes);
     if (owner_shapes != NULL) dc__resummarize_shapes(table, owner, owner_shapes);
     if (front) {
         /* rebuilt_array copied the old order; put the new handler in front,

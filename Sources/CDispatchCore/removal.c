@@ -181,7 +181,7 @@ static void begin_batch(removal_batch *batch) {
 /* Compacting once tombstones outnumber live handlers three to one costs
  * O(1) per removal (see Benchmarks/RESULTS.md: each compaction writes every
  * live handler's position); an execute visits at most four entries per
- * live handler meanwhile. */
+ * live handler meanwhile, or DC__TOMBSTONES_KEPT more. */
 enum { TOMBSTONES_PER_LIVE = 3 };
 
 /* Step 1 for one handler. Caller holds the lock. */
@@ -212,8 +212,8 @@ static void unlink_handler(dc_table *table, dc__handler *handler, removal_batch 
     }
     /* Failing to compact is harmless (the next removal tries again). */
     uint32_t *tombstones = after ? &owner->after_tombstones : &owner->tombstones;
-    if (++*tombstones > 8 && *tombstones > TOMBSTONES_PER_LIVE * *live) {
-        dc__handler_array *compact = dc__rebuilt_array(array, NULL, *live);
+    if (++*tombstones > DC__TOMBSTONES_KEPT && *tombstones > TOMBSTONES_PER_LIVE * *live) {
+        dc__handler_array *compact = dc__rebuilt_array(array, NULL, *live, false);
         if (compact != NULL) dc__publish_array(table, owner, after, compact);
     }
     if (!(handler->position & DC__POSITION_UNINDEXED)) table->dedupe.indexed--;

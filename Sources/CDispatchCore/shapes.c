@@ -91,17 +91,14 @@ dc__shape_set *dc__copy_shapes(const dc__event_record *record) {
     return dc__shapes_copy(atomic_load_explicit(&record->shapes, memory_order_relaxed), 0);
 }
 
-/* Counts one more handler of the given shape, publishing a new set when the
- * shape is new or `resummarize`. Publish before the handler itself, so a
- * reader that sees the handler sees its shape. The set is preallocated by
- * the caller (`spare`, a copy of the current one with room for one more). */
-void dc__add_shape(dc_table *table, dc__event_record *record, dc_signature *signature, uint32_t flags, dc__shape_set *spare,
-                   bool resummarize) {
-    dc__shape_set *set = atomic_load_explicit(&record->shapes, memory_order_relaxed);
-    dc__handler_shape *shape = dc__find_shape(set, signature, flags);
-    if (shape != NULL && !resummarize) {
-        shape->handlers++;
-        free(spare);
+/* Counts one more handler of the given shape. With `spare`, a copy of the
+ * current set with room for one more made by the caller (the shape is new,
+ * or the set must be summarized anew), publishes that copy; without, counts
+ * it in the current set, which has the shape. Publish before the handler
+ * itself, so a reader that sees the handler sees its shape. */
+void dc__add_shape(dc_table *table, dc__event_record *record, dc_signature *signature, uint32_t flags, dc__shape_set *spare) {
+    if (spare == NULL) {
+        dc__find_shape(atomic_load_explicit(&record->shapes, memory_order_relaxed), signature, flags)->handlers++;
         return;
     }
     dc__handler_shape *copied = dc__find_shape(spare, signature, flags);

@@ -461,11 +461,17 @@ void dc__table_reclaim(dc_table *table);
  * slot is retired. Caller holds the lock. */
 void dc__put_owed_tombstones(dc_table *table);
 
+/* The tombstones an array may hold whatever its live handlers: a removal
+ * compacts the array beyond them (removal.c), and an add that copies an
+ * array of an event whose handlers come and go leaves room within them. */
+enum { DC__TOMBSTONES_KEPT = 8 };
+
 /* A new array of the live handlers of `old` (none when NULL), `first` in
- * front when given, with room to grow; NULL without memory. Published with
+ * front when given, with room to grow, more when `churned` (old is full of
+ * removed handlers); NULL without memory. Published with
  * dc__publish_array() as the event's after array or its other one, which
  * records each handler's position (registration.c). Caller holds the lock. */
-dc__handler_array *dc__rebuilt_array(const dc__handler_array *old, dc__handler *first, uint32_t live);
+dc__handler_array *dc__rebuilt_array(const dc__handler_array *old, dc__handler *first, uint32_t live, bool churned);
 void dc__publish_array(dc_table *table, dc__event_record *record, bool after, dc__handler_array *array);
 
 /* Removes a once-handler after its run, or after its delivery was dropped
@@ -486,10 +492,10 @@ dc__shape_set *dc__shapes_copy(const dc__shape_set *old, uint32_t extra);
 dc__shape_set *dc__copy_shapes(const dc__event_record *record);
 /* Publishes `copy`, a copy of `record`'s set, summarized anew. */
 void dc__resummarize_shapes(dc_table *table, dc__event_record *record, dc__shape_set *copy);
-/* Counts one more handler of a shape (see shapes.c), with `spare` a copy
- * of the set with room for one more. */
-void dc__add_shape(dc_table *table, dc__event_record *record, dc_signature *signature, uint32_t flags, dc__shape_set *spare,
-                   bool resummarize);
+/* Counts one more handler of a shape (see shapes.c): published in `spare`,
+ * a copy of the set with room for one more, or in the set itself (NULL),
+ * which has the shape. */
+void dc__add_shape(dc_table *table, dc__event_record *record, dc_signature *signature, uint32_t flags, dc__shape_set *spare);
 /* The shape of `set` (may be NULL) with that signature and those flags, or
  * NULL; a removal counts one handler fewer there. */
 static inline dc__handler_shape *dc__find_shape(dc__shape_set *set, const dc_signature *signature, uint32_t flags) {

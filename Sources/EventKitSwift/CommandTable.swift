@@ -179,29 +179,27 @@ public struct HandlerOptions: OptionSet, Sendable {
     public init(rawValue: UInt32) { self.rawValue = rawValue }
 
     /// Run at most once, then remove itself.
-    public static let once = HandlerOptions(rawValue: 1 << 0)
+    public static let once = HandlerOptions(rawValue: UInt32(DC_HANDLER_ONCE))
     /// Insert before the event's other handlers of its phase
     /// (``HandlerPhase``): before the normal handlers, or before the
     /// after-handlers. A default handler's place is fixed: with it, this is
     /// ``DispatchError/invalidArgument(_:)``.
-    public static let first = HandlerOptions(rawValue: 1 << 1)
+    public static let first = HandlerOptions(rawValue: UInt32(DC_HANDLER_FIRST))
     /// Fail an execute whose argument count differs from the handler's
     /// parameter count, instead of adapting.
-    public static let strict = HandlerOptions(rawValue: 1 << 2)
+    public static let strict = HandlerOptions(rawValue: UInt32(DC_HANDLER_STRICT))
 
     /// The phases (``HandlerPhase``), which registering methods take as a
     /// parameter of their own and add here.
-    static let phaseAfter = HandlerOptions(rawValue: 1 << 8)
-    static let phaseRunFirst = HandlerOptions(rawValue: 1 << 9)
-    static let phaseRunLast = HandlerOptions(rawValue: 1 << 10)
+    static let phaseAfter = HandlerOptions(rawValue: UInt32(DC_HANDLER_AFTER))
+    static let phaseRunFirst = HandlerOptions(rawValue: UInt32(DC_HANDLER_RUN_FIRST))
+    static let phaseRunLast = HandlerOptions(rawValue: UInt32(DC_HANDLER_RUN_LAST))
 
-    var cFlags: UInt32 {
-        (contains(.once) ? UInt32(DC_HANDLER_ONCE) : 0) | (contains(.first) ? UInt32(DC_HANDLER_FIRST) : 0)
-            | (contains(.strict) ? UInt32(DC_HANDLER_STRICT) : 0)
-            | (contains(.phaseAfter) ? UInt32(DC_HANDLER_AFTER) : 0)
-            | (contains(.phaseRunFirst) ? UInt32(DC_HANDLER_RUN_FIRST) : 0)
-            | (contains(.phaseRunLast) ? UInt32(DC_HANDLER_RUN_LAST) : 0)
-    }
+    /// Every option and phase: each is its C flag.
+    private static let all: HandlerOptions = [.once, .first, .strict, .phaseAfter, .phaseRunFirst, .phaseRunLast]
+
+    /// The C flags: the options' own bits, any other raw bit left out.
+    var cFlags: UInt32 { rawValue & Self.all.rawValue }
 
     /// These options with `phase`'s, and no other: a phase comes from the
     /// `phase:` parameter alone, whatever raw value the options were made
@@ -212,10 +210,7 @@ public struct HandlerOptions: OptionSet, Sendable {
 
     /// The options a C handler's flags give, its phase left out.
     init(cFlags: UInt32) {
-        self = []
-        if cFlags & UInt32(DC_HANDLER_ONCE) != 0 { insert(.once) }
-        if cFlags & UInt32(DC_HANDLER_FIRST) != 0 { insert(.first) }
-        if cFlags & UInt32(DC_HANDLER_STRICT) != 0 { insert(.strict) }
+        self.init(rawValue: cFlags & HandlerOptions([.once, .first, .strict]).rawValue)
     }
 }
 

@@ -133,12 +133,14 @@ extension HandlerPhase.Choice {
     /// fatal error when memory ran out, as Swift treats it.
     @usableFromInline
     func register<R: Registration>(
-        _ event: String, options: HandlerOptions, _ add: (HandlerOptions) throws(DispatchError) -> R
+        _ event: @autoclosure () -> String, options: HandlerOptions,
+        _ add: (HandlerOptions) throws(DispatchError) -> R
     ) throws(Failure) -> R {
         do {
             return try add(options.placed(in: phase))
         } catch {
-            return try failed(event, error)
+            // The name only for the message: reading a key's costs a retain.
+            return try failed(event(), error)
         }
     }
 
