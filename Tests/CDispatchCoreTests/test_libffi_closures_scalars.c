@@ -1,0 +1,265 @@
+/*
+ * test_libffi_closures_scalars.c — libffi's testsuite/libffi.closures cases
+ * of scalar arguments and returns, restated against the public API: sixteen
+ * mixed arguments past the registers (closure_fn0 to closure_fn6,
+ * closure_loc_fn0), narrow integers one at a time and several together, float,
+ * double, long long and pointer returns, many mixed float, double and long
+ * arguments, and the two small struct cases problem1 and testclosure. Each
+ * closure is called from C through dc_closure_function() cast to its C type,
+ * and again with dc_call(); its handler checks every argument it reads
+ * against the values the caller passed. Each test names the libffi file(s) it
+ * restates; libffi_closures_cases.txt lists them all.
+ */
+#include "test_support.h"
+
+#include <float.h>
+
+/* The user data libffi's closure_fn and closure_simple cases give their
+ * handler, which adds it to the sum it returns. */
+enum { LIBFFI_USER_DATA = 3 };
+
+/* ---- one handler that sums what it receives ------------------------------------------------- */
+
+/*
+ * What a summing closure's handler expects: the arguments each call passes,
+ * exactly (type and bits), and the user data it adds to an integer sum. The
+ * handler counts its calls.
+ */
+typedef struct summed_call {
+    const char *libffi_file; /* names a failure */
+    int user_data;
+    int calls;
+    size_t count;
+    dc_value arguments[16];
+} summed_call;
+
+/* What an argument adds to the sum: an integer its value, a float or double
+ * its value, or truncated toward zero (as libffi's handlers cast each to int)
+ * when `truncate` is set. */
+static double addend(dc_value argument, bool truncate) {
+    double x;
+    if (argument.type == DC_TYPE_FLOAT) {
+        x = argument.f;
+    } else if (argument.type == DC_TYPE_DOUBLE) {
+        x = argument.d;
+    } else {
+        dc_value wide;
+        assert_ok(dc_value_convert(&argument, DC_TYPE_INT64, &wide));
+        return (double)wide.i64;
+    }
+    return truncate ? (double)(int64_t)x : x;
+}
+
+/*
+ * A forward handler that checks each argument against the summed_call in
+ * user_data and returns their sum: a floating-point return the exact sum, an
+ * integer return the sum of the arguments each truncated to an integer plus
+ * the user data, as libffi's handlers compute theirs.
+ */
+static void sum_the_arguments(dc_invocation *call, void *user_data) {
+    summed_call *expected = user_data;
+    expected->calls++;
+    dc_signature *signature = dc_invocation_signature(call);
+    assert_int_equal(dc_signature_parameter_count(signature), expected->count);
+    dc_type return_type = dc_signature_return_type(signature);
+    bool floating = return_type == DC_TYPE_FLOAT || return_type == DC_TYPE_DOUBLE;
+    double sum = floating ? 0 : expected->user_data;
+    for (size_t i = 0; i < expected->count; i++) {
+        dc_value argument;
+        assert_ok(dc_invocation_get_argument(call, i, &argument));
+        char context[96];
+        snprintf(context, sizeof context, "%s, argument %zu of the closure's call", expected->libffi_file, i);
+        assert_value_equal(expected->arguments[i], argument, context);
+        sum += addend(argument, !floating);
+    }
+    dc_value wide = floating ? dc_double(sum) : dc_int64((int64_t)sum), result;
+    assert_ok(dc_value_convert(&wide, return_type, &result));
+    assert_ok(dc_invocation_set_return_value(call, &result));
+}
+
+/* A closure of `encoding` whose calls go to sum_the_arguments with `expected`. */
+static dc_closure *summing_closure(const char *encoding, summed_call *expected) {
+    return create_closure(encoding, sum_the_arguments, expected);
+}
+
+/*
+ * Calls the closure once more with dc_call() and the expected arguments (a
+ * call through libffi into libffi's closure), checks that it returns
+ * `expected_return` and that the handler ran once for each of the
+ * `c_calls` calls from C and once for this one, and destroys the closure.
+ */
+static void call_with_dc_call_and_destroy(dc_closure *closure, summed_call *expected, int c_calls,
+                                          dc_value expected_return) {
+    dc_value result;
+    assert_ok(dc_call(dc_closure_signature(closure), dc_closure_function(closure), expected->arguments,
+                      expected->count, &result));
+    assert_value_equal(expected_return, result, expected->libffi_file);
+    assert_int_equal(expected->calls, c_calls + 1);
+    dc_closure_destroy(closure);
+}
+
+/* ---- closure_fn0 to closure_fn6, closure_loc_fn0: sixteen arguments -------------------------- */
+
+typedef int (*long_long_int_short_double_float)(unsigned long long, int, unsigned long long, int, short,
+                                                unsigned long long, int, int, double, int, int, float, int,
+                                                int, int, int);
+#define LONG_LONG_INT_SHORT_DOUBLE_FLOAT "iQiQisQiidiifiiii"
+
+/* closure_fn0.c's and closure_loc_fn0.c's arguments, as its handler receives them. */
+static summed_call long_long_int_short_double_float_call(const char *libffi_file) {
+    return (summed_call){libffi_file, LIBFFI_USER_DATA, 0, 16,
+                         {dc_uint64(1), dc_int32(2), dc_uint64(3), dc_int32(4), dc_int16(127), dc_uint64(429),
+                          dc_int32(7), dc_int32(8), dc_double(9.5), dc_int32(10), dc_int32(11), dc_float(12),
+                          dc_int32(13), dc_int32(19), dc_int32(21), dc_int32(1)}};
+}
+
+/* Restates libffi.closures' closure_fn0.c. */
+static void a_closure_reads_sixteen_long_long_int_short_double_and_float_arguments(void **state) {
+    (void)state;
+    summed_call expected = long_long_int_short_double_float_call("closure_fn0.c");
+    dc_closure *closure = summing_closure(LONG_LONG_INT_SHORT_DOUBLE_FLOAT, &expected);
+    long_long_int_short_double_float f = (long_long_int_short_double_float)dc_closure_function(closure);
+    assert_int_equal(f(1, 2, 3, 4, 127, 429, 7, 8, 9.5, 10, 11, 12, 13, 19, 21, 1), 680);
+    call_with_dc_call_and_destroy(closure, &expected, 1, dc_int32(680));
+}
+
+/* Restates libffi.closures' closure_loc_fn0.c, whose closure is called at the
+ * code location ffi_closure_alloc gave: here the one function a closure hands
+ * out, the same each time it is asked, for the closure's whole life. */
+static void a_closure_is_called_at_the_one_address_it_hands_out(void **state) {
+    (void)state;
+    summed_call expected = long_long_int_short_double_float_call("closure_loc_fn0.c");
+    dc_closure *closure = summing_closure(LONG_LONG_INT_SHORT_DOUBLE_FLOAT, &expected);
+    dc_function code = dc_closure_function(closure);
+    assert_non_null(code);
+    assert_int_equal(((long_long_int_short_double_float)code)(1, 2, 3, 4, 127, 429, 7, 8, 9.5, 10, 11, 12, 13,
+                                                             19, 21, 1),
+                     680);
+    assert_ptr_equal(dc_closure_function(closure), code);
+    assert_int_equal(((long_long_int_short_double_float)dc_closure_function(closure))(1, 2, 3, 4, 127, 429, 7, 8,
+                                                                                     9.5, 10, 11, 12, 13, 19, 21,
+                                                                                     1),
+                     680);
+    call_with_dc_call_and_destroy(closure, &expected, 2, dc_int32(680));
+}
+
+/* Restates libffi.closures' closure_fn1.c. */
+static void a_closure_reads_sixteen_arguments_led_by_four_floats(void **state) {
+    (void)state;
+    summed_call expected = {"closure_fn1.c", LIBFFI_USER_DATA, 0, 16,
+                            {dc_float(1.1f), dc_float(2.2f), dc_float(3.3f), dc_float(4.4f), dc_int16(127),
+                             dc_float(5.5f), dc_float(6.6f), dc_int32(8), dc_double(9), dc_int32(10), dc_int32(11),
+                             dc_float(12), dc_int32(13), dc_int32(19), dc_int32(21), dc_int32(1)}};
+    dc_closure *closure = summing_closure("iffffsffidiifiiii", &expected);
+    int (*f)(float, float, float, float, short, float, float, int, double, int, int, float, int, int, int, int) =
+        (int (*)(float, float, float, float, short, float, float, int, double, int, int, float, int, int, int,
+                 int))dc_closure_function(closure);
+    assert_int_equal(f(1.1f, 2.2f, 3.3f, 4.4f, 127, 5.5f, 6.6f, 8, 9, 10, 11, 12.0f, 13, 19, 21, 1), 255);
+    call_with_dc_call_and_destroy(closure, &expected, 1, dc_int32(255));
+}
+
+/* Restates libffi.closures' closure_fn2.c. */
+static void a_closure_reads_sixteen_arguments_led_by_four_doubles(void **state) {
+    (void)state;
+    summed_call expected = {"closure_fn2.c", LIBFFI_USER_DATA, 0, 16,
+                            {dc_double(1), dc_double(2), dc_double(3), dc_double(4), dc_int16(127), dc_double(5),
+                             dc_double(6), dc_int32(8), dc_double(9), dc_int32(10), dc_int32(11), dc_float(12),
+                             dc_int32(13), dc_float(19), dc_int32(21), dc_int32(1)}};
+    dc_closure *closure = summing_closure("iddddsddidiififii", &expected);
+    int (*f)(double, double, double, double, short, double, double, int, double, int, int, float, int, float, int,
+             int) = (int (*)(double, double, double, double, short, double, double, int, double, int, int, float,
+                             int, float, int, int))dc_closure_function(closure);
+    assert_int_equal(f(1, 2, 3, 4, 127, 5, 6, 8, 9, 10, 11, 12.0f, 13, 19.0f, 21, 1), 255);
+    call_with_dc_call_and_destroy(closure, &expected, 1, dc_int32(255));
+}
+
+/* Restates libffi.closures' closure_fn3.c. */
+static void a_closure_reads_sixteen_arguments_mostly_floats(void **state) {
+    (void)state;
+    summed_call expected = {"closure_fn3.c", LIBFFI_USER_DATA, 0, 16,
+                            {dc_float(1.1f), dc_float(2.2f), dc_float(3.3f), dc_float(4.4f), dc_float(5.5f),
+                             dc_float(6.6f), dc_float(7.7f), dc_float(8.8f), dc_double(9), dc_int32(10),
+                             dc_float(11.11f), dc_float(12), dc_int32(13), dc_float(19.19f), dc_float(21.21f),
+                             dc_int32(1)}};
+    dc_closure *closure = summing_closure("iffffffffdiffiffi", &expected);
+    int (*f)(float, float, float, float, float, float, float, float, double, int, float, float, int, float, float,
+             int) = (int (*)(float, float, float, float, float, float, float, float, double, int, float, float,
+                             int, float, float, int))dc_closure_function(closure);
+    assert_int_equal(
+        f(1.1f, 2.2f, 3.3f, 4.4f, 5.5f, 6.6f, 7.7f, 8.8f, 9, 10, 11.11f, 12.0f, 13, 19.19f, 21.21f, 1), 135);
+    call_with_dc_call_and_destroy(closure, &expected, 1, dc_int32(135));
+}
+
+/* Restates libffi.closures' closure_fn4.c. */
+static void a_closure_reads_fifteen_long_longs_and_an_int(void **state) {
+    (void)state;
+    summed_call expected = {"closure_fn4.c", LIBFFI_USER_DATA, 0, 16,
+                            {dc_uint64(1), dc_uint64(2), dc_uint64(3), dc_uint64(4), dc_uint64(127),
+                             dc_uint64(429), dc_uint64(7), dc_uint64(8), dc_uint64(9), dc_uint64(10), dc_uint64(11),
+                             dc_uint64(12), dc_uint64(13), dc_uint64(19), dc_uint64(21), dc_int32(1)}};
+    dc_closure *closure = summing_closure("iQQQQQQQQQQQQQQQi", &expected);
+    typedef unsigned long long ull;
+    int (*f)(ull, ull, ull, ull, ull, ull, ull, ull, ull, ull, ull, ull, ull, ull, ull, int) =
+        (int (*)(ull, ull, ull, ull, ull, ull, ull, ull, ull, ull, ull, ull, ull, ull, ull,
+                 int))dc_closure_function(closure);
+    assert_int_equal(f(1, 2, 3, 4, 127, 429, 7, 8, 9, 10, 11, 12, 13, 19, 21, 1), 680);
+    call_with_dc_call_and_destroy(closure, &expected, 1, dc_int32(680));
+}
+
+/* Restates libffi.closures' closure_fn5.c. */
+static void a_closure_reads_an_int_between_long_longs_past_the_registers(void **state) {
+    (void)state;
+    summed_call expected = {"closure_fn5.c", LIBFFI_USER_DATA, 0, 16,
+                            {dc_uint64(1), dc_uint64(2), dc_uint64(3), dc_uint64(4), dc_uint64(127),
+                             dc_uint64(429), dc_uint64(7), dc_uint64(8), dc_uint64(9), dc_uint64(10), dc_int32(11),
+                             dc_uint64(12), dc_uint64(13), dc_uint64(19), dc_uint64(21), dc_int32(1)}};
+    dc_closure *closure = summing_closure("iQQQQQQQQQQiQQQQi", &expected);
+    typedef unsigned long long ull;
+    int (*f)(ull, ull, ull, ull, ull, ull, ull, ull, ull, ull, int, ull, ull, ull, ull, int) =
+        (int (*)(ull, ull, ull, ull, ull, ull, ull, ull, ull, ull, int, ull, ull, ull, ull,
+                 int))dc_closure_function(closure);
+    assert_int_equal(f(1, 2, 3, 4, 127, 429, 7, 8, 9, 10, 11, 12, 13, 19, 21, 1), 680);
+    call_with_dc_call_and_destroy(closure, &expected, 1, dc_int32(680));
+}
+
+/* Restates libffi.closures' closure_fn6.c. */
+static void a_closure_reads_long_longs_then_ints_floats_and_doubles_interleaved(void **state) {
+    (void)state;
+    summed_call expected = {"closure_fn6.c", LIBFFI_USER_DATA, 0, 16,
+                            {dc_uint64(1), dc_uint64(2), dc_uint64(3), dc_uint64(4), dc_int32(127),
+                             dc_double(429), dc_double(7), dc_float(8), dc_double(9.5), dc_double(10), dc_int32(11),
+                             dc_float(12), dc_int32(13), dc_int32(19), dc_double(21), dc_double(1)}};
+    dc_closure *closure = summing_closure("iQQQQiddfddifiidd", &expected);
+    typedef unsigned long long ull;
+    int (*f)(ull, ull, ull, ull, int, double, double, float, double, double, int, float, int, int, double,
+             double) = (int (*)(ull, ull, ull, ull, int, double, double, float, double, double, int, float, int,
+                                int, double, double))dc_closure_function(closure);
+    assert_int_equal(f(1, 2, 3, 4, 127, 429., 7., 8.f, 9.5, 10., 11, 12.f, 13, 19, 21., 1.), 680);
+    call_with_dc_call_and_destroy(closure, &expected, 1, dc_int32(680));
+}
+
+/* Restates libffi.closures' closure_simple.c. */
+static void a_closure_of_four_ints_adds_its_user_data_to_their_sum(void **state) {
+    (void)state;
+    summed_call expected = {"closure_simple.c", LIBFFI_USER_DATA, 0, 4,
+                            {dc_uint32(0), dc_uint32(1), dc_uint32(2), dc_uint32(3)}};
+    dc_closure *closure = summing_closure("iIIII", &expected);
+    int (*f)(int, int, int, int) = (int (*)(int, int, int, int))dc_closure_function(closure);
+    assert_int_equal(f(0, 1, 2, 3), 9);
+    call_with_dc_call_and_destroy(closure, &expected, 1, dc_int32(9));
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(a_closure_reads_sixteen_long_long_int_short_double_and_float_arguments),
+        cmocka_unit_test(a_closure_is_called_at_the_one_address_it_hands_out),
+        cmocka_unit_test(a_closure_reads_sixteen_arguments_led_by_four_floats),
+        cmocka_unit_test(a_closure_reads_sixteen_arguments_led_by_four_doubles),
+        cmocka_unit_test(a_closure_reads_sixteen_arguments_mostly_floats),
+        cmocka_unit_test(a_closure_reads_fifteen_long_longs_and_an_int),
+        cmocka_unit_test(a_closure_reads_an_int_between_long_longs_past_the_registers),
+        cmocka_unit_test(a_closure_reads_long_longs_then_ints_floats_and_doubles_interleaved),
+        cmocka_unit_test(a_closure_of_four_ints_adds_its_user_data_to_their_sum),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
