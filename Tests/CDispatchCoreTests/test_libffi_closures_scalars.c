@@ -98,6 +98,17 @@ static void call_with_dc_call_and_destroy(dc_closure *closure, summed_call *expe
     dc_closure_destroy(closure);
 }
 
+/* Calls `callee` with dc_call() and the expected arguments, as libffi's test
+ * calls it with ffi_call, checks that it returns `expected_return`, and
+ * makes the summing closure of the same signature. */
+static dc_closure *summing_closure_after_calling(const char *encoding, summed_call *expected, dc_function callee,
+                                                 dc_value expected_return) {
+    dc_value result;
+    call_encoded(encoding, -1, callee, expected->arguments, expected->count, &result);
+    assert_value_equal(expected_return, result, expected->libffi_file);
+    return summing_closure(encoding, expected);
+}
+
 /* ---- closure_fn0 to closure_fn6, closure_loc_fn0: sixteen arguments -------------------------- */
 
 typedef int (*long_long_int_short_double_float)(unsigned long long, int, unsigned long long, int, short,
@@ -249,6 +260,225 @@ static void a_closure_of_four_ints_adds_its_user_data_to_their_sum(void **state)
     call_with_dc_call_and_destroy(closure, &expected, 1, dc_int32(9));
 }
 
+/* ---- cls_double, cls_float, cls_schar, ...: one argument returned ------------------------------ */
+
+/* Checks that a closure of `ctype` (encoded `code`) receives `value` as
+ * `constructor` makes it, and returns it to its C caller and to dc_call(). */
+#define ASSERT_A_CLOSURE_RECEIVES_AND_RETURNS(libffi_file, ctype, code, constructor, value)                     \
+    do {                                                                                                    \
+        summed_call expected = {libffi_file, 0, 0, 1, {constructor(value)}};                                \
+        dc_closure *closure = summing_closure(code code, &expected);                                        \
+        ctype result = ((ctype(*)(ctype))dc_closure_function(closure))(value);                              \
+        assert_value_equal(constructor(value), constructor(result), libffi_file);                          \
+        call_with_dc_call_and_destroy(closure, &expected, 1, constructor(value));                           \
+    } while (0)
+
+/* Restates libffi.closures' cls_double.c. */
+static void a_closure_receives_and_returns_a_double(void **state) {
+    (void)state;
+    ASSERT_A_CLOSURE_RECEIVES_AND_RETURNS("cls_double.c", double, "d", dc_double, 21474.789);
+}
+
+/* Restates libffi.closures' cls_float.c. */
+static void a_closure_receives_and_returns_a_float(void **state) {
+    (void)state;
+    ASSERT_A_CLOSURE_RECEIVES_AND_RETURNS("cls_float.c", float, "f", dc_float, -2122.12f);
+}
+
+/* Restates libffi.closures' cls_schar.c. */
+static void a_closure_receives_and_returns_a_signed_char(void **state) {
+    (void)state;
+    ASSERT_A_CLOSURE_RECEIVES_AND_RETURNS("cls_schar.c", signed char, "c", dc_int8, 127);
+}
+
+/* Restates libffi.closures' cls_sint.c. */
+static void a_closure_receives_and_returns_an_int(void **state) {
+    (void)state;
+    ASSERT_A_CLOSURE_RECEIVES_AND_RETURNS("cls_sint.c", int, "i", dc_int32, 65534);
+}
+
+/* Restates libffi.closures' cls_sshort.c. */
+static void a_closure_receives_and_returns_a_short(void **state) {
+    (void)state;
+    ASSERT_A_CLOSURE_RECEIVES_AND_RETURNS("cls_sshort.c", short, "s", dc_int16, 255);
+}
+
+/* Restates libffi.closures' cls_uchar.c. */
+static void a_closure_receives_and_returns_an_unsigned_char(void **state) {
+    (void)state;
+    ASSERT_A_CLOSURE_RECEIVES_AND_RETURNS("cls_uchar.c", unsigned char, "C", dc_uint8, 127);
+}
+
+/* Restates libffi.closures' cls_uint.c. */
+static void a_closure_receives_and_returns_an_unsigned_int(void **state) {
+    (void)state;
+    ASSERT_A_CLOSURE_RECEIVES_AND_RETURNS("cls_uint.c", unsigned int, "I", dc_uint32, 2147483647);
+}
+
+/* Restates libffi.closures' cls_ushort.c. */
+static void a_closure_receives_and_returns_an_unsigned_short(void **state) {
+    (void)state;
+    ASSERT_A_CLOSURE_RECEIVES_AND_RETURNS("cls_ushort.c", unsigned short, "S", dc_uint16, 65535);
+}
+
+/* cls_ulonglong.c's handler: its argument with the low 60 bits flipped. */
+static const uint64_t LOW_SIXTY_BITS = 0x0fffffffffffffffULL;
+
+static void flip_the_low_sixty_bits(dc_invocation *call, void *user_data) {
+    const uint64_t *expected = user_data;
+    dc_value argument;
+    assert_ok(dc_invocation_get_argument(call, 0, &argument));
+    assert_value_equal(dc_uint64(*expected), argument, "cls_ulonglong.c, the closure's argument");
+    assert_ok(dc_invocation_set_return_value(call, VALUE(dc_uint64(argument.u64 ^ LOW_SIXTY_BITS))));
+}
+
+/* Restates libffi.closures' cls_ulonglong.c. */
+static void a_closure_receives_and_returns_an_unsigned_long_long(void **state) {
+    (void)state;
+    uint64_t expected = 214;
+    dc_closure *closure = create_closure("QQ", flip_the_low_sixty_bits, &expected);
+    typedef unsigned long long ull;
+    ull (*f)(ull) = (ull(*)(ull))dc_closure_function(closure);
+    assert_true(f(214) == 1152921504606846761ULL);
+    expected = 9223372035854775808ULL;
+    assert_true(f(9223372035854775808ULL) == 8070450533247928831ULL);
+    dc_value result;
+    assert_ok(dc_call(dc_closure_signature(closure), dc_closure_function(closure), VALUE(dc_uint64(expected)), 1,
+                      &result));
+    assert_value_equal(dc_uint64(8070450533247928831ULL), result, "cls_ulonglong.c through dc_call");
+    dc_closure_destroy(closure);
+}
+
+/* ---- cls_multi_*: narrow integers summed ------------------------------------------------------ */
+
+CALLEE static signed char add_signed_chars(signed char a1, signed char a2) { return (signed char)(a1 + a2); }
+CALLEE static short add_shorts(short a1, short a2) { return (short)(a1 + a2); }
+CALLEE static short add_signed_chars_and_shorts(signed char a1, short a2, signed char a3, short a4) {
+    return (short)(a1 + a2 + a3 + a4);
+}
+CALLEE static unsigned char add_unsigned_chars(unsigned char a1, unsigned char a2, unsigned char a3,
+                                               unsigned char a4) {
+    return (unsigned char)(a1 + a2 + a3 + a4);
+}
+CALLEE static unsigned short add_unsigned_shorts(unsigned short a1, unsigned short a2) {
+    return (unsigned short)(a1 + a2);
+}
+CALLEE static unsigned short add_unsigned_chars_and_shorts(unsigned char a1, unsigned short a2, unsigned char a3,
+                                                           unsigned short a4) {
+    return (unsigned short)(a1 + a2 + a3 + a4);
+}
+
+/* Restates libffi.closures' cls_multi_schar.c. */
+static void a_closure_sums_two_signed_chars_to_the_largest_one(void **state) {
+    (void)state;
+    summed_call expected = {"cls_multi_schar.c", 0, 0, 2, {dc_int8(2), dc_int8(125)}};
+    dc_closure *closure = summing_closure_after_calling("ccc", &expected, DC_FUNCTION(add_signed_chars), dc_int8(127));
+    assert_int_equal(((signed char (*)(signed char, signed char))dc_closure_function(closure))(2, 125), 127);
+    call_with_dc_call_and_destroy(closure, &expected, 1, dc_int8(127));
+}
+
+/* Restates libffi.closures' cls_multi_sshort.c. */
+static void a_closure_sums_two_shorts_to_the_largest_one(void **state) {
+    (void)state;
+    summed_call expected = {"cls_multi_sshort.c", 0, 0, 2, {dc_int16(2), dc_int16(32765)}};
+    dc_closure *closure = summing_closure_after_calling("sss", &expected, DC_FUNCTION(add_shorts), dc_int16(32767));
+    assert_int_equal(((short (*)(short, short))dc_closure_function(closure))(2, 32765), 32767);
+    call_with_dc_call_and_destroy(closure, &expected, 1, dc_int16(32767));
+}
+
+/* Restates libffi.closures' cls_multi_sshortchar.c. */
+static void a_closure_sums_signed_chars_and_shorts_in_turn(void **state) {
+    (void)state;
+    summed_call expected = {"cls_multi_sshortchar.c", 0, 0, 4,
+                            {dc_int8(1), dc_int16(32765), dc_int8(127), dc_int16(-128)}};
+    dc_closure *closure = summing_closure_after_calling("scscs", &expected, DC_FUNCTION(add_signed_chars_and_shorts),
+                                                        dc_int16(32765));
+    short (*f)(signed char, short, signed char, short) =
+        (short (*)(signed char, short, signed char, short))dc_closure_function(closure);
+    assert_int_equal(f(1, 32765, 127, -128), 32765);
+    call_with_dc_call_and_destroy(closure, &expected, 1, dc_int16(32765));
+}
+
+/* Restates libffi.closures' cls_multi_uchar.c. */
+static void a_closure_sums_four_unsigned_chars_to_the_largest_one(void **state) {
+    (void)state;
+    summed_call expected = {"cls_multi_uchar.c", 0, 0, 4, {dc_uint8(1), dc_uint8(2), dc_uint8(127), dc_uint8(125)}};
+    dc_closure *closure = summing_closure_after_calling("CCCCC", &expected, DC_FUNCTION(add_unsigned_chars),
+                                                        dc_uint8(255));
+    unsigned char (*f)(unsigned char, unsigned char, unsigned char, unsigned char) =
+        (unsigned char (*)(unsigned char, unsigned char, unsigned char, unsigned char))dc_closure_function(closure);
+    assert_int_equal(f(1, 2, 127, 125), 255);
+    call_with_dc_call_and_destroy(closure, &expected, 1, dc_uint8(255));
+}
+
+/* Restates libffi.closures' cls_multi_ushort.c. */
+static void a_closure_sums_two_unsigned_shorts(void **state) {
+    (void)state;
+    summed_call expected = {"cls_multi_ushort.c", 0, 0, 2, {dc_uint16(2), dc_uint16(32765)}};
+    dc_closure *closure = summing_closure_after_calling("SSS", &expected, DC_FUNCTION(add_unsigned_shorts),
+                                                        dc_uint16(32767));
+    assert_int_equal(((unsigned short (*)(unsigned short, unsigned short))dc_closure_function(closure))(2, 32765),
+                     32767);
+    call_with_dc_call_and_destroy(closure, &expected, 1, dc_uint16(32767));
+}
+
+/* Restates libffi.closures' cls_multi_ushortchar.c. */
+static void a_closure_sums_unsigned_chars_and_shorts_in_turn(void **state) {
+    (void)state;
+    summed_call expected = {"cls_multi_ushortchar.c", 0, 0, 4,
+                            {dc_uint8(1), dc_uint16(2), dc_uint8(127), dc_uint16(128)}};
+    dc_closure *closure = summing_closure_after_calling("SCSCS", &expected,
+                                                        DC_FUNCTION(add_unsigned_chars_and_shorts), dc_uint16(258));
+    unsigned short (*f)(unsigned char, unsigned short, unsigned char, unsigned short) =
+        (unsigned short (*)(unsigned char, unsigned short, unsigned char, unsigned short))dc_closure_function(closure);
+    assert_int_equal(f(1, 2, 127, 128), 258);
+    call_with_dc_call_and_destroy(closure, &expected, 1, dc_uint16(258));
+}
+
+/* ---- cls_many_mixed_args, cls_many_mixed_float_double: floating-point sums ------------------- */
+
+/* C's long as a value of its own width, as LONG_CODE encodes it. */
+static dc_value long_value(long x) { return sizeof(long) == 8 ? dc_int64(x) : dc_int32((int32_t)x); }
+
+static bool within_float_epsilon(double x, double target) {
+    return x - target < FLT_EPSILON && target - x < FLT_EPSILON;
+}
+
+/* Restates libffi.closures' cls_many_mixed_args.c. */
+static void a_closure_sums_eleven_doubles_and_five_longs(void **state) {
+    (void)state;
+    summed_call expected = {"cls_many_mixed_args.c", 0, 0, 16,
+                            {dc_double(0.1), dc_double(0.2), dc_double(0.3), dc_double(0.4), long_value(5),
+                             dc_double(0.6), dc_double(0.7), dc_double(0.8), dc_double(0.9), long_value(10),
+                             dc_double(1.1), long_value(12), dc_double(1.3), long_value(14), dc_double(1.5),
+                             long_value(16)}};
+    dc_closure *closure = summing_closure(
+        "ddddd" LONG_CODE "dddd" LONG_CODE "d" LONG_CODE "d" LONG_CODE "d" LONG_CODE, &expected);
+    double (*f)(double, double, double, double, long, double, double, double, double, long, double, long, double,
+                long, double, long) = (double (*)(double, double, double, double, long, double, double, double,
+                                                  double, long, double, long, double, long, double,
+                                                  long))dc_closure_function(closure);
+    double result = f(0.1, 0.2, 0.3, 0.4, 5, 0.6, 0.7, 0.8, 0.9, 10, 1.1, 12, 1.3, 14, 1.5, 16);
+    assert_true(within_float_epsilon(result, 64.9));
+    call_with_dc_call_and_destroy(closure, &expected, 1, dc_double(result));
+}
+
+/* Restates libffi.closures' cls_many_mixed_float_double.c. */
+static void a_closure_sums_doubles_and_floats_interleaved(void **state) {
+    (void)state;
+    summed_call expected = {"cls_many_mixed_float_double.c", 0, 0, 12,
+                            {dc_double(0.1), dc_float(0.2f), dc_double(0.3), dc_double(0.4), dc_double(0.5),
+                             dc_double(0.6), dc_double(0.7), dc_float(0.8f), dc_float(0.9f), dc_double(1.0),
+                             dc_float(1.1f), dc_float(1.2f)}};
+    dc_closure *closure = summing_closure("ddfdddddffdff", &expected);
+    double (*f)(double, float, double, double, double, double, double, float, float, double, float, float) =
+        (double (*)(double, float, double, double, double, double, double, float, float, double, float,
+                    float))dc_closure_function(closure);
+    double result = f(0.1, 0.2f, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8f, 0.9f, 1.0, 1.1f, 1.2f);
+    assert_true(within_float_epsilon(result, 7.8));
+    call_with_dc_call_and_destroy(closure, &expected, 1, dc_double(result));
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(a_closure_reads_sixteen_long_long_int_short_double_and_float_arguments),
@@ -260,6 +490,23 @@ int main(void) {
         cmocka_unit_test(a_closure_reads_an_int_between_long_longs_past_the_registers),
         cmocka_unit_test(a_closure_reads_long_longs_then_ints_floats_and_doubles_interleaved),
         cmocka_unit_test(a_closure_of_four_ints_adds_its_user_data_to_their_sum),
+        cmocka_unit_test(a_closure_receives_and_returns_a_double),
+        cmocka_unit_test(a_closure_receives_and_returns_a_float),
+        cmocka_unit_test(a_closure_receives_and_returns_a_signed_char),
+        cmocka_unit_test(a_closure_receives_and_returns_an_int),
+        cmocka_unit_test(a_closure_receives_and_returns_a_short),
+        cmocka_unit_test(a_closure_receives_and_returns_an_unsigned_char),
+        cmocka_unit_test(a_closure_receives_and_returns_an_unsigned_int),
+        cmocka_unit_test(a_closure_receives_and_returns_an_unsigned_short),
+        cmocka_unit_test(a_closure_receives_and_returns_an_unsigned_long_long),
+        cmocka_unit_test(a_closure_sums_two_signed_chars_to_the_largest_one),
+        cmocka_unit_test(a_closure_sums_two_shorts_to_the_largest_one),
+        cmocka_unit_test(a_closure_sums_signed_chars_and_shorts_in_turn),
+        cmocka_unit_test(a_closure_sums_four_unsigned_chars_to_the_largest_one),
+        cmocka_unit_test(a_closure_sums_two_unsigned_shorts),
+        cmocka_unit_test(a_closure_sums_unsigned_chars_and_shorts_in_turn),
+        cmocka_unit_test(a_closure_sums_eleven_doubles_and_five_longs),
+        cmocka_unit_test(a_closure_sums_doubles_and_floats_interleaved),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
