@@ -479,6 +479,170 @@ static void a_closure_sums_doubles_and_floats_interleaved(void **state) {
     call_with_dc_call_and_destroy(closure, &expected, 1, dc_double(result));
 }
 
+/* ---- cls_pointer, cls_pointer_stack: pointers summed ------------------------------------------ */
+
+/* A pointer made of an address-sized integer, as libffi's tests make theirs. */
+static void *address(uintptr_t bits) { return (void *)bits; }
+
+CALLEE static void *add_pointers(void *a1, void *a2) { return address((uintptr_t)a1 + (uintptr_t)a2); }
+
+static volatile long trampled;
+
+CALLEE static long add_long_doubles_and_chars(long double a1, char b1, long double a2, char b2, long double a3,
+                                              char b3, long double a4, char b4) {
+    return (long)(a1 + b1 + a2 + b2 + a3 + b3 + a4 + b4);
+}
+
+/* Fills its frame with long doubles and chars made from the pointers and
+ * passes them all to a call (most of them on the stack), as
+ * cls_pointer_stack.c does in its handler and callees, so that what a
+ * closure keeps on the stack is seen to survive deep calls. */
+CALLEE static void trample_the_stack(void *a1, void *a2) {
+    uintptr_t low1 = (uintptr_t)a1 & 0xffff, low2 = (uintptr_t)a2 & 0xffff;
+    long double t1 = (long double)(low1 + low2);
+    char t2 = (char)((low1 & 0xff) + (low2 & 0xff));
+    long double t3 = t1 + (long double)low1;
+    char t4 = (char)(t2 + (char)(low1 >> 8));
+    long double t5 = t3 + (long double)low2;
+    char t6 = (char)(t4 + (char)(low2 >> 8));
+    long double t7 = t5 + t1;
+    char t8 = (char)(t6 + t2);
+    trampled = add_long_doubles_and_chars(t1, t2, t3, t4, t5, t6, t7, t8);
+}
+
+CALLEE static void *add_pointers_after_trampling(void *a1, void *a2) {
+    trample_the_stack(a1, a2);
+    return add_pointers(a1, a2);
+}
+
+/* cls_pointer_stack.c's callee: the sum of its arguments, plus the first of
+ * them once more, each step after the stack is trampled. */
+CALLEE static void *add_pointers_and_the_first_again(void *a1, void *a2) {
+    trample_the_stack(a1, a2);
+    void *sum = add_pointers_after_trampling(a1, a2);
+    assert_ptr_equal(sum, address(0x8acf1356u));
+    return add_pointers_after_trampling(sum, a1);
+}
+
+/* What a pointer-summing closure's handler expects, and the callee it hands
+ * its arguments to, as libffi's handlers do. */
+typedef struct pointer_pair {
+    const char *libffi_file;
+    void *arguments[2];
+    void *(*callee)(void *, void *);
+    bool trample; /* the stack, before reading the arguments */
+} pointer_pair;
+
+static void pass_the_pointers_on(dc_invocation *call, void *user_data) {
+    const pointer_pair *expected = user_data;
+    dc_value a[2];
+    for (size_t i = 0; i < 2; i++) {
+        if (expected->trample) trample_the_stack(expected->arguments[0], expected->arguments[1]);
+        assert_ok(dc_invocation_get_argument(call, i, &a[i]));
+        assert_value_equal(dc_pointer(expected->arguments[i]), a[i], expected->libffi_file);
+    }
+    assert_ok(dc_invocation_set_return_value(call, VALUE(dc_pointer(expected->callee(a[0].pointer, a[1].pointer)))));
+}
+
+/* Calls the callee with dc_call(), then a closure that passes its arguments
+ * on to it from C and with dc_call(); each must return `sum`. */
+static void assert_pointers_add_up_to(pointer_pair *pair, void *sum) {
+    dc_value arguments[] = {dc_pointer(pair->arguments[0]), dc_pointer(pair->arguments[1])}, result;
+    call_encoded("^v^v^v", -1, DC_FUNCTION(pair->callee), arguments, 2, &result);
+    assert_value_equal(dc_pointer(sum), result, pair->libffi_file);
+    dc_closure *closure = create_closure("^v^v^v", pass_the_pointers_on, pair);
+    void *(*f)(void *, void *) = (void *(*)(void *, void *))dc_closure_function(closure);
+    assert_ptr_equal(f(pair->arguments[0], pair->arguments[1]), sum);
+    assert_ok(dc_call(dc_closure_signature(closure), dc_closure_function(closure), arguments, 2, &result));
+    assert_value_equal(dc_pointer(sum), result, pair->libffi_file);
+    dc_closure_destroy(closure);
+}
+
+/* Restates libffi.closures' cls_pointer.c. */
+static void a_closure_receives_two_pointers_and_returns_their_sum(void **state) {
+    (void)state;
+    pointer_pair pair = {"cls_pointer.c", {address(0x12345678u), address(0x89abcdefu)}, add_pointers, false};
+    assert_pointers_add_up_to(&pair, address(0x9be02467u));
+}
+
+/* Restates libffi.closures' cls_pointer_stack.c. */
+static void a_closure_returns_a_pointer_intact_after_deep_calls_fill_the_stack(void **state) {
+    (void)state;
+    pointer_pair pair = {"cls_pointer_stack.c", {address(0x01234567u), address(0x89abcdefu)},
+                         add_pointers_and_the_first_again, true};
+    assert_pointers_add_up_to(&pair, address(0x8bf258bdu));
+}
+
+/* ---- testclosure, problem1: small structs of floating point ------------------------------------ */
+
+typedef struct four_floats {
+    float a, b, c, d;
+} four_floats;
+#define FOUR_FLOATS "{cls_struct_combined=ffff}"
+
+static void check_four_floats(dc_invocation *call, void *user_data) {
+    int *calls = user_data;
+    (*calls)++;
+    dc_value argument;
+    assert_ok(dc_invocation_get_argument(call, 0, &argument));
+    assert_int_equal(argument.type, DC_TYPE_STRUCT);
+    const four_floats *received = argument.pointer;
+    assert_true(received->a == 4 && received->b == 5 && received->c == 1 && received->d == 8);
+}
+
+/* Restates libffi.closures' testclosure.c. */
+static void a_closure_returning_void_receives_a_struct_of_four_floats(void **state) {
+    (void)state;
+    int calls = 0;
+    four_floats g = {4, 5, 1, 8};
+    dc_closure *closure = create_closure("v" FOUR_FLOATS, check_four_floats, &calls);
+    ((void (*)(four_floats))dc_closure_function(closure))(g);
+    assert_int_equal(calls, 1);
+    assert_ok(dc_call(dc_closure_signature(closure), dc_closure_function(closure), VALUE(dc_struct(&g)), 1, NULL));
+    assert_int_equal(calls, 2);
+    dc_closure_destroy(closure);
+}
+
+typedef struct three_doubles {
+    double a, b, c;
+} three_doubles;
+#define THREE_DOUBLES "{my_ffi_struct=ddd}"
+
+CALLEE static three_doubles add_three_doubles(three_doubles a1, three_doubles a2) {
+    return (three_doubles){a1.a + a2.a, a1.b + a2.b, a1.c + a2.c};
+}
+
+static void add_two_structs(dc_invocation *call, void *user_data) {
+    (void)user_data;
+    dc_value a1, a2;
+    assert_ok(dc_invocation_get_argument(call, 0, &a1));
+    assert_ok(dc_invocation_get_argument(call, 1, &a2));
+    const three_doubles *s1 = a1.pointer, *s2 = a2.pointer;
+    assert_true(s1->a == 1 && s1->b == 2 && s1->c == 3);
+    assert_true(s2->a == 1 && s2->b == 2 && s2->c == 3);
+    three_doubles sum = add_three_doubles(*s1, *s2);
+    assert_ok(dc_invocation_set_return_value(call, VALUE(dc_struct(&sum))));
+}
+
+static void assert_two_four_six(three_doubles r) { assert_true(r.a == 2 && r.b == 4 && r.c == 6); }
+
+/* Restates libffi.closures' problem1.c. */
+static void a_closure_returns_the_sum_of_two_structs_of_three_doubles(void **state) {
+    (void)state;
+    three_doubles g = {1, 2, 3}, f = {1, 2, 3}, r = {0, 0, 0};
+    dc_value arguments[] = {dc_struct(&g), dc_struct(&f)}, result = dc_struct(&r);
+    call_encoded(THREE_DOUBLES THREE_DOUBLES THREE_DOUBLES, -1, DC_FUNCTION(add_three_doubles), arguments, 2,
+                 &result);
+    assert_two_four_six(r);
+    dc_closure *closure = create_closure(THREE_DOUBLES THREE_DOUBLES THREE_DOUBLES, add_two_structs, NULL);
+    assert_two_four_six(((three_doubles(*)(three_doubles, three_doubles))dc_closure_function(closure))(g, f));
+    r = (three_doubles){0, 0, 0};
+    result = dc_struct(&r);
+    assert_ok(dc_call(dc_closure_signature(closure), dc_closure_function(closure), arguments, 2, &result));
+    assert_two_four_six(r);
+    dc_closure_destroy(closure);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(a_closure_reads_sixteen_long_long_int_short_double_and_float_arguments),
@@ -507,6 +671,10 @@ int main(void) {
         cmocka_unit_test(a_closure_sums_unsigned_chars_and_shorts_in_turn),
         cmocka_unit_test(a_closure_sums_eleven_doubles_and_five_longs),
         cmocka_unit_test(a_closure_sums_doubles_and_floats_interleaved),
+        cmocka_unit_test(a_closure_receives_two_pointers_and_returns_their_sum),
+        cmocka_unit_test(a_closure_returns_a_pointer_intact_after_deep_calls_fill_the_stack),
+        cmocka_unit_test(a_closure_returning_void_receives_a_struct_of_four_floats),
+        cmocka_unit_test(a_closure_returns_the_sum_of_two_structs_of_three_doubles),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
