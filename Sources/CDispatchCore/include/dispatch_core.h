@@ -386,7 +386,8 @@ DC_API dc_status dc_signature_create(const char *encoding, dc_signature **out);
  * (x86-64 passes the count of vector registers in %al, others pass variadic
  * arguments on the stack): such a call is wrong in a way the library cannot
  * see. This function is the supported way to call a variadic function.
- * Closures and table closures cannot be variadic (DC_ERR_UNSUPPORTED).
+ * A closure of a variadic signature takes that signature's one call shape
+ * (dispatch_closure.h).
  *
  * The canonical encoding marks where the variadic part starts with "...":
  * "i^v*...Q^vi". Equal (encoding, fixed_count) pairs share one signature.
