@@ -68,7 +68,8 @@ ALWAYS_INLINE static inline dc_status check_arguments(execution *run, const dc__
                                                       const dc__handler_array *array, uint32_t count, bool strict,
                                                       call_images *images) {
     run->exact = arguments_fit_summary(run, shapes, strict, images);
-    if (LIKELY(run->exact && run->source == NULL)) return DC_OK; /* layouts are the shapes' to check */
+    /* Layouts are the shapes' to check, objects the object check's. */
+    if (LIKELY(run->exact && run->source == NULL && !dc__asks_object_check(run, shapes))) return DC_OK;
     return dc__check_each_shape(run, shapes, array, count);
 }
 
@@ -625,7 +626,7 @@ ALWAYS_INLINE static inline dc_status leave_execute(execution *run, dc_thread_re
 NOINLINE static dc_status execute_generally(dc_table *table, dc_event_id event_id, const char *event_name,
                                             const dc_value *arguments, size_t count,
                                             const dc_execute_options *options, void *context,
-                                            const dc_signature *source, dc_result *result) {
+                                            const dc_signature *source, bool bound, dc_result *result) {
     if (event_id == 0 && event_name == NULL)
         return dc__fail(DC_ERR_NOT_FOUND, "table %s has no event with id 0", display_name(table));
     if (options == NULL) {
@@ -665,6 +666,7 @@ NOINLINE static dc_status execute_generally(dc_table *table, dc_event_id event_i
                      .count = count,
                      .options = options,
                      .source = source,
+                     .bound = bound,
                      .key = record != NULL && record->base != NULL ? record->id : 0};
     dc_execute_frame *frame = &reader->frames[depth - 1];
     frame->table = table;
@@ -765,10 +767,11 @@ static inline bool lean_options(const dc_execute_options *options) {
 NOINLINE static dc__brief_result execute_lean_generally(dc_table *table, dc_event_id event_id, const char *event_name,
                                                         const dc_value *arguments, size_t count,
                                                         const dc_execute_options *options, void *context,
-                                                        dc_result *result, bool brief) {
+                                                        dc_result *result, bool brief, bool bound) {
     dc_result own;
     dc_result *full = result != NULL || !brief ? result : &own;
-    dc_status status = execute_generally(table, event_id, event_name, arguments, count, options, context, NULL, full);
+    dc_status status =
+        execute_generally(table, event_id, event_name, arguments, count, options, context, NULL, bound, full);
     if (status != DC_OK || !brief) return (dc__brief_result){status, false, 0};
     return reported(status, full);
 }
@@ -809,7 +812,7 @@ DC__NO_SANITIZE_FUNCTION ALWAYS_INLINE static inline dc__brief_result run_and_le
 DC__NO_SANITIZE_FUNCTION ALWAYS_INLINE static inline dc__brief_result execute_fencing(
     dc_table *table, dc_event_id event_id, const char *event_name, const dc__event_record *known,
     const dc_value *arguments, size_t count, const dc_execute_options *options, void *context, dc_result *result,
-    bool brief, dc_thread_record *reader, unsigned depth, bool asymmetric_fences) {
+    bool brief, bool bound, dc_thread_record *reader, unsigned depth, bool asymmetric_fences) {
     /* dc__read_enter(), the fence known. */
     if (reader->depth = depth, depth == 1) {
         atomic_store_explicit(&reader->epoch, atomic_load_explicit(&dc__global_epoch, memory_order_acquire),
@@ -823,8 +826,10 @@ DC__NO_SANITIZE_FUNCTION ALWAYS_INLINE static inline dc__brief_result execute_fe
     if (LIKELY(handler_count > 0)) {
         /* Loaded after the snapshot, so it covers every handler in it. */
         const dc__shape_set *shapes = atomic_load_explicit(&record->shapes, memory_order_acquire);
-        uint64_t counts = options != NULL && (options->flags & DC_EXECUTE_STRICT) ? shapes->lean_strict_counts
-                                                                                  : shapes->lean_counts;
+        /* A binding's execute has checked its objects itself. */
+        bool strict = options != NULL && (options->flags & DC_EXECUTE_STRICT);
+        uint64_t counts = bound ? (strict ? shapes->bound_lean_strict_counts : shapes->bound_lean_counts)
+                                : (strict ? shapes->lean_strict_counts : shapes->lean_counts);
         /* NULL arguments with a count are the general execute's error to
          * report; the counts leave none short of what a shape takes. */
         if (LIKELY(count < 64 && ((counts >> count) & 1)) && (arguments != NULL || count == 0)) {
@@ -852,59 +857,60 @@ DC__NO_SANITIZE_FUNCTION ALWAYS_INLINE static inline dc__brief_result execute_fe
     }
 general:
     dc__read_end_keeping(reader, depth);
-    return execute_lean_generally(table, event_id, event_name, arguments, count, options, context, result, brief);
+    return execute_lean_generally(table, event_id, event_name, arguments, count, options, context, result, brief,
+                                  bound);
 }
 
 ALWAYS_INLINE static inline dc__brief_result execute(dc_table *table, dc_event_id event_id, const char *event_name,
                                                     const dc__event_record *known, const dc_value *arguments,
                                                     size_t count, const dc_execute_options *options, void *context,
-                                                    dc_result *result, bool brief) {
+                                                    dc_result *result, bool brief, bool bound) {
     dc_thread_record *reader = dc__current_record;
     if (!LIKELY(reader != NULL && lean_options(options)))
         return execute_lean_generally(table, event_id, event_name, arguments, count, options, context, result,
-                                      brief);
+                                      brief, bound);
     /* dc__read_begin_keeping(), the record known. */
     unsigned depth = reader->depth + 1;
     if (!LIKELY(depth <= DC_MAX_EXECUTE_DEPTH))
         return execute_lean_generally(table, event_id, event_name, arguments, count, options, context, result,
-                                      brief);
+                                      brief, bound);
     /* A copy for each kind of fence, which is fixed before any table exists. */
     if (LIKELY(dc__asymmetric_fences))
         return execute_fencing(table, event_id, event_name, known, arguments, count, options, context, result, brief,
-                               reader, depth, true);
+                               bound, reader, depth, true);
     return execute_fencing(table, event_id, event_name, known, arguments, count, options, context, result, brief,
-                           reader, depth, false);
+                           bound, reader, depth, false);
 }
 
 dc_status dc__table_execute_from(dc_table *table, dc_event_id event, const dc_value *arguments, size_t count,
                                   const dc_signature *source, const dc_execute_options *options, dc_result *result) {
-    return execute_generally(table, event, NULL, arguments, count, options, NULL, source, result);
+    return execute_generally(table, event, NULL, arguments, count, options, NULL, source, false, result);
 }
 
 DC_API dc_status dc_table_execute_with(dc_table *table, const char *event, const dc_value *arguments, size_t count,
                                        const dc_execute_options *options, dc_result *result) {
     if (table == NULL || event == NULL)
         return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_execute: table and event must not be NULL");
-    return execute(table, 0, event, NULL, arguments, count, options, NULL, result, false).status;
+    return execute(table, 0, event, NULL, arguments, count, options, NULL, result, false, false).status;
 }
 
 DC_API dc_status dc_table_execute_id_with(dc_table *table, dc_event_id event, const dc_value *arguments, size_t count,
                                           const dc_execute_options *options, dc_result *result) {
     if (table == NULL) return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_execute_id: the table must not be NULL");
-    return execute(table, event, NULL, NULL, arguments, count, options, NULL, result, false).status;
+    return execute(table, event, NULL, NULL, arguments, count, options, NULL, result, false, false).status;
 }
 
 DC_API dc_status dc_table_execute(dc_table *table, const char *event, const dc_value *arguments, size_t count,
                                   dc_result *result) {
     if (table == NULL || event == NULL)
         return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_execute: table and event must not be NULL");
-    return execute(table, 0, event, NULL, arguments, count, NULL, NULL, result, false).status;
+    return execute(table, 0, event, NULL, arguments, count, NULL, NULL, result, false, false).status;
 }
 
 DC_API dc_status dc_table_execute_id(dc_table *table, dc_event_id event, const dc_value *arguments, size_t count,
                                      dc_result *result) {
     if (table == NULL) return dc__fail(DC_ERR_NULL_ARGUMENT, "dc_table_execute_id: the table must not be NULL");
-    return execute(table, event, NULL, NULL, arguments, count, NULL, NULL, result, false).status;
+    return execute(table, event, NULL, NULL, arguments, count, NULL, NULL, result, false, false).status;
 }
 
 DC__BINDING_API dc_status dc__table_execute(dc_table *table, const char *event, dc_event_id event_id,
@@ -914,7 +920,7 @@ DC__BINDING_API dc_status dc__table_execute(dc_table *table, const char *event, 
     if (event == NULL && event_id == 0)
         return dc__fail(DC_ERR_NULL_ARGUMENT, "dc__table_execute: the event must not be NULL when its id is 0");
     return execute(table, event != NULL ? 0 : event_id, event, NULL, arguments, count, options, context, result,
-                        false)
+                   false, true)
         .status;
 }
 
@@ -928,9 +934,9 @@ ALWAYS_INLINE static inline dc__brief_result execute_briefly(dc_table *table, dc
                                                              const dc_value *arguments, size_t count, void *context,
                                                              dc_result *result) {
 #if SWIFT_CALLS
-    if (count == 0) return execute(table, event_id, event_name, known, NULL, 0, NULL, context, result, true);
+    if (count == 0) return execute(table, event_id, event_name, known, NULL, 0, NULL, context, result, true, true);
 #endif
-    return execute(table, event_id, event_name, known, arguments, count, NULL, context, result, true);
+    return execute(table, event_id, event_name, known, arguments, count, NULL, context, result, true, true);
 }
 
 DC__BINDING_API dc__brief_result dc__table_execute_brief(dc_table *table, const char *event, dc_event_id event_id,

@@ -114,7 +114,7 @@ static dc_status check_options(const dc_handler_options *options, bool marshal, 
                                const dc_signature *signature) {
     const uint32_t known = DC_HANDLER_ONCE | DC_HANDLER_FIRST | DC_HANDLER_STRICT | DC__HANDLER_OWNS_TARGET |
                            DC__HANDLER_ALLOW_DUPLICATE | DC__HANDLER_SWIFT_CALL | DC__HANDLER_BIND_TARGET |
-                           DC_HANDLER_AFTER | DC_HANDLER_RUN_FIRST | DC_HANDLER_RUN_LAST;
+                           DC__HANDLER_CHECK_OBJECTS | DC_HANDLER_AFTER | DC_HANDLER_RUN_FIRST | DC_HANDLER_RUN_LAST;
     if (options == NULL) return DC_OK;
     if (options->flags & ~known)
         return dc__fail(DC_ERR_INVALID_ARGUMENT, "dc_table_add: unknown handler flags 0x%x", options->flags & ~known);
@@ -204,6 +204,7 @@ static dc_status add_locked(dc_table *table, dc__event_record *record, dc_signat
                               (indexed ? 0 : DC__POSITION_UNINDEXED);
     uint32_t state = (marshal ? DC__STATE_MARSHAL : bound ? DC__STATE_TARGET : 0) |
                      ((flags & DC__HANDLER_SWIFT_CALL) ? DC__STATE_SWIFT : 0) |
+                     ((flags & DC__HANDLER_CHECK_OBJECTS) ? DC__STATE_CHECK_OBJECTS : 0) |
                      (variadic ? DC__STATE_VARIADIC : (flags & DC_HANDLER_STRICT) ? DC__STATE_STRICT : 0) |
                      ((flags & DC_HANDLER_ONCE) ? DC__STATE_ONCE : 0) |
                      (options != NULL && options->queue != NULL ? DC__STATE_QUEUED : 0) |
@@ -341,6 +342,9 @@ static dc_status add_checked(dc_table *table, const char *event, dc_event_id eve
                         : marshal ? "the marshal"
                                             : "the function");
     dc_status status = check_options(options, marshal, variadic, signature);
+    if (status == DC_OK && options != NULL && (options->flags & DC__HANDLER_CHECK_OBJECTS) && table->object_check == NULL)
+        status = dc__fail(DC_ERR_INVALID_ARGUMENT, "dc_table_add: table %s has no object check for "
+                          "DC__HANDLER_CHECK_OBJECTS (dc__table_set_object_check)", display_name(table));
     if (status == DC_OK) status = refuse_unobservable(table, marshal ? "dc_table_add_marshal" : "dc_table_add");
     if (status != DC_OK) return status;
     bool as_default = options != NULL && (options->flags & (DC_HANDLER_RUN_FIRST | DC_HANDLER_RUN_LAST));

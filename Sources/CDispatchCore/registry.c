@@ -54,6 +54,12 @@ DC_API dc_status dc_table_create(const char *name, const dc_object_callbacks *ca
     return DC_OK;
 }
 
+DC__BINDING_API void dc__table_set_object_check(dc_table *table, dc__object_check check, void *context) {
+    if (table == NULL) return;
+    table->object_check = check;
+    table->object_check_context = context;
+}
+
 DC_API const char *dc_table_name(const dc_table *table) { return table != NULL ? table->name : ""; }
 /* ---- the table's lock (table.h) ---------------------------------------------------------- */
 

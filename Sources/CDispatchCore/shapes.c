@@ -34,8 +34,10 @@ dc__shape_set *dc__shapes_copy(const dc__shape_set *old, uint32_t extra) {
 static void summarize_shapes(dc__shape_set *set, bool lean) {
     uint64_t counts = ~(uint64_t)0, strict_counts = ~(uint64_t)0;
     set->most_takes = 0;
+    set->checks_objects = false;
     for (uint32_t s = 0; s < set->count; s++) {
         const dc__handler_shape *shape = &set->shapes[s];
+        if (shape->state_flags & DC__STATE_CHECK_OBJECTS) set->checks_objects = true;
         if (shape->state_flags & DC__STATE_VARIADIC) continue; /* takes the arguments as given: constrains nothing */
         uint32_t takes = shape->takes;
         if (takes > DC__SUMMARIZED_TAKES) {
@@ -67,8 +69,11 @@ static void summarize_shapes(dc__shape_set *set, bool lean) {
     set->sole_flags = sole ? set->shapes[0].state_flags : 0;
     set->sole_first = (uint32_t)first_argument_parameter(set->sole_flags);
     uint64_t enough = set->most_takes < 64 ? ~(uint64_t)0 << set->most_takes : 0;
-    set->lean_counts = lean ? counts & enough : 0;
-    set->lean_strict_counts = lean ? strict_counts & enough : 0;
+    set->bound_lean_counts = lean ? counts & enough : 0;
+    set->bound_lean_strict_counts = lean ? strict_counts & enough : 0;
+    /* A public execute asks the object check first: the general way. */
+    set->lean_counts = set->checks_objects ? 0 : set->bound_lean_counts;
+    set->lean_strict_counts = set->checks_objects ? 0 : set->bound_lean_strict_counts;
 }
 
 /* Whether an execute of `record`'s event may be checked with the summary
@@ -243,6 +248,23 @@ static bool shape_matches_exactly(const execution *run, const dc__handler_shape 
 }
 
 /* Every shape fits, or the error of the first that does not. */
+/* The object check's answer for each object argument of a public execute
+ * whose event has a shape that asks it (DC__STATE_CHECK_OBJECTS). */
+static dc_status check_objects(const execution *run) {
+    const dc_table *table = run->table;
+    for (size_t i = 0; i < run->count; i++) {
+        const dc_value *argument = &run->arguments[i];
+        if (argument->type != DC_TYPE_OBJECT || argument->object == NULL) continue;
+        char message[256];
+        message[0] = '\0';
+        if (!table->object_check(table->object_check_context, run->record->name, i, argument->object, message,
+                                 sizeof message))
+            return dc__fail(DC_ERR_TYPE, "table %s: %s", display_name(table),
+                            message[0] != '\0' ? message : "an object of a type its handlers do not take");
+    }
+    return DC_OK;
+}
+
 dc_status dc__check_each_shape(const execution *run, const dc__shape_set *shapes, const dc__handler_array *array,
                                uint32_t count) {
     for (uint32_t i = 0; i < shapes->count; i++) {
@@ -250,5 +272,5 @@ dc_status dc__check_each_shape(const execution *run, const dc__shape_set *shapes
         dc_status status = check_shape(run, &shapes->shapes[i], array, count);
         if (status != DC_OK) return status;
     }
-    return DC_OK;
+    return dc__asks_object_check(run, shapes) ? check_objects(run) : DC_OK;
 }

@@ -150,6 +150,10 @@ struct dc_table {
     _Atomic(dc__event_list *) events;
     _Atomic(name_index *) names;
     dc_object_callbacks callbacks;
+    /* The binding's object check (dc__table_set_object_check()), set before
+     * the table is shared. */
+    dc__object_check object_check;
+    void *object_check_context;
     char *name;
 
     table_lock lock; /* see "the table's lock" */
@@ -373,7 +377,8 @@ static inline bool event_of_unknown_key(const dc_table *table, const char *key, 
 }
 
 static inline uint32_t shape_flags(uint32_t state) {
-    return state & (DC__STATE_TARGET | DC__STATE_STRICT | DC__STATE_VARIADIC | DC__STATE_MARSHAL | DC__STATE_SWIFT);
+    return state & (DC__STATE_TARGET | DC__STATE_STRICT | DC__STATE_VARIADIC | DC__STATE_MARSHAL | DC__STATE_SWIFT |
+                    DC__STATE_CHECK_OBJECTS);
 }
 
 /* Parameter 0 holds the bound target, if any; event arguments follow it. */
@@ -547,6 +552,7 @@ typedef struct execution {
     size_t count;
     const dc_execute_options *options;
     bool exact; /* the arguments have exactly the types every shape takes */
+    bool bound; /* a binding's execute: the object check is not asked */
     size_t handled; /* handlers called the direct ways (`result` counts the others) */
     dc_result result;
     /* The signature whose last `count` parameters the arguments are, when
@@ -560,7 +566,14 @@ typedef struct execution {
     uint32_t after_count;
 } execution;
 
-/* Checks the arguments against every shape of `shapes`: DC_OK when each
+/* Whether `run` asks the table's object check about its objects: a public
+ * execute of an event with a shape that wants it. */
+static inline bool dc__asks_object_check(const execution *run, const dc__shape_set *shapes) {
+    return shapes->checks_objects && !run->bound;
+}
+
+/* Checks the arguments against every shape of `shapes`, then has the
+ * object check answer for the objects when it is asked: DC_OK when each
  * fits, or the error of the first that does not (shapes.c). */
 dc_status dc__check_each_shape(const execution *run, const dc__shape_set *shapes, const dc__handler_array *array,
                                uint32_t count);

@@ -158,7 +158,7 @@ extension CommandTable {
                 } else {
                     PackHandlerBox<repeat each A>(cTable: cTable, event: key.name, payloadTypes: payloadTypes, body: handler)
                 }
-            return MarshalHandler(box: box, trampoline: ArgumentsHandlerBox.trampoline)
+            return MarshalHandler(arguments: box)
         }
     }
 

@@ -45,7 +45,7 @@ extension CommandTable {
         // Signatures of EventArgument types are always valid.
         let signature = try! Signature(returning: answer, parameters: parameters)
         return try handlerSubscription(
-            key, signature: signature, handler: MarshalHandler(box: box, trampoline: ArgumentsHandlerBox.trampoline),
+            key, signature: signature, handler: MarshalHandler(arguments: box),
             options: options)
     }
 
@@ -499,6 +499,10 @@ class ArgumentsHandlerBox: FailableHandlerBox, @unchecked Sendable {
         super.init(cTable: cTable)
     }
 
+    /// Whether the closure takes a payload: an object a C execute's check
+    /// asks about.
+    var takesPayloads: Bool { false }
+
     /// Calls the closure with the checked, converted C arguments and
     /// returns its answer, ``Value/void`` for none.
     func run(_ arguments: UnsafePointer<dc_value>?) throws -> Value {
@@ -558,6 +562,8 @@ final class PackHandlerBox<each A: EventArgument>: ArgumentsHandlerBox, @uncheck
     deinit {
         if !payloadSlots.isEmpty { payloadTypes.remove(payloadSlots) }
     }
+
+    override var takesPayloads: Bool { !payloadSlots.isEmpty }
 
     override func run(_ arguments: UnsafePointer<dc_value>?) throws -> Value {
         var index = 0

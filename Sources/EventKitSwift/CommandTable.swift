@@ -61,8 +61,9 @@ public final class CommandTable: @unchecked Sendable {
     let handlerObservers = Mutex<HandlerObservers?>(nil)
 
     /// The payload types the table's Swift handlers take, which executes
-    /// check their payloads against.
-    let payloadTypes = PayloadTypes()
+    /// check their payloads against; the handle's, which the C table asks
+    /// about an execute from C.
+    let payloadTypes: PayloadTypes
 
     /// Set once a handler returning a struct has been registered here
     /// (`register(_:function:signature:target:options:phase:)`): from then
@@ -96,6 +97,10 @@ public final class CommandTable: @unchecked Sendable {
         self.cTable = created!
         let handle = TableHandle(cTable: created!)
         self.handle = handle
+        self.payloadTypes = handle.payloadTypes
+        // Before any handler: the C table asks it about the objects of an
+        // execute from C (DC__HANDLER_CHECK_OBJECTS).
+        dc__table_set_object_check(created!, checkPayloadObject, Unmanaged.passUnretained(handle.payloadTypes).toOpaque())
         self.loggingHook = logger.map { Self.loggingHook($0, table: name, handle: handle) }
     }
 
@@ -135,6 +140,10 @@ final class TableHandle: Canceller, @unchecked Sendable {
     // @unchecked: the dc_table is documented safe from any thread.
     let cTable: OpaquePointer
 
+    /// The payload types of the table's Swift handlers, here so that they
+    /// live as long as the C table, whose object check reads them.
+    let payloadTypes = PayloadTypes()
+
     init(cTable: OpaquePointer) {
         self.cTable = cTable
     }
@@ -166,6 +175,22 @@ private let retainObject: @convention(c) (UnsafeMutableRawPointer?) -> Void = { 
 
 private let releaseObject: @convention(c) (UnsafeMutableRawPointer?) -> Void = { object in
     Unmanaged<AnyObject>.fromOpaque(object!).release()
+}
+
+/// The table's object check: whether an object argument of an execute from C
+/// is of the payload type the event's Swift handlers take at its index, with
+/// the message naming both types when it is not.
+private let checkPayloadObject: dc__object_check = { context, event, index, object, message, size in
+    let payloadTypes = Unmanaged<PayloadTypes>.fromOpaque(context!).takeUnretainedValue()
+    let refusal = payloadTypes.refusal(
+        of: Unmanaged<AnyObject>.fromOpaque(object!).takeUnretainedValue(), at: index, event: String(cString: event!))
+    guard let refusal, let message, size > 0 else { return refusal == nil }
+    // Cut to the room there is, its NUL included.
+    let buffer = UnsafeMutableRawBufferPointer(start: message, count: size)
+    let length = min(refusal.utf8.count, size - 1)
+    buffer.copyBytes(from: refusal.utf8.prefix(length))
+    buffer[length] = 0
+    return false
 }
 
 // MARK: - Options

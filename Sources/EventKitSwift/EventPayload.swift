@@ -374,15 +374,21 @@ final class PayloadTypes: Sendable {
 
     @inline(never)
     private func checkSlow(_ event: String, _ object: AnyObject, at index: Int) throws(DispatchError) {
+        guard let refusal = refusal(of: object, at: index, event: event) else { return }
+        throw DispatchError(status: DC_ERR_TYPE, message: refusal)!
+    }
+
+    /// Why `object`, argument `index` of an execute of `event`, is not of the
+    /// payload type the event's handlers take there; `nil` when it is, or
+    /// when no handler takes a payload there.
+    func refusal(of object: AnyObject, at index: Int, event: String) -> String? {
         let sent: Any.Type = (object as? AnyPayloadBox)?.payloadType ?? type(of: object)
         let base = Self.baseEvent(event)
         let expected = state.withLock { state in
             state.types[base]?[index]?.values.first { $0.type != sent }?.type
         }
-        guard let expected else { return }
-        throw DispatchError(
-            status: DC_ERR_TYPE,
-            message: "event \"\(event)\": argument \(index): its handlers take \(expected), got \(sent)")!
+        guard let expected else { return nil }
+        return "event \"\(event)\": argument \(index): its handlers take \(expected), got \(sent)"
     }
 
     /// `event` without its detail.

@@ -16,11 +16,21 @@ struct MarshalHandler {
     let data: UnsafeMutableRawPointer?
     let flags: UInt32
 
-    /// `box`, retained, called through `trampoline`.
-    init(box: HandlerBox, trampoline: dc_marshal) {
+    /// `box`, retained, called through `trampoline`; `flags`, the binding's
+    /// handler flags it needs.
+    init(box: HandlerBox, trampoline: dc_marshal, flags: UInt32 = 0) {
         function = trampoline
         data = Unmanaged.passRetained(box).toOpaque()
-        flags = 0
+        self.flags = flags
+    }
+
+    /// A typed closure's box: one taking payloads has the C table ask the
+    /// table's object check about the objects of an execute from C, before
+    /// any handler runs (`CommandTable.init`).
+    init(arguments box: ArgumentsHandlerBox) {
+        self.init(
+            box: box, trampoline: ArgumentsHandlerBox.trampoline,
+            flags: box.takesPayloads ? UInt32(DC__HANDLER_CHECK_OBJECTS) : 0)
     }
 
     /// `body`, called with no arguments.

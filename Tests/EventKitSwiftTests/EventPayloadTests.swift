@@ -1,3 +1,4 @@
+import CDispatchCore
 import EventKitSwift
 import Foundation
 import Synchronization
@@ -50,6 +51,23 @@ extension Order {
     }
 
     fileprivate var isWhole: Bool { items.count == id % 4 }
+}
+
+/// The C handler of `PayloadTests.cExecuteOfOtherTypeFailsBeforeAnyHandler`,
+/// run before the Swift one: counts its calls.
+private let cCalls = Atomic<Int>(0)
+private let countCCall: @convention(c) (UnsafeMutableRawPointer?) -> Void = { _ in
+    cCalls.add(1, ordering: .relaxed)
+}
+
+/// Executes `event` of `table` from C, with `value`'s object as its one
+/// argument: the status.
+private func executeFromC(_ table: CommandTable, _ event: String, _ value: Value) -> dc_status {
+    guard case .object(let object?) = value else { return DC_ERR_INVALID_ARGUMENT }
+    return withExtendedLifetime(object) {
+        var argument = dc_object(Unmanaged.passUnretained(object).toOpaque())
+        return dc_table_execute(table.unsafeCTable, event, &argument, 1, nil)
+    }
 }
 
 /// What the threaded tests count: orders received, orders or errors that
@@ -195,6 +213,29 @@ struct EventPayloadTests {
         }
         #expect(calls.load(ordering: .relaxed) == 0)
         withExtendedLifetime(subscriptions) {}
+    }
+
+    @Test("An execute from C with an object of another Swift type fails naming both types, before any handler, C ones included")
+    func cExecuteOfOtherTypeFailsBeforeAnyHandler() throws {
+        let table = CommandTable(name: "payload")
+        try table.register("order.placed", function: countCCall, signature: Signature("v@"))
+        let orders = Arrivals<Order>()
+        let subscription = table.on(.placed) { orders.append($0) }
+        cCalls.store(0, ordering: .relaxed)
+
+        #expect(executeFromC(table, "order.placed", Invoice(total: 2).eventValue) == DC_ERR_TYPE)
+        let message = String(cString: dc_last_error_message())
+        #expect(message.contains("Order") && message.contains("Invoice") && message.contains("order.placed"), "\(message)")
+        #expect(cCalls.load(ordering: .relaxed) == 0 && orders.all.isEmpty)
+
+        // A detailed key's execute runs the event's handlers: asked too.
+        #expect(executeFromC(table, "order.placed::rush", Invoice(total: 2).eventValue) == DC_ERR_TYPE)
+        #expect(cCalls.load(ordering: .relaxed) == 0 && orders.all.isEmpty)
+
+        let order = Order(id: 3, items: ["tea"])
+        #expect(executeFromC(table, "order.placed", order.eventValue) == DC_OK)
+        #expect(cCalls.load(ordering: .relaxed) == 1 && orders.all == [order])
+        withExtendedLifetime(subscription) {}
     }
 
     @Test("Once the handler taking one payload type is gone, the event takes another")

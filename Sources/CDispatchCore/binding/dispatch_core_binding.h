@@ -69,8 +69,30 @@ enum {
     /* The target is bound even when it is NULL: passed as parameter 0 like
      * any other, so that a NULL context is a context (a forwarder's delegate
      * may have one), not the absence of a target. */
-    DC__HANDLER_BIND_TARGET = 1u << 6
+    DC__HANDLER_BIND_TARGET = 1u << 6,
+    /* The handler takes objects only of the types the table's object check
+     * accepts (dc__table_set_object_check()): a public execute of its event
+     * (dc_table_execute and friends, a table closure's call) asks the check
+     * about each object argument before any handler runs, and fails with its
+     * message on the first it refuses. A binding's own executes below are
+     * not asked: the binding checks its values before it executes. */
+    DC__HANDLER_CHECK_OBJECTS = 1u << 7
 };
+
+/* The object check of a table: true when `object`, argument `index` of an
+ * execute of `event` (its name, or an interned detailed key's), is of a type the
+ * handlers that take it accept; false with a message of at most
+ * `message_size` bytes, NUL included, written to `message`. Called on the
+ * executing thread, outside the table's lock, before any handler runs; it
+ * must not execute, add or remove on the table. */
+typedef bool (*dc__object_check)(void *context, const char *event, size_t index, void *object, char *message,
+                                 size_t message_size);
+
+/* Sets `table`'s object check and its context, which must stay valid as
+ * long as the table. Call it before the table is shared and before any
+ * handler with DC__HANDLER_CHECK_OBJECTS is added; a table without one
+ * refuses such handlers (DC_ERR_INVALID_ARGUMENT). */
+DC__BINDING_API void dc__table_set_object_check(dc_table *table, dc__object_check check, void *context);
 
 /* ---- scalar values for code compiled into a binding's callers ---------------------- */
 

@@ -177,6 +177,7 @@ struct dc__handler_extras;
  * notify called). */
 #define DC__STATE_FINISHED (1u << 17)
 #define DC__STATE_STRUCT_RETURN (1u << 18) /* returns a struct: needs room for it (run the general way) */
+#define DC__STATE_CHECK_OBJECTS (1u << 23) /* its objects are asked about first (DC__HANDLER_CHECK_OBJECTS) */
 #define DC__STATE_SWIFT (1u << 20)       /* a marshal that is a Swift-convention function (DC__HANDLER_SWIFT_CALL) */
 /* With DC__STATE_INDIRECT clear: called with more than one word (the
  * bound target counted), fn(w0, w1, w2) or fn(target, w0, w1); clear, with
@@ -278,6 +279,12 @@ typedef struct dc__shape_set {
      * detailed key's: dc__lean_allowed()). */
     uint64_t lean_counts;
     uint64_t lean_strict_counts;
+    /* The same for a binding's executes, which do not ask the object check:
+     * they differ when a shape has DC__STATE_CHECK_OBJECTS, whose objects a
+     * public execute has the check ask about (its lean counts are then 0). */
+    uint64_t bound_lean_counts;
+    uint64_t bound_lean_strict_counts;
+    bool checks_objects; /* a shape has DC__STATE_CHECK_OBJECTS */
     uint8_t types[DC__SUMMARIZED_TAKES]; /* argument i's type in every shape that takes it */
     dc__handler_shape shapes[];
 } dc__shape_set;
@@ -422,9 +429,9 @@ DC__ALWAYS_INLINE dc__brief_result dc__execute_record_inline(dc_table *table,
         /* Loaded after the snapshot, so it covers its handlers: bit 0 says
          * an execute without arguments fits every shape with the summary
          * alone (none takes an argument) and the event needs nothing but its
-         * `handlers` array run. */
+         * `handlers` array run. A binding's execute: its own counts. */
         uint64_t lean_counts =
-            handler_count > 0 ? atomic_load_explicit(&record->shapes, memory_order_acquire)->lean_counts : 0;
+            handler_count > 0 ? atomic_load_explicit(&record->shapes, memory_order_acquire)->bound_lean_counts : 0;
         dc_execute_frame *frame = &reader->frames[depth - 1];
         if (DC__LIKELY(lean_counts & 1)) {
             frame->table = table;
