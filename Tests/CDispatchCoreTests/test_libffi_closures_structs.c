@@ -1,0 +1,232 @@
+/*
+ * test_libffi_closures_structs.c — libffi's testsuite/libffi.closures cases
+ * of one struct shape passed by value and returned (cls_1_1byte.c to
+ * cls_64byte.c, cls_dbls_struct.c and the cls_align_*.c files but long
+ * double's), restated against the public API. Each case calls a C function
+ * that sums its struct arguments field by field, once with dc_call and once
+ * through a closure of the same signature called from C: the closure's
+ * handler checks every field of every argument it reads, computes the sum
+ * with the same C function and sets it as the return value; the caller checks
+ * every field of what comes back against libffi's expected values. Each test
+ * names the libffi file it restates; libffi_closures_cases.txt lists them.
+ */
+#include "test_support.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Room for the largest struct of these cases (cls_64byte's). */
+typedef union struct_bytes {
+    max_align_t alignment;
+    unsigned char bytes[64];
+} struct_bytes;
+
+/* Calls `function` (a sum of structs, cast to dc_function) with the structs
+ * at `arguments`, writing its return to `result`: what a C caller of the
+ * real function type does, for a closure's function or the C callee alike. */
+typedef void (*typed_call)(dc_function function, void *result, void *const *arguments);
+
+typedef struct closure_case {
+    const char *file;     /* libffi's test, named in every failure */
+    const char *encoding; /* the returned struct, then each parameter's */
+    dc_function function; /* the C callee: the fields summed */
+    typed_call call;
+    size_t count;         /* struct arguments, at most four */
+    void *arguments[4];
+    const void *expected; /* the sum libffi's test expects */
+} closure_case;
+
+/* Fails naming the case and `what` (an argument or a result) unless each
+ * field of `layout` has the same bytes in `expected` and `actual` (padding is
+ * not compared). */
+static void assert_fields_equal(const char *file, const char *what, const dc_layout *layout, const void *expected,
+                                const void *actual) {
+    for (size_t index = 0; index < layout->field_count; index++) {
+        dc_layout field;
+        assert_ok(dc_layout_field(layout, index, &field));
+        const unsigned char *want = (const unsigned char *)expected + field.offset;
+        const unsigned char *got = (const unsigned char *)actual + field.offset;
+        if (memcmp(want, got, field.size) != 0) {
+            char want_text[64] = "", got_text[64] = "";
+            for (size_t k = 0; k < field.size && k < 16; k++) {
+                snprintf(want_text + 3 * k, sizeof want_text - 3 * k, "%02x ", want[k]);
+                snprintf(got_text + 3 * k, sizeof got_text - 3 * k, "%02x ", got[k]);
+            }
+            fail_msg("%s: %s, field %zu (%s at offset %zu): expected bytes %sgot %s", file, what, index,
+                     field.encoding, field.offset, want_text, got_text);
+        }
+    }
+}
+
+static int handler_calls;
+
+/* The forward handler of every case (user_data: the closure_case): checks
+ * each argument's fields against the case's, then returns what the C callee
+ * makes of the arguments it read, as libffi's closure function does. */
+static void check_arguments_and_sum(dc_invocation *call, void *user_data) {
+    const closure_case *c = user_data;
+    dc_signature *signature = dc_invocation_signature(call);
+    void *seen[4];
+    for (size_t k = 0; k < c->count; k++) {
+        dc_value value;
+        dc_layout layout;
+        char what[32];
+        assert_ok(dc_invocation_get_argument(call, k, &value));
+        assert_int_equal(value.type, DC_TYPE_STRUCT);
+        assert_ok(dc_signature_parameter_layout(signature, k, &layout));
+        snprintf(what, sizeof what, "the handler's argument %zu", k);
+        assert_fields_equal(c->file, what, &layout, c->arguments[k], value.pointer);
+        seen[k] = value.pointer;
+    }
+    struct_bytes sum;
+    c->call(c->function, &sum, seen);
+    assert_ok(dc_invocation_set_return_value(call, VALUE(dc_struct(&sum))));
+    handler_calls++;
+}
+
+/* The case through dc_call, then through a closure called from C. */
+static void check_closure_case(const closure_case *c) {
+    dc_signature *signature = create_signature(c->encoding);
+    dc_layout returned;
+    assert_ok(dc_signature_return_layout(signature, &returned)); /* valid while the signature is */
+
+    dc_value arguments[4];
+    for (size_t k = 0; k < c->count; k++) arguments[k] = dc_struct(c->arguments[k]);
+    struct_bytes result;
+    memset(&result, 0xa5, sizeof result);
+    dc_value result_value = dc_struct(&result);
+    call_encoded(c->encoding, -1, c->function, arguments, c->count, &result_value);
+    assert_fields_equal(c->file, "dc_call's result", &returned, c->expected, &result);
+
+    dc_closure *closure = create_closure(c->encoding, check_arguments_and_sum, (void *)c);
+    memset(&result, 0xa5, sizeof result);
+    handler_calls = 0;
+    c->call(dc_closure_function(closure), &result, c->arguments);
+    assert_int_equal(handler_calls, 1);
+    assert_fields_equal(c->file, "the closure's result", &returned, c->expected, &result);
+    dc_closure_destroy(closure);
+    dc_signature_release(signature);
+}
+
+/* A struct type `T` of FIELDS (an X-macro of (type, name) pairs), its sum
+ * T_sum of two, and T_call, its typed_call. */
+#define DECLARE_FIELD(type, name) type name;
+#define ADD_TWO(type, name) sum.name = (type)(a1.name + a2.name);
+#define ADD_FOUR(type, name) sum.name = (type)(b0.name + b1.name + b2.name + b3.name);
+
+#define TYPED_CALL_OF_TWO(T)                                                                                   \
+    static void T##_call(dc_function function, void *result, void *const *arguments) {                          \
+        *(T *)result = ((T(*)(T, T))function)(*(T *)arguments[0], *(T *)arguments[1]);                          \
+    }
+
+#define STRUCT_SUMMED_IN_TWOS(T, FIELDS)                                                                       \
+    typedef struct T {                                                                                          \
+        FIELDS(DECLARE_FIELD)                                                                                   \
+    } T;                                                                                                        \
+    CALLEE static T T##_sum(T a1, T a2) {                                                                       \
+        T sum;                                                                                                  \
+        FIELDS(ADD_TWO)                                                                                         \
+        return sum;                                                                                             \
+    }                                                                                                           \
+    TYPED_CALL_OF_TWO(T)
+
+#define STRUCT_SUMMED_IN_FOURS(T, FIELDS)                                                                      \
+    typedef struct T {                                                                                          \
+        FIELDS(DECLARE_FIELD)                                                                                   \
+    } T;                                                                                                        \
+    CALLEE static T T##_sum(T b0, T b1, T b2, T b3) {                                                           \
+        T sum;                                                                                                  \
+        FIELDS(ADD_FOUR)                                                                                        \
+        return sum;                                                                                             \
+    }                                                                                                           \
+    static void T##_call(dc_function function, void *result, void *const *arguments) {                          \
+        *(T *)result = ((T(*)(T, T, T, T))function)(*(T *)arguments[0], *(T *)arguments[1], *(T *)arguments[2], \
+                                                     *(T *)arguments[3]);                                       \
+    }
+
+/* The encoding of T(T, T) and of T(T, T, T, T) for a struct encoding S. */
+#define TWO_OF(S) S S S
+#define FOUR_OF(S) S S S S S
+
+/* check_closure_case of `function`, of the struct type T, summing two. */
+#define CHECK_SUM_OF_TWO(libffi_file, T, S, first, second, sum)                                                \
+    check_closure_case(&(closure_case){libffi_file, TWO_OF(S), DC_FUNCTION(T##_sum), T##_call, 2, {first, second}, sum})
+
+/* ---- structs of unsigned chars ------------------------------------------------------------ */
+
+#define ONE_UCHAR(F) F(unsigned char, a)
+#define TWO_UCHARS(F) ONE_UCHAR(F) F(unsigned char, b)
+#define THREE_UCHARS(F) TWO_UCHARS(F) F(unsigned char, c)
+#define FOUR_UCHARS(F) THREE_UCHARS(F) F(unsigned char, d)
+#define FIVE_UCHARS(F) FOUR_UCHARS(F) F(unsigned char, e)
+#define SIX_UCHARS(F) FIVE_UCHARS(F) F(unsigned char, f)
+#define SEVEN_UCHARS(F) SIX_UCHARS(F) F(unsigned char, g)
+STRUCT_SUMMED_IN_TWOS(one_uchar, ONE_UCHAR)
+STRUCT_SUMMED_IN_TWOS(two_uchars, TWO_UCHARS)
+STRUCT_SUMMED_IN_TWOS(three_uchars, THREE_UCHARS)
+STRUCT_SUMMED_IN_TWOS(four_uchars, FOUR_UCHARS)
+STRUCT_SUMMED_IN_TWOS(five_uchars, FIVE_UCHARS)
+STRUCT_SUMMED_IN_TWOS(six_uchars, SIX_UCHARS)
+STRUCT_SUMMED_IN_TWOS(seven_uchars, SEVEN_UCHARS)
+
+/* cls_1_1byte.c */
+static void a_closure_receives_and_returns_a_struct_of_one_uchar(void **state) {
+    (void)state;
+    one_uchar first = {12}, second = {178}, sum = {190};
+    CHECK_SUM_OF_TWO("cls_1_1byte.c", one_uchar, "{one_uchar=C}", &first, &second, &sum);
+}
+
+/* cls_2byte.c */
+static void a_closure_receives_and_returns_a_struct_of_two_uchars(void **state) {
+    (void)state;
+    two_uchars first = {12, 127}, second = {1, 13}, sum = {13, 140};
+    CHECK_SUM_OF_TWO("cls_2byte.c", two_uchars, "{two_uchars=CC}", &first, &second, &sum);
+}
+
+/* cls_3_1byte.c */
+static void a_closure_receives_and_returns_a_struct_of_three_uchars(void **state) {
+    (void)state;
+    three_uchars first = {12, 13, 14}, second = {178, 179, 180}, sum = {190, 192, 194};
+    CHECK_SUM_OF_TWO("cls_3_1byte.c", three_uchars, "{three_uchars=CCC}", &first, &second, &sum);
+}
+
+/* cls_4_1byte.c */
+static void a_closure_receives_and_returns_a_struct_of_four_uchars(void **state) {
+    (void)state;
+    four_uchars first = {12, 13, 14, 15}, second = {178, 179, 180, 181}, sum = {190, 192, 194, 196};
+    CHECK_SUM_OF_TWO("cls_4_1byte.c", four_uchars, "{four_uchars=CCCC}", &first, &second, &sum);
+}
+
+/* cls_5_1_byte.c */
+static void a_closure_receives_and_returns_a_struct_of_five_uchars(void **state) {
+    (void)state;
+    five_uchars first = {127, 120, 1, 3, 4}, second = {12, 128, 9, 3, 4}, sum = {139, 248, 10, 6, 8};
+    CHECK_SUM_OF_TWO("cls_5_1_byte.c", five_uchars, "{five_uchars=CCCCC}", &first, &second, &sum);
+}
+
+/* cls_6_1_byte.c */
+static void a_closure_receives_and_returns_a_struct_of_six_uchars(void **state) {
+    (void)state;
+    six_uchars first = {127, 120, 1, 3, 4, 5}, second = {12, 128, 9, 3, 4, 5}, sum = {139, 248, 10, 6, 8, 10};
+    CHECK_SUM_OF_TWO("cls_6_1_byte.c", six_uchars, "{six_uchars=CCCCCC}", &first, &second, &sum);
+}
+
+/* cls_7_1_byte.c */
+static void a_closure_receives_and_returns_a_struct_of_seven_uchars(void **state) {
+    (void)state;
+    seven_uchars first = {127, 120, 1, 3, 4, 5, 6}, second = {12, 128, 9, 3, 4, 5, 6}, sum = {139, 248, 10, 6, 8, 10, 12};
+    CHECK_SUM_OF_TWO("cls_7_1_byte.c", seven_uchars, "{seven_uchars=CCCCCCC}", &first, &second, &sum);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(a_closure_receives_and_returns_a_struct_of_one_uchar),
+        cmocka_unit_test(a_closure_receives_and_returns_a_struct_of_two_uchars),
+        cmocka_unit_test(a_closure_receives_and_returns_a_struct_of_three_uchars),
+        cmocka_unit_test(a_closure_receives_and_returns_a_struct_of_four_uchars),
+        cmocka_unit_test(a_closure_receives_and_returns_a_struct_of_five_uchars),
+        cmocka_unit_test(a_closure_receives_and_returns_a_struct_of_six_uchars),
+        cmocka_unit_test(a_closure_receives_and_returns_a_struct_of_seven_uchars),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
