@@ -218,6 +218,122 @@ static void a_closure_receives_and_returns_a_struct_of_seven_uchars(void **state
     CHECK_SUM_OF_TWO("cls_7_1_byte.c", seven_uchars, "{seven_uchars=CCCCCCC}", &first, &second, &sum);
 }
 
+/* ---- structs of unsigned shorts and chars ----------------------------------------------- */
+
+#define USHORT_UCHAR(F) F(unsigned short, a) F(unsigned char, b)
+#define UCHAR_USHORT(F) F(unsigned char, a) F(unsigned short, b)
+#define TWO_USHORTS(F) F(unsigned short, a) F(unsigned short, b)
+#define TWO_USHORTS_UCHAR(F) TWO_USHORTS(F) F(unsigned char, c)
+#define TWO_USHORTS_TWO_UCHARS(F) TWO_USHORTS_UCHAR(F) F(unsigned char, d)
+#define TWO_USHORTS_UCHAR_USHORT(F) TWO_USHORTS_UCHAR(F) F(unsigned short, d)
+STRUCT_SUMMED_IN_TWOS(ushort_uchar, USHORT_UCHAR)
+STRUCT_SUMMED_IN_TWOS(uchar_ushort, UCHAR_USHORT)
+STRUCT_SUMMED_IN_TWOS(two_ushorts, TWO_USHORTS)
+STRUCT_SUMMED_IN_TWOS(two_ushorts_uchar, TWO_USHORTS_UCHAR)
+STRUCT_SUMMED_IN_TWOS(two_ushorts_two_uchars, TWO_USHORTS_TWO_UCHARS)
+STRUCT_SUMMED_IN_TWOS(two_ushorts_uchar_ushort, TWO_USHORTS_UCHAR_USHORT)
+
+/* cls_3byte1.c */
+static void a_closure_receives_and_returns_a_struct_of_a_ushort_then_a_uchar(void **state) {
+    (void)state;
+    ushort_uchar first = {12, 119}, second = {1, 15}, sum = {13, 134};
+    CHECK_SUM_OF_TWO("cls_3byte1.c", ushort_uchar, "{ushort_uchar=SC}", &first, &second, &sum);
+}
+
+/* cls_3byte2.c */
+static void a_closure_receives_and_returns_a_struct_of_a_uchar_then_a_ushort(void **state) {
+    (void)state;
+    uchar_ushort first = {15, 125}, second = {9, 19}, sum = {24, 144};
+    CHECK_SUM_OF_TWO("cls_3byte2.c", uchar_ushort, "{uchar_ushort=CS}", &first, &second, &sum);
+}
+
+/* cls_4byte.c */
+static void a_closure_receives_and_returns_a_struct_of_two_ushorts(void **state) {
+    (void)state;
+    two_ushorts first = {127, 120}, second = {12, 128}, sum = {139, 248};
+    CHECK_SUM_OF_TWO("cls_4byte.c", two_ushorts, "{two_ushorts=SS}", &first, &second, &sum);
+}
+
+/* cls_5byte.c */
+static void a_closure_receives_and_returns_a_struct_of_two_ushorts_and_a_uchar(void **state) {
+    (void)state;
+    two_ushorts_uchar first = {127, 120, 1}, second = {12, 128, 9}, sum = {139, 248, 10};
+    CHECK_SUM_OF_TWO("cls_5byte.c", two_ushorts_uchar, "{two_ushorts_uchar=SSC}", &first, &second, &sum);
+}
+
+/* cls_6byte.c */
+static void a_closure_receives_and_returns_a_struct_of_two_ushorts_and_two_uchars(void **state) {
+    (void)state;
+    two_ushorts_two_uchars first = {127, 120, 1, 128}, second = {12, 128, 9, 127}, sum = {139, 248, 10, 255};
+    CHECK_SUM_OF_TWO("cls_6byte.c", two_ushorts_two_uchars, "{two_ushorts_two_uchars=SSCC}", &first, &second,
+                     &sum);
+}
+
+/* cls_7byte.c */
+static void a_closure_receives_and_returns_a_struct_of_two_ushorts_a_uchar_and_a_ushort(void **state) {
+    (void)state;
+    two_ushorts_uchar_ushort first = {127, 120, 1, 254}, second = {12, 128, 9, 255}, sum = {139, 248, 10, 509};
+    CHECK_SUM_OF_TWO("cls_7byte.c", two_ushorts_uchar_ushort, "{two_ushorts_uchar_ushort=SSCS}", &first, &second,
+                     &sum);
+}
+
+/* ---- structs of ints, floats and doubles ------------------------------------------------ */
+
+#define THREE_FLOATS(F) F(float, f) F(float, g) F(float, h)
+#define INT_FLOAT(F) F(int, a) F(float, b)
+#define INT_DOUBLE(F) F(int, a) F(double, b)
+#define DOUBLE_INT(F) F(double, a) F(int, b)
+#define THREE_INTS(F) F(int, a) F(int, b) F(int, c)
+#define INT_DOUBLE_INT(F) F(int, a) F(double, b) F(int, c)
+STRUCT_SUMMED_IN_TWOS(three_floats, THREE_FLOATS)
+STRUCT_SUMMED_IN_TWOS(int_float, INT_FLOAT)
+STRUCT_SUMMED_IN_TWOS(int_double, INT_DOUBLE)
+STRUCT_SUMMED_IN_TWOS(double_int, DOUBLE_INT)
+STRUCT_SUMMED_IN_TWOS(three_ints, THREE_INTS)
+STRUCT_SUMMED_IN_TWOS(int_double_int, INT_DOUBLE_INT)
+
+/* cls_3float.c */
+static void a_closure_receives_and_returns_a_struct_of_three_floats(void **state) {
+    (void)state;
+    three_floats first = {1, 2, 3}, second = {1, 2, 3}, sum = {2, 4, 6};
+    CHECK_SUM_OF_TWO("cls_3float.c", three_floats, "{three_floats=fff}", &first, &second, &sum);
+}
+
+/* cls_8byte.c */
+static void a_closure_receives_and_returns_a_struct_of_an_int_and_a_float(void **state) {
+    (void)state;
+    int_float first = {1, 2}, second = {4, 5}, sum = {5, 7};
+    CHECK_SUM_OF_TWO("cls_8byte.c", int_float, "{int_float=if}", &first, &second, &sum);
+}
+
+/* cls_9byte1.c */
+static void a_closure_receives_and_returns_a_struct_of_an_int_then_a_double(void **state) {
+    (void)state;
+    int_double first = {7, 8}, second = {1, 9}, sum = {8, 17};
+    CHECK_SUM_OF_TWO("cls_9byte1.c", int_double, "{int_double=id}", &first, &second, &sum);
+}
+
+/* cls_9byte2.c */
+static void a_closure_receives_and_returns_a_struct_of_a_double_then_an_int(void **state) {
+    (void)state;
+    double_int first = {7, 8}, second = {1, 9}, sum = {8, 17};
+    CHECK_SUM_OF_TWO("cls_9byte2.c", double_int, "{double_int=di}", &first, &second, &sum);
+}
+
+/* cls_12byte.c */
+static void a_closure_receives_and_returns_a_struct_of_three_ints(void **state) {
+    (void)state;
+    three_ints first = {7, 4, 9}, second = {1, 5, 3}, sum = {8, 9, 12};
+    CHECK_SUM_OF_TWO("cls_12byte.c", three_ints, "{three_ints=iii}", &first, &second, &sum);
+}
+
+/* cls_16byte.c */
+static void a_closure_receives_and_returns_a_struct_of_a_double_between_two_ints(void **state) {
+    (void)state;
+    int_double_int first = {7, 8, 9}, second = {1, 9, 3}, sum = {8, 17, 12};
+    CHECK_SUM_OF_TWO("cls_16byte.c", int_double_int, "{int_double_int=idi}", &first, &second, &sum);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(a_closure_receives_and_returns_a_struct_of_one_uchar),
@@ -227,6 +343,18 @@ int main(void) {
         cmocka_unit_test(a_closure_receives_and_returns_a_struct_of_five_uchars),
         cmocka_unit_test(a_closure_receives_and_returns_a_struct_of_six_uchars),
         cmocka_unit_test(a_closure_receives_and_returns_a_struct_of_seven_uchars),
+        cmocka_unit_test(a_closure_receives_and_returns_a_struct_of_a_ushort_then_a_uchar),
+        cmocka_unit_test(a_closure_receives_and_returns_a_struct_of_a_uchar_then_a_ushort),
+        cmocka_unit_test(a_closure_receives_and_returns_a_struct_of_two_ushorts),
+        cmocka_unit_test(a_closure_receives_and_returns_a_struct_of_two_ushorts_and_a_uchar),
+        cmocka_unit_test(a_closure_receives_and_returns_a_struct_of_two_ushorts_and_two_uchars),
+        cmocka_unit_test(a_closure_receives_and_returns_a_struct_of_two_ushorts_a_uchar_and_a_ushort),
+        cmocka_unit_test(a_closure_receives_and_returns_a_struct_of_three_floats),
+        cmocka_unit_test(a_closure_receives_and_returns_a_struct_of_an_int_and_a_float),
+        cmocka_unit_test(a_closure_receives_and_returns_a_struct_of_an_int_then_a_double),
+        cmocka_unit_test(a_closure_receives_and_returns_a_struct_of_a_double_then_an_int),
+        cmocka_unit_test(a_closure_receives_and_returns_a_struct_of_three_ints),
+        cmocka_unit_test(a_closure_receives_and_returns_a_struct_of_a_double_between_two_ints),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
