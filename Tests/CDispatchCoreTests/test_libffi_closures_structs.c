@@ -152,6 +152,11 @@ static void check_closure_case(const closure_case *c) {
 #define CHECK_SUM_OF_TWO(libffi_file, T, S, first, second, sum)                                                \
     check_closure_case(&(closure_case){libffi_file, TWO_OF(S), DC_FUNCTION(T##_sum), T##_call, 2, {first, second}, sum})
 
+/* check_closure_case of `function`, of the struct type T, summing four. */
+#define CHECK_SUM_OF_FOUR(libffi_file, T, S, b0, b1, b2, b3, sum)                                              \
+    check_closure_case(                                                                                         \
+        &(closure_case){libffi_file, FOUR_OF(S), DC_FUNCTION(T##_sum), T##_call, 4, {b0, b1, b2, b3}, sum})
+
 /* ---- structs of unsigned chars ------------------------------------------------------------ */
 
 #define ONE_UCHAR(F) F(unsigned char, a)
@@ -214,7 +219,8 @@ static void a_closure_receives_and_returns_a_struct_of_six_uchars(void **state) 
 /* cls_7_1_byte.c */
 static void a_closure_receives_and_returns_a_struct_of_seven_uchars(void **state) {
     (void)state;
-    seven_uchars first = {127, 120, 1, 3, 4, 5, 6}, second = {12, 128, 9, 3, 4, 5, 6}, sum = {139, 248, 10, 6, 8, 10, 12};
+    seven_uchars first = {127, 120, 1, 3, 4, 5, 6}, second = {12, 128, 9, 3, 4, 5, 6},
+                 sum = {139, 248, 10, 6, 8, 10, 12};
     CHECK_SUM_OF_TWO("cls_7_1_byte.c", seven_uchars, "{seven_uchars=CCCCCCC}", &first, &second, &sum);
 }
 
@@ -334,6 +340,197 @@ static void a_closure_receives_and_returns_a_struct_of_a_double_between_two_ints
     CHECK_SUM_OF_TWO("cls_16byte.c", int_double_int, "{int_double_int=idi}", &first, &second, &sum);
 }
 
+/* ---- larger structs of doubles with chars, ints and floats -------------------------------- */
+
+#define DOUBLE_TWO_UCHARS_DOUBLE(F) F(double, a) F(unsigned char, b) F(unsigned char, c) F(double, d)
+#define DOUBLE_TWO_UCHARS_DOUBLE_UCHAR(F) DOUBLE_TWO_UCHARS_DOUBLE(F) F(unsigned char, e)
+#define TWO_DOUBLES_INT(F) F(double, a) F(double, b) F(int, c)
+#define INT_TWO_DOUBLES(F) F(int, a) F(double, b) F(double, c)
+#define TWO_DOUBLES_INT_FLOAT(F) TWO_DOUBLES_INT(F) F(float, d)
+#define EIGHT_DOUBLES(F)                                                                                        \
+    F(double, a) F(double, b) F(double, c) F(double, d) F(double, e) F(double, f) F(double, g) F(double, h)
+STRUCT_SUMMED_IN_TWOS(double_two_uchars_double, DOUBLE_TWO_UCHARS_DOUBLE)
+STRUCT_SUMMED_IN_TWOS(double_two_uchars_double_uchar, DOUBLE_TWO_UCHARS_DOUBLE_UCHAR)
+STRUCT_SUMMED_IN_TWOS(two_doubles_int, TWO_DOUBLES_INT)
+STRUCT_SUMMED_IN_TWOS(int_two_doubles, INT_TWO_DOUBLES)
+STRUCT_SUMMED_IN_FOURS(two_doubles_int_float, TWO_DOUBLES_INT_FLOAT)
+STRUCT_SUMMED_IN_FOURS(eight_doubles, EIGHT_DOUBLES)
+
+/* cls_18byte.c */
+static void a_closure_receives_and_returns_a_struct_of_two_uchars_between_two_doubles(void **state) {
+    (void)state;
+    double_two_uchars_double first = {1, 127, 126, 3}, second = {4, 125, 124, 5}, sum = {5, 252, 250, 8};
+    CHECK_SUM_OF_TWO("cls_18byte.c", double_two_uchars_double, "{double_two_uchars_double=dCCd}", &first, &second,
+                     &sum);
+}
+
+/* cls_19byte.c */
+static void a_closure_receives_and_returns_a_struct_of_doubles_and_uchars_ending_in_a_uchar(void **state) {
+    (void)state;
+    double_two_uchars_double_uchar first = {1, 127, 126, 3, 120}, second = {4, 125, 124, 5, 119},
+                                   sum = {5, 252, 250, 8, 239};
+    CHECK_SUM_OF_TWO("cls_19byte.c", double_two_uchars_double_uchar, "{double_two_uchars_double_uchar=dCCdC}",
+                     &first, &second, &sum);
+}
+
+/* cls_20byte.c */
+static void a_closure_receives_and_returns_a_struct_of_two_doubles_then_an_int(void **state) {
+    (void)state;
+    two_doubles_int first = {1, 2, 3}, second = {4, 5, 7}, sum = {5, 7, 10};
+    CHECK_SUM_OF_TWO("cls_20byte.c", two_doubles_int, "{two_doubles_int=ddi}", &first, &second, &sum);
+}
+
+/* cls_20byte1.c */
+static void a_closure_receives_and_returns_a_struct_of_an_int_then_two_doubles(void **state) {
+    (void)state;
+    int_two_doubles first = {1, 2, 3}, second = {4, 5, 7}, sum = {5, 7, 10};
+    CHECK_SUM_OF_TWO("cls_20byte1.c", int_two_doubles, "{int_two_doubles=idd}", &first, &second, &sum);
+}
+
+/* cls_24byte.c */
+static void a_closure_sums_four_structs_of_two_doubles_an_int_and_a_float(void **state) {
+    (void)state;
+    two_doubles_int_float b0 = {9, 2, 6, 5}, b1 = {1, 2, 3, 7}, b2 = {4, 5, 7, 9}, b3 = {8, 6, 1, 4},
+                          sum = {22, 15, 17, 25};
+    CHECK_SUM_OF_FOUR("cls_24byte.c", two_doubles_int_float, "{two_doubles_int_float=ddif}", &b0, &b1, &b2, &b3,
+                      &sum);
+}
+
+/* cls_64byte.c */
+static void a_closure_sums_four_structs_of_eight_doubles(void **state) {
+    (void)state;
+    eight_doubles b0 = {9, 2, 6, 5, 3, 4, 8, 1}, b1 = {1, 2, 3, 7, 2, 5, 6, 7}, b2 = {4, 5, 7, 9, 1, 1, 2, 9},
+                  b3 = {8, 6, 1, 4, 0, 3, 3, 1}, sum = {22, 15, 17, 25, 6, 13, 19, 18};
+    CHECK_SUM_OF_FOUR("cls_64byte.c", eight_doubles, "{eight_doubles=dddddddd}", &b0, &b1, &b2, &b3, &sum);
+}
+
+/* ---- a struct of two doubles to a closure returning void ---------------------------------- */
+
+typedef struct two_doubles {
+    double x, y;
+} two_doubles;
+
+static void check_two_doubles(dc_invocation *call, void *user_data) {
+    (void)user_data;
+    dc_value argument;
+    assert_ok(dc_invocation_get_argument(call, 0, &argument));
+    assert_int_equal(argument.type, DC_TYPE_STRUCT);
+    const two_doubles *seen = argument.pointer;
+    assert_true(seen->x == 1);
+    assert_true(seen->y == 2);
+    handler_calls++;
+}
+
+/* cls_dbls_struct.c (which calls the closure and the C function directly, no
+ * ffi_call) */
+static void a_closure_returning_void_receives_a_struct_of_two_doubles(void **state) {
+    (void)state;
+    dc_closure *closure = create_closure("v{two_doubles=dd}", check_two_doubles, NULL);
+    handler_calls = 0;
+    ((void (*)(two_doubles))dc_closure_function(closure))((two_doubles){1, 2});
+    assert_int_equal(handler_calls, 1);
+    dc_closure_destroy(closure);
+}
+
+/* ---- a scalar between two unsigned chars: its alignment ------------------------------------- */
+
+/* A struct T of a uchar, a `type` and a uchar, with T_sum and T_call. */
+#define STRUCT_BETWEEN_UCHARS(type, T)                                                                          \
+    typedef struct T {                                                                                          \
+        unsigned char a;                                                                                        \
+        type b;                                                                                                 \
+        unsigned char c;                                                                                        \
+    } T;                                                                                                        \
+    CALLEE static T T##_sum(T a1, T a2) {                                                                       \
+        return (T){(unsigned char)(a1.a + a2.a), (type)(a1.b + a2.b), (unsigned char)(a1.c + a2.c)};             \
+    }                                                                                                           \
+    TYPED_CALL_OF_TWO(T)
+STRUCT_BETWEEN_UCHARS(double, double_between_uchars)
+STRUCT_BETWEEN_UCHARS(float, float_between_uchars)
+STRUCT_BETWEEN_UCHARS(int16_t, sint16_between_uchars)
+STRUCT_BETWEEN_UCHARS(int32_t, sint32_between_uchars)
+STRUCT_BETWEEN_UCHARS(int64_t, sint64_between_uchars)
+STRUCT_BETWEEN_UCHARS(uint16_t, uint16_between_uchars)
+STRUCT_BETWEEN_UCHARS(uint32_t, uint32_between_uchars)
+STRUCT_BETWEEN_UCHARS(uint64_t, uint64_between_uchars)
+
+/* Every cls_align_*.c passes {12, 4951, 127} and {1, 9320, 13} and expects
+ * {13, 14271, 140}; `code` is the middle field's encoding. */
+#define CHECK_ALIGNED_BETWEEN_UCHARS(libffi_file, T, code)                                                     \
+    do {                                                                                                        \
+        T first = {12, 4951, 127}, second = {1, 9320, 13}, sum = {13, 14271, 140};                              \
+        CHECK_SUM_OF_TWO(libffi_file, T, "{" #T "=C" code "C}", &first, &second, &sum);                          \
+    } while (0)
+
+/* cls_align_double.c */
+static void a_closure_keeps_a_double_aligned_between_two_uchars(void **state) {
+    (void)state;
+    CHECK_ALIGNED_BETWEEN_UCHARS("cls_align_double.c", double_between_uchars, "d");
+}
+
+/* cls_align_float.c */
+static void a_closure_keeps_a_float_aligned_between_two_uchars(void **state) {
+    (void)state;
+    CHECK_ALIGNED_BETWEEN_UCHARS("cls_align_float.c", float_between_uchars, "f");
+}
+
+/* cls_align_sint16.c */
+static void a_closure_keeps_an_int16_aligned_between_two_uchars(void **state) {
+    (void)state;
+    CHECK_ALIGNED_BETWEEN_UCHARS("cls_align_sint16.c", sint16_between_uchars, "s");
+}
+
+/* cls_align_sint32.c */
+static void a_closure_keeps_an_int32_aligned_between_two_uchars(void **state) {
+    (void)state;
+    CHECK_ALIGNED_BETWEEN_UCHARS("cls_align_sint32.c", sint32_between_uchars, "i");
+}
+
+/* cls_align_sint64.c */
+static void a_closure_keeps_an_int64_aligned_between_two_uchars(void **state) {
+    (void)state;
+    CHECK_ALIGNED_BETWEEN_UCHARS("cls_align_sint64.c", sint64_between_uchars, "q");
+}
+
+/* cls_align_uint16.c */
+static void a_closure_keeps_a_uint16_aligned_between_two_uchars(void **state) {
+    (void)state;
+    CHECK_ALIGNED_BETWEEN_UCHARS("cls_align_uint16.c", uint16_between_uchars, "S");
+}
+
+/* cls_align_uint32.c */
+static void a_closure_keeps_a_uint32_aligned_between_two_uchars(void **state) {
+    (void)state;
+    CHECK_ALIGNED_BETWEEN_UCHARS("cls_align_uint32.c", uint32_between_uchars, "I");
+}
+
+/* cls_align_uint64.c */
+static void a_closure_keeps_a_uint64_aligned_between_two_uchars(void **state) {
+    (void)state;
+    CHECK_ALIGNED_BETWEEN_UCHARS("cls_align_uint64.c", uint64_between_uchars, "Q");
+}
+
+typedef struct pointer_between_uchars {
+    unsigned char a;
+    void *b;
+    unsigned char c;
+} pointer_between_uchars;
+
+CALLEE static pointer_between_uchars pointer_between_uchars_sum(pointer_between_uchars a1, pointer_between_uchars a2) {
+    return (pointer_between_uchars){(unsigned char)(a1.a + a2.a), (void *)((uintptr_t)a1.b + (uintptr_t)a2.b),
+                                    (unsigned char)(a1.c + a2.c)};
+}
+TYPED_CALL_OF_TWO(pointer_between_uchars)
+
+/* cls_align_pointer.c: the pointers are the integers 4951 and 9320. */
+static void a_closure_keeps_a_pointer_aligned_between_two_uchars(void **state) {
+    (void)state;
+    pointer_between_uchars first = {12, (void *)(uintptr_t)4951, 127}, second = {1, (void *)(uintptr_t)9320, 13},
+                           sum = {13, (void *)(uintptr_t)14271, 140};
+    CHECK_SUM_OF_TWO("cls_align_pointer.c", pointer_between_uchars, "{pointer_between_uchars=C^vC}", &first,
+                     &second, &sum);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(a_closure_receives_and_returns_a_struct_of_one_uchar),
@@ -355,6 +552,22 @@ int main(void) {
         cmocka_unit_test(a_closure_receives_and_returns_a_struct_of_a_double_then_an_int),
         cmocka_unit_test(a_closure_receives_and_returns_a_struct_of_three_ints),
         cmocka_unit_test(a_closure_receives_and_returns_a_struct_of_a_double_between_two_ints),
+        cmocka_unit_test(a_closure_receives_and_returns_a_struct_of_two_uchars_between_two_doubles),
+        cmocka_unit_test(a_closure_receives_and_returns_a_struct_of_doubles_and_uchars_ending_in_a_uchar),
+        cmocka_unit_test(a_closure_receives_and_returns_a_struct_of_two_doubles_then_an_int),
+        cmocka_unit_test(a_closure_receives_and_returns_a_struct_of_an_int_then_two_doubles),
+        cmocka_unit_test(a_closure_sums_four_structs_of_two_doubles_an_int_and_a_float),
+        cmocka_unit_test(a_closure_sums_four_structs_of_eight_doubles),
+        cmocka_unit_test(a_closure_returning_void_receives_a_struct_of_two_doubles),
+        cmocka_unit_test(a_closure_keeps_a_double_aligned_between_two_uchars),
+        cmocka_unit_test(a_closure_keeps_a_float_aligned_between_two_uchars),
+        cmocka_unit_test(a_closure_keeps_an_int16_aligned_between_two_uchars),
+        cmocka_unit_test(a_closure_keeps_an_int32_aligned_between_two_uchars),
+        cmocka_unit_test(a_closure_keeps_an_int64_aligned_between_two_uchars),
+        cmocka_unit_test(a_closure_keeps_a_uint16_aligned_between_two_uchars),
+        cmocka_unit_test(a_closure_keeps_a_uint32_aligned_between_two_uchars),
+        cmocka_unit_test(a_closure_keeps_a_uint64_aligned_between_two_uchars),
+        cmocka_unit_test(a_closure_keeps_a_pointer_aligned_between_two_uchars),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
