@@ -36,6 +36,15 @@ typedef struct closure_case {
     const void *expected; /* the sum libffi's test expects */
 } closure_case;
 
+/* The first (at most 16) of `count` bytes in hexadecimal, space-separated. */
+static const char *hex_bytes(const unsigned char *bytes, size_t count, char text[static 48]) {
+    size_t shown = count < 16 ? count : 16;
+    text[0] = '\0';
+    for (size_t k = 0; k < shown; k++) snprintf(text + 3 * k, 4, "%02x ", bytes[k]);
+    if (shown > 0) text[3 * shown - 1] = '\0';
+    return text;
+}
+
 /* Fails naming the case and `what` (an argument or a result) unless each
  * field of `layout` has the same bytes in `expected` and `actual` (padding is
  * not compared). */
@@ -47,13 +56,10 @@ static void assert_fields_equal(const char *file, const char *what, const dc_lay
         const unsigned char *want = (const unsigned char *)expected + field.offset;
         const unsigned char *got = (const unsigned char *)actual + field.offset;
         if (memcmp(want, got, field.size) != 0) {
-            char want_text[64] = "", got_text[64] = "";
-            for (size_t k = 0; k < field.size && k < 16; k++) {
-                snprintf(want_text + 3 * k, sizeof want_text - 3 * k, "%02x ", want[k]);
-                snprintf(got_text + 3 * k, sizeof got_text - 3 * k, "%02x ", got[k]);
-            }
-            fail_msg("%s: %s, field %zu (%s at offset %zu): expected bytes %sgot %s", file, what, index,
-                     field.encoding, field.offset, want_text, got_text);
+            char want_text[48], got_text[48];
+            fail_msg("%s: %s, field %zu (%s at offset %zu): expected bytes %s, got %s", file, what, index,
+                     field.encoding, field.offset, hex_bytes(want, field.size, want_text),
+                     hex_bytes(got, field.size, got_text));
         }
     }
 }
