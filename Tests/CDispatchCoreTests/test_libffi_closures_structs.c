@@ -8,7 +8,7 @@
  * handler checks every field of every argument it reads, computes the sum
  * with the same C function and sets it as the return value; the caller checks
  * every field of what comes back against libffi's expected values. Each test
- * names the libffi file it restates; libffi_closures_cases.txt lists them.
+ * names the libffi file(s) it restates; libffi_closures_cases.txt lists them.
  */
 #include "test_support.h"
 
@@ -114,8 +114,9 @@ static void check_closure_case(const closure_case *c) {
     dc_signature_release(signature);
 }
 
-/* A struct type `T` of FIELDS (an X-macro of (type, name) pairs), its sum
- * T_sum of two, and T_call, its typed_call. */
+/* STRUCT_SUMMED_IN_TWOS(T, FIELDS): a struct type T of FIELDS (an X-macro of
+ * (type, name) pairs), T_sum, which sums two of them field by field, and
+ * T_call, its typed_call; STRUCT_SUMMED_IN_FOURS the same for four. */
 #define DECLARE_FIELD(type, name) type name;
 #define ADD_TWO(type, name) sum.name = (type)(a1.name + a2.name);
 #define ADD_FOUR(type, name) sum.name = (type)(b0.name + b1.name + b2.name + b3.name);
@@ -154,11 +155,12 @@ static void check_closure_case(const closure_case *c) {
 #define TWO_OF(S) S S S
 #define FOUR_OF(S) S S S S S
 
-/* check_closure_case of `function`, of the struct type T, summing two. */
+/* check_closure_case of T_sum of two structs (S: T's encoding), with the
+ * addresses of its arguments and of the sum expected. */
 #define CHECK_SUM_OF_TWO(libffi_file, T, S, first, second, sum)                                                \
     check_closure_case(&(closure_case){libffi_file, TWO_OF(S), DC_FUNCTION(T##_sum), T##_call, 2, {first, second}, sum})
 
-/* check_closure_case of `function`, of the struct type T, summing four. */
+/* The same for T_sum of four structs. */
 #define CHECK_SUM_OF_FOUR(libffi_file, T, S, b0, b1, b2, b3, sum)                                              \
     check_closure_case(                                                                                         \
         &(closure_case){libffi_file, FOUR_OF(S), DC_FUNCTION(T##_sum), T##_call, 4, {b0, b1, b2, b3}, sum})
@@ -440,7 +442,14 @@ static void a_closure_returning_void_receives_a_struct_of_two_doubles(void **sta
 
 /* ---- a scalar between two unsigned chars: its alignment ------------------------------------- */
 
-/* A struct T of a uchar, a `type` and a uchar, with T_sum and T_call. */
+/* Every cls_align_*.c passes {12, 4951, 127} and {1, 9320, 13} and expects
+ * {13, 14271, 140}; T_values holds the three, each middle value made by
+ * `middle` (AS_IS, or AS_POINTER for cls_align_pointer.c). */
+#define ALIGNED_VALUES(middle) {{12, middle(4951), 127}, {1, middle(9320), 13}, {13, middle(14271), 140}}
+#define AS_IS(value) value
+#define AS_POINTER(value) ((void *)(uintptr_t)(value))
+
+/* A struct T of a uchar, a `type` and a uchar, with T_sum, T_call and T_values. */
 #define STRUCT_BETWEEN_UCHARS(type, T)                                                                          \
     typedef struct T {                                                                                          \
         unsigned char a;                                                                                        \
@@ -450,7 +459,8 @@ static void a_closure_returning_void_receives_a_struct_of_two_doubles(void **sta
     CALLEE static T T##_sum(T a1, T a2) {                                                                       \
         return (T){(unsigned char)(a1.a + a2.a), (type)(a1.b + a2.b), (unsigned char)(a1.c + a2.c)};             \
     }                                                                                                           \
-    TYPED_CALL_OF_TWO(T)
+    TYPED_CALL_OF_TWO(T)                                                                                        \
+    static T T##_values[3] = ALIGNED_VALUES(AS_IS);
 STRUCT_BETWEEN_UCHARS(double, double_between_uchars)
 STRUCT_BETWEEN_UCHARS(float, float_between_uchars)
 STRUCT_BETWEEN_UCHARS(int16_t, sint16_between_uchars)
@@ -460,62 +470,7 @@ STRUCT_BETWEEN_UCHARS(uint16_t, uint16_between_uchars)
 STRUCT_BETWEEN_UCHARS(uint32_t, uint32_between_uchars)
 STRUCT_BETWEEN_UCHARS(uint64_t, uint64_between_uchars)
 
-/* Every cls_align_*.c passes {12, 4951, 127} and {1, 9320, 13} and expects
- * {13, 14271, 140}; `code` is the middle field's encoding. */
-#define CHECK_ALIGNED_BETWEEN_UCHARS(libffi_file, T, code)                                                     \
-    do {                                                                                                        \
-        T first = {12, 4951, 127}, second = {1, 9320, 13}, sum = {13, 14271, 140};                              \
-        CHECK_SUM_OF_TWO(libffi_file, T, "{" #T "=C" code "C}", &first, &second, &sum);                          \
-    } while (0)
-
-/* cls_align_double.c */
-static void a_closure_keeps_a_double_aligned_between_two_uchars(void **state) {
-    (void)state;
-    CHECK_ALIGNED_BETWEEN_UCHARS("cls_align_double.c", double_between_uchars, "d");
-}
-
-/* cls_align_float.c */
-static void a_closure_keeps_a_float_aligned_between_two_uchars(void **state) {
-    (void)state;
-    CHECK_ALIGNED_BETWEEN_UCHARS("cls_align_float.c", float_between_uchars, "f");
-}
-
-/* cls_align_sint16.c */
-static void a_closure_keeps_an_int16_aligned_between_two_uchars(void **state) {
-    (void)state;
-    CHECK_ALIGNED_BETWEEN_UCHARS("cls_align_sint16.c", sint16_between_uchars, "s");
-}
-
-/* cls_align_sint32.c */
-static void a_closure_keeps_an_int32_aligned_between_two_uchars(void **state) {
-    (void)state;
-    CHECK_ALIGNED_BETWEEN_UCHARS("cls_align_sint32.c", sint32_between_uchars, "i");
-}
-
-/* cls_align_sint64.c */
-static void a_closure_keeps_an_int64_aligned_between_two_uchars(void **state) {
-    (void)state;
-    CHECK_ALIGNED_BETWEEN_UCHARS("cls_align_sint64.c", sint64_between_uchars, "q");
-}
-
-/* cls_align_uint16.c */
-static void a_closure_keeps_a_uint16_aligned_between_two_uchars(void **state) {
-    (void)state;
-    CHECK_ALIGNED_BETWEEN_UCHARS("cls_align_uint16.c", uint16_between_uchars, "S");
-}
-
-/* cls_align_uint32.c */
-static void a_closure_keeps_a_uint32_aligned_between_two_uchars(void **state) {
-    (void)state;
-    CHECK_ALIGNED_BETWEEN_UCHARS("cls_align_uint32.c", uint32_between_uchars, "I");
-}
-
-/* cls_align_uint64.c */
-static void a_closure_keeps_a_uint64_aligned_between_two_uchars(void **state) {
-    (void)state;
-    CHECK_ALIGNED_BETWEEN_UCHARS("cls_align_uint64.c", uint64_between_uchars, "Q");
-}
-
+/* cls_align_pointer.c's pointers are the integers 4951 and 9320. */
 typedef struct pointer_between_uchars {
     unsigned char a;
     void *b;
@@ -527,14 +482,31 @@ CALLEE static pointer_between_uchars pointer_between_uchars_sum(pointer_between_
                                     (unsigned char)(a1.c + a2.c)};
 }
 TYPED_CALL_OF_TWO(pointer_between_uchars)
+static pointer_between_uchars pointer_between_uchars_values[3] = ALIGNED_VALUES(AS_POINTER);
 
-/* cls_align_pointer.c: the pointers are the integers 4951 and 9320. */
-static void a_closure_keeps_a_pointer_aligned_between_two_uchars(void **state) {
+/* The case of libffi_file for T, `code` the middle field's encoding. */
+#define ALIGNED_CASE(libffi_file, T, code)                                                                     \
+    {libffi_file, TWO_OF("{" #T "=C" code "C}"), DC_FUNCTION(T##_sum), T##_call, 2,                             \
+     {&T##_values[0], &T##_values[1]}, &T##_values[2]}
+
+static const closure_case aligned_cases[] = {
+    ALIGNED_CASE("cls_align_double.c", double_between_uchars, "d"),
+    ALIGNED_CASE("cls_align_float.c", float_between_uchars, "f"),
+    ALIGNED_CASE("cls_align_pointer.c", pointer_between_uchars, "^v"),
+    ALIGNED_CASE("cls_align_sint16.c", sint16_between_uchars, "s"),
+    ALIGNED_CASE("cls_align_sint32.c", sint32_between_uchars, "i"),
+    ALIGNED_CASE("cls_align_sint64.c", sint64_between_uchars, "q"),
+    ALIGNED_CASE("cls_align_uint16.c", uint16_between_uchars, "S"),
+    ALIGNED_CASE("cls_align_uint32.c", uint32_between_uchars, "I"),
+    ALIGNED_CASE("cls_align_uint64.c", uint64_between_uchars, "Q"),
+};
+
+/* cls_align_double.c, cls_align_float.c, cls_align_pointer.c, cls_align_sint16.c, cls_align_sint32.c,
+ * cls_align_sint64.c, cls_align_uint16.c, cls_align_uint32.c and cls_align_uint64.c (long double's is in
+ * test_libffi_closures.c) */
+static void a_closure_keeps_each_scalar_aligned_between_two_uchars(void **state) {
     (void)state;
-    pointer_between_uchars first = {12, (void *)(uintptr_t)4951, 127}, second = {1, (void *)(uintptr_t)9320, 13},
-                           sum = {13, (void *)(uintptr_t)14271, 140};
-    CHECK_SUM_OF_TWO("cls_align_pointer.c", pointer_between_uchars, "{pointer_between_uchars=C^vC}", &first,
-                     &second, &sum);
+    for (size_t i = 0; i < ARRAY_COUNT(aligned_cases); i++) check_closure_case(&aligned_cases[i]);
 }
 
 int main(void) {
@@ -565,15 +537,7 @@ int main(void) {
         cmocka_unit_test(a_closure_sums_four_structs_of_two_doubles_an_int_and_a_float),
         cmocka_unit_test(a_closure_sums_four_structs_of_eight_doubles),
         cmocka_unit_test(a_closure_returning_void_receives_a_struct_of_two_doubles),
-        cmocka_unit_test(a_closure_keeps_a_double_aligned_between_two_uchars),
-        cmocka_unit_test(a_closure_keeps_a_float_aligned_between_two_uchars),
-        cmocka_unit_test(a_closure_keeps_an_int16_aligned_between_two_uchars),
-        cmocka_unit_test(a_closure_keeps_an_int32_aligned_between_two_uchars),
-        cmocka_unit_test(a_closure_keeps_an_int64_aligned_between_two_uchars),
-        cmocka_unit_test(a_closure_keeps_a_uint16_aligned_between_two_uchars),
-        cmocka_unit_test(a_closure_keeps_a_uint32_aligned_between_two_uchars),
-        cmocka_unit_test(a_closure_keeps_a_uint64_aligned_between_two_uchars),
-        cmocka_unit_test(a_closure_keeps_a_pointer_aligned_between_two_uchars),
+        cmocka_unit_test(a_closure_keeps_each_scalar_aligned_between_two_uchars),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
