@@ -114,9 +114,10 @@ static void check_closure_case(const closure_case *c) {
     dc_signature_release(signature);
 }
 
-/* STRUCT_SUMMED_IN_TWOS(T, FIELDS): a struct type T of FIELDS (an X-macro of
- * (type, name) pairs), T_sum, which sums two of them field by field, and
- * T_call, its typed_call; STRUCT_SUMMED_IN_FOURS the same for four. */
+/* STRUCT_SUMMED_IN_TWOS(T, FIELDS, first, second, sum): a struct type T of
+ * FIELDS (an X-macro of (type, name) pairs); T_sum, which sums two of them
+ * field by field; T_call, its typed_call; and T_values, libffi's arguments
+ * and the sum it expects. STRUCT_SUMMED_IN_FOURS the same for four. */
 #define DECLARE_FIELD(type, name) type name;
 #define ADD_TWO(type, name) sum.name = (type)(a1.name + a2.name);
 #define ADD_FOUR(type, name) sum.name = (type)(b0.name + b1.name + b2.name + b3.name);
@@ -126,7 +127,7 @@ static void check_closure_case(const closure_case *c) {
         *(T *)result = ((T(*)(T, T))function)(*(T *)arguments[0], *(T *)arguments[1]);                          \
     }
 
-#define STRUCT_SUMMED_IN_TWOS(T, FIELDS)                                                                       \
+#define STRUCT_SUMMED_IN_TWOS(T, FIELDS, ...)                                                                  \
     typedef struct T {                                                                                          \
         FIELDS(DECLARE_FIELD)                                                                                   \
     } T;                                                                                                        \
@@ -135,9 +136,10 @@ static void check_closure_case(const closure_case *c) {
         FIELDS(ADD_TWO)                                                                                         \
         return sum;                                                                                             \
     }                                                                                                           \
-    TYPED_CALL_OF_TWO(T)
+    TYPED_CALL_OF_TWO(T)                                                                                        \
+    static T T##_values[3] = {__VA_ARGS__};
 
-#define STRUCT_SUMMED_IN_FOURS(T, FIELDS)                                                                      \
+#define STRUCT_SUMMED_IN_FOURS(T, FIELDS, ...)                                                                 \
     typedef struct T {                                                                                          \
         FIELDS(DECLARE_FIELD)                                                                                   \
     } T;                                                                                                        \
@@ -149,21 +151,25 @@ static void check_closure_case(const closure_case *c) {
     static void T##_call(dc_function function, void *result, void *const *arguments) {                          \
         *(T *)result = ((T(*)(T, T, T, T))function)(*(T *)arguments[0], *(T *)arguments[1], *(T *)arguments[2], \
                                                      *(T *)arguments[3]);                                       \
-    }
+    }                                                                                                           \
+    static T T##_values[5] = {__VA_ARGS__};
 
-/* The encoding of T(T, T) and of T(T, T, T, T) for a struct encoding S. */
-#define TWO_OF(S) S S S
-#define FOUR_OF(S) S S S S S
+/* The case of libffi_file: T_sum of T_values, `fields` the encoding of T's
+ * fields; T(T, T) or T(T, T, T, T). */
+#define STRUCT_ENCODING(T, fields) "{" #T "=" fields "}"
+#define SUM_OF_TWO(libffi_file, T, fields)                                                                     \
+    {libffi_file, STRUCT_ENCODING(T, fields) STRUCT_ENCODING(T, fields) STRUCT_ENCODING(T, fields),             \
+     DC_FUNCTION(T##_sum), T##_call, 2, {&T##_values[0], &T##_values[1]}, &T##_values[2]}
+#define SUM_OF_FOUR(libffi_file, T, fields)                                                                    \
+    {libffi_file,                                                                                               \
+     STRUCT_ENCODING(T, fields) STRUCT_ENCODING(T, fields) STRUCT_ENCODING(T, fields) STRUCT_ENCODING(T, fields) \
+         STRUCT_ENCODING(T, fields),                                                                            \
+     DC_FUNCTION(T##_sum), T##_call, 4, {&T##_values[0], &T##_values[1], &T##_values[2], &T##_values[3]},        \
+     &T##_values[4]}
 
-/* check_closure_case of T_sum of two structs (S: T's encoding), with the
- * addresses of its arguments and of the sum expected. */
-#define CHECK_SUM_OF_TWO(libffi_file, T, S, first, second, sum)                                                \
-    check_closure_case(&(closure_case){libffi_file, TWO_OF(S), DC_FUNCTION(T##_sum), T##_call, 2, {first, second}, sum})
-
-/* The same for T_sum of four structs. */
-#define CHECK_SUM_OF_FOUR(libffi_file, T, S, b0, b1, b2, b3, sum)                                              \
-    check_closure_case(                                                                                         \
-        &(closure_case){libffi_file, FOUR_OF(S), DC_FUNCTION(T##_sum), T##_call, 4, {b0, b1, b2, b3}, sum})
+static void check_closure_cases(const closure_case *cases, size_t count) {
+    for (size_t i = 0; i < count; i++) check_closure_case(&cases[i]);
+}
 
 /* ---- structs of unsigned chars ------------------------------------------------------------ */
 
@@ -174,62 +180,30 @@ static void check_closure_case(const closure_case *c) {
 #define FIVE_UCHARS(F) FOUR_UCHARS(F) F(unsigned char, e)
 #define SIX_UCHARS(F) FIVE_UCHARS(F) F(unsigned char, f)
 #define SEVEN_UCHARS(F) SIX_UCHARS(F) F(unsigned char, g)
-STRUCT_SUMMED_IN_TWOS(one_uchar, ONE_UCHAR)
-STRUCT_SUMMED_IN_TWOS(two_uchars, TWO_UCHARS)
-STRUCT_SUMMED_IN_TWOS(three_uchars, THREE_UCHARS)
-STRUCT_SUMMED_IN_TWOS(four_uchars, FOUR_UCHARS)
-STRUCT_SUMMED_IN_TWOS(five_uchars, FIVE_UCHARS)
-STRUCT_SUMMED_IN_TWOS(six_uchars, SIX_UCHARS)
-STRUCT_SUMMED_IN_TWOS(seven_uchars, SEVEN_UCHARS)
+STRUCT_SUMMED_IN_TWOS(one_uchar, ONE_UCHAR, {12}, {178}, {190})
+STRUCT_SUMMED_IN_TWOS(two_uchars, TWO_UCHARS, {12, 127}, {1, 13}, {13, 140})
+STRUCT_SUMMED_IN_TWOS(three_uchars, THREE_UCHARS, {12, 13, 14}, {178, 179, 180}, {190, 192, 194})
+STRUCT_SUMMED_IN_TWOS(four_uchars, FOUR_UCHARS, {12, 13, 14, 15}, {178, 179, 180, 181}, {190, 192, 194, 196})
+STRUCT_SUMMED_IN_TWOS(five_uchars, FIVE_UCHARS, {127, 120, 1, 3, 4}, {12, 128, 9, 3, 4}, {139, 248, 10, 6, 8})
+STRUCT_SUMMED_IN_TWOS(six_uchars, SIX_UCHARS, {127, 120, 1, 3, 4, 5}, {12, 128, 9, 3, 4, 5},
+                      {139, 248, 10, 6, 8, 10})
+STRUCT_SUMMED_IN_TWOS(seven_uchars, SEVEN_UCHARS, {127, 120, 1, 3, 4, 5, 6}, {12, 128, 9, 3, 4, 5, 6},
+                      {139, 248, 10, 6, 8, 10, 12})
 
-/* cls_1_1byte.c */
-static void a_closure_receives_and_returns_a_struct_of_one_uchar(void **state) {
+/* cls_1_1byte.c, cls_2byte.c, cls_3_1byte.c, cls_4_1byte.c, cls_5_1_byte.c, cls_6_1_byte.c and
+ * cls_7_1_byte.c */
+static void a_closure_receives_and_returns_structs_of_one_to_seven_uchars(void **state) {
     (void)state;
-    one_uchar first = {12}, second = {178}, sum = {190};
-    CHECK_SUM_OF_TWO("cls_1_1byte.c", one_uchar, "{one_uchar=C}", &first, &second, &sum);
-}
-
-/* cls_2byte.c */
-static void a_closure_receives_and_returns_a_struct_of_two_uchars(void **state) {
-    (void)state;
-    two_uchars first = {12, 127}, second = {1, 13}, sum = {13, 140};
-    CHECK_SUM_OF_TWO("cls_2byte.c", two_uchars, "{two_uchars=CC}", &first, &second, &sum);
-}
-
-/* cls_3_1byte.c */
-static void a_closure_receives_and_returns_a_struct_of_three_uchars(void **state) {
-    (void)state;
-    three_uchars first = {12, 13, 14}, second = {178, 179, 180}, sum = {190, 192, 194};
-    CHECK_SUM_OF_TWO("cls_3_1byte.c", three_uchars, "{three_uchars=CCC}", &first, &second, &sum);
-}
-
-/* cls_4_1byte.c */
-static void a_closure_receives_and_returns_a_struct_of_four_uchars(void **state) {
-    (void)state;
-    four_uchars first = {12, 13, 14, 15}, second = {178, 179, 180, 181}, sum = {190, 192, 194, 196};
-    CHECK_SUM_OF_TWO("cls_4_1byte.c", four_uchars, "{four_uchars=CCCC}", &first, &second, &sum);
-}
-
-/* cls_5_1_byte.c */
-static void a_closure_receives_and_returns_a_struct_of_five_uchars(void **state) {
-    (void)state;
-    five_uchars first = {127, 120, 1, 3, 4}, second = {12, 128, 9, 3, 4}, sum = {139, 248, 10, 6, 8};
-    CHECK_SUM_OF_TWO("cls_5_1_byte.c", five_uchars, "{five_uchars=CCCCC}", &first, &second, &sum);
-}
-
-/* cls_6_1_byte.c */
-static void a_closure_receives_and_returns_a_struct_of_six_uchars(void **state) {
-    (void)state;
-    six_uchars first = {127, 120, 1, 3, 4, 5}, second = {12, 128, 9, 3, 4, 5}, sum = {139, 248, 10, 6, 8, 10};
-    CHECK_SUM_OF_TWO("cls_6_1_byte.c", six_uchars, "{six_uchars=CCCCCC}", &first, &second, &sum);
-}
-
-/* cls_7_1_byte.c */
-static void a_closure_receives_and_returns_a_struct_of_seven_uchars(void **state) {
-    (void)state;
-    seven_uchars first = {127, 120, 1, 3, 4, 5, 6}, second = {12, 128, 9, 3, 4, 5, 6},
-                 sum = {139, 248, 10, 6, 8, 10, 12};
-    CHECK_SUM_OF_TWO("cls_7_1_byte.c", seven_uchars, "{seven_uchars=CCCCCCC}", &first, &second, &sum);
+    const closure_case cases[] = {
+        SUM_OF_TWO("cls_1_1byte.c", one_uchar, "C"),
+        SUM_OF_TWO("cls_2byte.c", two_uchars, "CC"),
+        SUM_OF_TWO("cls_3_1byte.c", three_uchars, "CCC"),
+        SUM_OF_TWO("cls_4_1byte.c", four_uchars, "CCCC"),
+        SUM_OF_TWO("cls_5_1_byte.c", five_uchars, "CCCCC"),
+        SUM_OF_TWO("cls_6_1_byte.c", six_uchars, "CCCCCC"),
+        SUM_OF_TWO("cls_7_1_byte.c", seven_uchars, "CCCCCCC"),
+    };
+    check_closure_cases(cases, ARRAY_COUNT(cases));
 }
 
 /* ---- structs of unsigned shorts and chars ----------------------------------------------- */
@@ -240,58 +214,30 @@ static void a_closure_receives_and_returns_a_struct_of_seven_uchars(void **state
 #define TWO_USHORTS_UCHAR(F) TWO_USHORTS(F) F(unsigned char, c)
 #define TWO_USHORTS_TWO_UCHARS(F) TWO_USHORTS_UCHAR(F) F(unsigned char, d)
 #define TWO_USHORTS_UCHAR_USHORT(F) TWO_USHORTS_UCHAR(F) F(unsigned short, d)
-STRUCT_SUMMED_IN_TWOS(ushort_uchar, USHORT_UCHAR)
-STRUCT_SUMMED_IN_TWOS(uchar_ushort, UCHAR_USHORT)
-STRUCT_SUMMED_IN_TWOS(two_ushorts, TWO_USHORTS)
-STRUCT_SUMMED_IN_TWOS(two_ushorts_uchar, TWO_USHORTS_UCHAR)
-STRUCT_SUMMED_IN_TWOS(two_ushorts_two_uchars, TWO_USHORTS_TWO_UCHARS)
-STRUCT_SUMMED_IN_TWOS(two_ushorts_uchar_ushort, TWO_USHORTS_UCHAR_USHORT)
+STRUCT_SUMMED_IN_TWOS(ushort_uchar, USHORT_UCHAR, {12, 119}, {1, 15}, {13, 134})
+STRUCT_SUMMED_IN_TWOS(uchar_ushort, UCHAR_USHORT, {15, 125}, {9, 19}, {24, 144})
+STRUCT_SUMMED_IN_TWOS(two_ushorts, TWO_USHORTS, {127, 120}, {12, 128}, {139, 248})
+STRUCT_SUMMED_IN_TWOS(two_ushorts_uchar, TWO_USHORTS_UCHAR, {127, 120, 1}, {12, 128, 9}, {139, 248, 10})
+STRUCT_SUMMED_IN_TWOS(two_ushorts_two_uchars, TWO_USHORTS_TWO_UCHARS, {127, 120, 1, 128}, {12, 128, 9, 127},
+                      {139, 248, 10, 255})
+STRUCT_SUMMED_IN_TWOS(two_ushorts_uchar_ushort, TWO_USHORTS_UCHAR_USHORT, {127, 120, 1, 254}, {12, 128, 9, 255},
+                      {139, 248, 10, 509})
 
-/* cls_3byte1.c */
-static void a_closure_receives_and_returns_a_struct_of_a_ushort_then_a_uchar(void **state) {
+/* cls_3byte1.c, cls_3byte2.c, cls_4byte.c, cls_5byte.c, cls_6byte.c and cls_7byte.c */
+static void a_closure_receives_and_returns_structs_of_ushorts_and_uchars(void **state) {
     (void)state;
-    ushort_uchar first = {12, 119}, second = {1, 15}, sum = {13, 134};
-    CHECK_SUM_OF_TWO("cls_3byte1.c", ushort_uchar, "{ushort_uchar=SC}", &first, &second, &sum);
+    const closure_case cases[] = {
+        SUM_OF_TWO("cls_3byte1.c", ushort_uchar, "SC"),
+        SUM_OF_TWO("cls_3byte2.c", uchar_ushort, "CS"),
+        SUM_OF_TWO("cls_4byte.c", two_ushorts, "SS"),
+        SUM_OF_TWO("cls_5byte.c", two_ushorts_uchar, "SSC"),
+        SUM_OF_TWO("cls_6byte.c", two_ushorts_two_uchars, "SSCC"),
+        SUM_OF_TWO("cls_7byte.c", two_ushorts_uchar_ushort, "SSCS"),
+    };
+    check_closure_cases(cases, ARRAY_COUNT(cases));
 }
 
-/* cls_3byte2.c */
-static void a_closure_receives_and_returns_a_struct_of_a_uchar_then_a_ushort(void **state) {
-    (void)state;
-    uchar_ushort first = {15, 125}, second = {9, 19}, sum = {24, 144};
-    CHECK_SUM_OF_TWO("cls_3byte2.c", uchar_ushort, "{uchar_ushort=CS}", &first, &second, &sum);
-}
-
-/* cls_4byte.c */
-static void a_closure_receives_and_returns_a_struct_of_two_ushorts(void **state) {
-    (void)state;
-    two_ushorts first = {127, 120}, second = {12, 128}, sum = {139, 248};
-    CHECK_SUM_OF_TWO("cls_4byte.c", two_ushorts, "{two_ushorts=SS}", &first, &second, &sum);
-}
-
-/* cls_5byte.c */
-static void a_closure_receives_and_returns_a_struct_of_two_ushorts_and_a_uchar(void **state) {
-    (void)state;
-    two_ushorts_uchar first = {127, 120, 1}, second = {12, 128, 9}, sum = {139, 248, 10};
-    CHECK_SUM_OF_TWO("cls_5byte.c", two_ushorts_uchar, "{two_ushorts_uchar=SSC}", &first, &second, &sum);
-}
-
-/* cls_6byte.c */
-static void a_closure_receives_and_returns_a_struct_of_two_ushorts_and_two_uchars(void **state) {
-    (void)state;
-    two_ushorts_two_uchars first = {127, 120, 1, 128}, second = {12, 128, 9, 127}, sum = {139, 248, 10, 255};
-    CHECK_SUM_OF_TWO("cls_6byte.c", two_ushorts_two_uchars, "{two_ushorts_two_uchars=SSCC}", &first, &second,
-                     &sum);
-}
-
-/* cls_7byte.c */
-static void a_closure_receives_and_returns_a_struct_of_two_ushorts_a_uchar_and_a_ushort(void **state) {
-    (void)state;
-    two_ushorts_uchar_ushort first = {127, 120, 1, 254}, second = {12, 128, 9, 255}, sum = {139, 248, 10, 509};
-    CHECK_SUM_OF_TWO("cls_7byte.c", two_ushorts_uchar_ushort, "{two_ushorts_uchar_ushort=SSCS}", &first, &second,
-                     &sum);
-}
-
-/* ---- structs of ints, floats and doubles ------------------------------------------------ */
+/* ---- structs of ints, floats and doubles up to 16 bytes ----------------------------------- */
 
 #define THREE_FLOATS(F) F(float, f) F(float, g) F(float, h)
 #define INT_FLOAT(F) F(int, a) F(float, b)
@@ -299,53 +245,25 @@ static void a_closure_receives_and_returns_a_struct_of_two_ushorts_a_uchar_and_a
 #define DOUBLE_INT(F) F(double, a) F(int, b)
 #define THREE_INTS(F) F(int, a) F(int, b) F(int, c)
 #define INT_DOUBLE_INT(F) F(int, a) F(double, b) F(int, c)
-STRUCT_SUMMED_IN_TWOS(three_floats, THREE_FLOATS)
-STRUCT_SUMMED_IN_TWOS(int_float, INT_FLOAT)
-STRUCT_SUMMED_IN_TWOS(int_double, INT_DOUBLE)
-STRUCT_SUMMED_IN_TWOS(double_int, DOUBLE_INT)
-STRUCT_SUMMED_IN_TWOS(three_ints, THREE_INTS)
-STRUCT_SUMMED_IN_TWOS(int_double_int, INT_DOUBLE_INT)
+STRUCT_SUMMED_IN_TWOS(three_floats, THREE_FLOATS, {1, 2, 3}, {1, 2, 3}, {2, 4, 6})
+STRUCT_SUMMED_IN_TWOS(int_float, INT_FLOAT, {1, 2}, {4, 5}, {5, 7})
+STRUCT_SUMMED_IN_TWOS(int_double, INT_DOUBLE, {7, 8}, {1, 9}, {8, 17})
+STRUCT_SUMMED_IN_TWOS(double_int, DOUBLE_INT, {7, 8}, {1, 9}, {8, 17})
+STRUCT_SUMMED_IN_TWOS(three_ints, THREE_INTS, {7, 4, 9}, {1, 5, 3}, {8, 9, 12})
+STRUCT_SUMMED_IN_TWOS(int_double_int, INT_DOUBLE_INT, {7, 8, 9}, {1, 9, 3}, {8, 17, 12})
 
-/* cls_3float.c */
-static void a_closure_receives_and_returns_a_struct_of_three_floats(void **state) {
+/* cls_3float.c, cls_8byte.c, cls_9byte1.c, cls_9byte2.c, cls_12byte.c and cls_16byte.c */
+static void a_closure_receives_and_returns_structs_of_ints_floats_and_doubles(void **state) {
     (void)state;
-    three_floats first = {1, 2, 3}, second = {1, 2, 3}, sum = {2, 4, 6};
-    CHECK_SUM_OF_TWO("cls_3float.c", three_floats, "{three_floats=fff}", &first, &second, &sum);
-}
-
-/* cls_8byte.c */
-static void a_closure_receives_and_returns_a_struct_of_an_int_and_a_float(void **state) {
-    (void)state;
-    int_float first = {1, 2}, second = {4, 5}, sum = {5, 7};
-    CHECK_SUM_OF_TWO("cls_8byte.c", int_float, "{int_float=if}", &first, &second, &sum);
-}
-
-/* cls_9byte1.c */
-static void a_closure_receives_and_returns_a_struct_of_an_int_then_a_double(void **state) {
-    (void)state;
-    int_double first = {7, 8}, second = {1, 9}, sum = {8, 17};
-    CHECK_SUM_OF_TWO("cls_9byte1.c", int_double, "{int_double=id}", &first, &second, &sum);
-}
-
-/* cls_9byte2.c */
-static void a_closure_receives_and_returns_a_struct_of_a_double_then_an_int(void **state) {
-    (void)state;
-    double_int first = {7, 8}, second = {1, 9}, sum = {8, 17};
-    CHECK_SUM_OF_TWO("cls_9byte2.c", double_int, "{double_int=di}", &first, &second, &sum);
-}
-
-/* cls_12byte.c */
-static void a_closure_receives_and_returns_a_struct_of_three_ints(void **state) {
-    (void)state;
-    three_ints first = {7, 4, 9}, second = {1, 5, 3}, sum = {8, 9, 12};
-    CHECK_SUM_OF_TWO("cls_12byte.c", three_ints, "{three_ints=iii}", &first, &second, &sum);
-}
-
-/* cls_16byte.c */
-static void a_closure_receives_and_returns_a_struct_of_a_double_between_two_ints(void **state) {
-    (void)state;
-    int_double_int first = {7, 8, 9}, second = {1, 9, 3}, sum = {8, 17, 12};
-    CHECK_SUM_OF_TWO("cls_16byte.c", int_double_int, "{int_double_int=idi}", &first, &second, &sum);
+    const closure_case cases[] = {
+        SUM_OF_TWO("cls_3float.c", three_floats, "fff"),
+        SUM_OF_TWO("cls_8byte.c", int_float, "if"),
+        SUM_OF_TWO("cls_9byte1.c", int_double, "id"),
+        SUM_OF_TWO("cls_9byte2.c", double_int, "di"),
+        SUM_OF_TWO("cls_12byte.c", three_ints, "iii"),
+        SUM_OF_TWO("cls_16byte.c", int_double_int, "idi"),
+    };
+    check_closure_cases(cases, ARRAY_COUNT(cases));
 }
 
 /* ---- larger structs of doubles with chars, ints and floats -------------------------------- */
@@ -357,59 +275,37 @@ static void a_closure_receives_and_returns_a_struct_of_a_double_between_two_ints
 #define TWO_DOUBLES_INT_FLOAT(F) TWO_DOUBLES_INT(F) F(float, d)
 #define EIGHT_DOUBLES(F)                                                                                        \
     F(double, a) F(double, b) F(double, c) F(double, d) F(double, e) F(double, f) F(double, g) F(double, h)
-STRUCT_SUMMED_IN_TWOS(double_two_uchars_double, DOUBLE_TWO_UCHARS_DOUBLE)
-STRUCT_SUMMED_IN_TWOS(double_two_uchars_double_uchar, DOUBLE_TWO_UCHARS_DOUBLE_UCHAR)
-STRUCT_SUMMED_IN_TWOS(two_doubles_int, TWO_DOUBLES_INT)
-STRUCT_SUMMED_IN_TWOS(int_two_doubles, INT_TWO_DOUBLES)
-STRUCT_SUMMED_IN_FOURS(two_doubles_int_float, TWO_DOUBLES_INT_FLOAT)
-STRUCT_SUMMED_IN_FOURS(eight_doubles, EIGHT_DOUBLES)
+STRUCT_SUMMED_IN_TWOS(double_two_uchars_double, DOUBLE_TWO_UCHARS_DOUBLE, {1, 127, 126, 3}, {4, 125, 124, 5},
+                      {5, 252, 250, 8})
+STRUCT_SUMMED_IN_TWOS(double_two_uchars_double_uchar, DOUBLE_TWO_UCHARS_DOUBLE_UCHAR, {1, 127, 126, 3, 120},
+                      {4, 125, 124, 5, 119}, {5, 252, 250, 8, 239})
+STRUCT_SUMMED_IN_TWOS(two_doubles_int, TWO_DOUBLES_INT, {1, 2, 3}, {4, 5, 7}, {5, 7, 10})
+STRUCT_SUMMED_IN_TWOS(int_two_doubles, INT_TWO_DOUBLES, {1, 2, 3}, {4, 5, 7}, {5, 7, 10})
+STRUCT_SUMMED_IN_FOURS(two_doubles_int_float, TWO_DOUBLES_INT_FLOAT, {9, 2, 6, 5}, {1, 2, 3, 7}, {4, 5, 7, 9},
+                       {8, 6, 1, 4}, {22, 15, 17, 25})
+STRUCT_SUMMED_IN_FOURS(eight_doubles, EIGHT_DOUBLES, {9, 2, 6, 5, 3, 4, 8, 1}, {1, 2, 3, 7, 2, 5, 6, 7},
+                       {4, 5, 7, 9, 1, 1, 2, 9}, {8, 6, 1, 4, 0, 3, 3, 1}, {22, 15, 17, 25, 6, 13, 19, 18})
 
-/* cls_18byte.c */
-static void a_closure_receives_and_returns_a_struct_of_two_uchars_between_two_doubles(void **state) {
+/* cls_18byte.c, cls_19byte.c, cls_20byte.c and cls_20byte1.c */
+static void a_closure_receives_and_returns_structs_of_doubles_beside_uchars_or_an_int(void **state) {
     (void)state;
-    double_two_uchars_double first = {1, 127, 126, 3}, second = {4, 125, 124, 5}, sum = {5, 252, 250, 8};
-    CHECK_SUM_OF_TWO("cls_18byte.c", double_two_uchars_double, "{double_two_uchars_double=dCCd}", &first, &second,
-                     &sum);
+    const closure_case cases[] = {
+        SUM_OF_TWO("cls_18byte.c", double_two_uchars_double, "dCCd"),
+        SUM_OF_TWO("cls_19byte.c", double_two_uchars_double_uchar, "dCCdC"),
+        SUM_OF_TWO("cls_20byte.c", two_doubles_int, "ddi"),
+        SUM_OF_TWO("cls_20byte1.c", int_two_doubles, "idd"),
+    };
+    check_closure_cases(cases, ARRAY_COUNT(cases));
 }
 
-/* cls_19byte.c */
-static void a_closure_receives_and_returns_a_struct_of_doubles_and_uchars_ending_in_a_uchar(void **state) {
+/* cls_24byte.c and cls_64byte.c */
+static void a_closure_sums_four_structs_of_24_and_of_64_bytes(void **state) {
     (void)state;
-    double_two_uchars_double_uchar first = {1, 127, 126, 3, 120}, second = {4, 125, 124, 5, 119},
-                                   sum = {5, 252, 250, 8, 239};
-    CHECK_SUM_OF_TWO("cls_19byte.c", double_two_uchars_double_uchar, "{double_two_uchars_double_uchar=dCCdC}",
-                     &first, &second, &sum);
-}
-
-/* cls_20byte.c */
-static void a_closure_receives_and_returns_a_struct_of_two_doubles_then_an_int(void **state) {
-    (void)state;
-    two_doubles_int first = {1, 2, 3}, second = {4, 5, 7}, sum = {5, 7, 10};
-    CHECK_SUM_OF_TWO("cls_20byte.c", two_doubles_int, "{two_doubles_int=ddi}", &first, &second, &sum);
-}
-
-/* cls_20byte1.c */
-static void a_closure_receives_and_returns_a_struct_of_an_int_then_two_doubles(void **state) {
-    (void)state;
-    int_two_doubles first = {1, 2, 3}, second = {4, 5, 7}, sum = {5, 7, 10};
-    CHECK_SUM_OF_TWO("cls_20byte1.c", int_two_doubles, "{int_two_doubles=idd}", &first, &second, &sum);
-}
-
-/* cls_24byte.c */
-static void a_closure_sums_four_structs_of_two_doubles_an_int_and_a_float(void **state) {
-    (void)state;
-    two_doubles_int_float b0 = {9, 2, 6, 5}, b1 = {1, 2, 3, 7}, b2 = {4, 5, 7, 9}, b3 = {8, 6, 1, 4},
-                          sum = {22, 15, 17, 25};
-    CHECK_SUM_OF_FOUR("cls_24byte.c", two_doubles_int_float, "{two_doubles_int_float=ddif}", &b0, &b1, &b2, &b3,
-                      &sum);
-}
-
-/* cls_64byte.c */
-static void a_closure_sums_four_structs_of_eight_doubles(void **state) {
-    (void)state;
-    eight_doubles b0 = {9, 2, 6, 5, 3, 4, 8, 1}, b1 = {1, 2, 3, 7, 2, 5, 6, 7}, b2 = {4, 5, 7, 9, 1, 1, 2, 9},
-                  b3 = {8, 6, 1, 4, 0, 3, 3, 1}, sum = {22, 15, 17, 25, 6, 13, 19, 18};
-    CHECK_SUM_OF_FOUR("cls_64byte.c", eight_doubles, "{eight_doubles=dddddddd}", &b0, &b1, &b2, &b3, &sum);
+    const closure_case cases[] = {
+        SUM_OF_FOUR("cls_24byte.c", two_doubles_int_float, "ddif"),
+        SUM_OF_FOUR("cls_64byte.c", eight_doubles, "dddddddd"),
+    };
+    check_closure_cases(cases, ARRAY_COUNT(cases));
 }
 
 /* ---- a struct of two doubles to a closure returning void ---------------------------------- */
@@ -484,58 +380,32 @@ CALLEE static pointer_between_uchars pointer_between_uchars_sum(pointer_between_
 TYPED_CALL_OF_TWO(pointer_between_uchars)
 static pointer_between_uchars pointer_between_uchars_values[3] = ALIGNED_VALUES(AS_POINTER);
 
-/* The case of libffi_file for T, `code` the middle field's encoding. */
-#define ALIGNED_CASE(libffi_file, T, code)                                                                     \
-    {libffi_file, TWO_OF("{" #T "=C" code "C}"), DC_FUNCTION(T##_sum), T##_call, 2,                             \
-     {&T##_values[0], &T##_values[1]}, &T##_values[2]}
-
-static const closure_case aligned_cases[] = {
-    ALIGNED_CASE("cls_align_double.c", double_between_uchars, "d"),
-    ALIGNED_CASE("cls_align_float.c", float_between_uchars, "f"),
-    ALIGNED_CASE("cls_align_pointer.c", pointer_between_uchars, "^v"),
-    ALIGNED_CASE("cls_align_sint16.c", sint16_between_uchars, "s"),
-    ALIGNED_CASE("cls_align_sint32.c", sint32_between_uchars, "i"),
-    ALIGNED_CASE("cls_align_sint64.c", sint64_between_uchars, "q"),
-    ALIGNED_CASE("cls_align_uint16.c", uint16_between_uchars, "S"),
-    ALIGNED_CASE("cls_align_uint32.c", uint32_between_uchars, "I"),
-    ALIGNED_CASE("cls_align_uint64.c", uint64_between_uchars, "Q"),
-};
-
 /* cls_align_double.c, cls_align_float.c, cls_align_pointer.c, cls_align_sint16.c, cls_align_sint32.c,
  * cls_align_sint64.c, cls_align_uint16.c, cls_align_uint32.c and cls_align_uint64.c (long double's is in
  * test_libffi_closures.c) */
 static void a_closure_keeps_each_scalar_aligned_between_two_uchars(void **state) {
     (void)state;
-    for (size_t i = 0; i < ARRAY_COUNT(aligned_cases); i++) check_closure_case(&aligned_cases[i]);
+    const closure_case cases[] = {
+        SUM_OF_TWO("cls_align_double.c", double_between_uchars, "CdC"),
+        SUM_OF_TWO("cls_align_float.c", float_between_uchars, "CfC"),
+        SUM_OF_TWO("cls_align_pointer.c", pointer_between_uchars, "C^vC"),
+        SUM_OF_TWO("cls_align_sint16.c", sint16_between_uchars, "CsC"),
+        SUM_OF_TWO("cls_align_sint32.c", sint32_between_uchars, "CiC"),
+        SUM_OF_TWO("cls_align_sint64.c", sint64_between_uchars, "CqC"),
+        SUM_OF_TWO("cls_align_uint16.c", uint16_between_uchars, "CSC"),
+        SUM_OF_TWO("cls_align_uint32.c", uint32_between_uchars, "CIC"),
+        SUM_OF_TWO("cls_align_uint64.c", uint64_between_uchars, "CQC"),
+    };
+    check_closure_cases(cases, ARRAY_COUNT(cases));
 }
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(a_closure_receives_and_returns_a_struct_of_one_uchar),
-        cmocka_unit_test(a_closure_receives_and_returns_a_struct_of_two_uchars),
-        cmocka_unit_test(a_closure_receives_and_returns_a_struct_of_three_uchars),
-        cmocka_unit_test(a_closure_receives_and_returns_a_struct_of_four_uchars),
-        cmocka_unit_test(a_closure_receives_and_returns_a_struct_of_five_uchars),
-        cmocka_unit_test(a_closure_receives_and_returns_a_struct_of_six_uchars),
-        cmocka_unit_test(a_closure_receives_and_returns_a_struct_of_seven_uchars),
-        cmocka_unit_test(a_closure_receives_and_returns_a_struct_of_a_ushort_then_a_uchar),
-        cmocka_unit_test(a_closure_receives_and_returns_a_struct_of_a_uchar_then_a_ushort),
-        cmocka_unit_test(a_closure_receives_and_returns_a_struct_of_two_ushorts),
-        cmocka_unit_test(a_closure_receives_and_returns_a_struct_of_two_ushorts_and_a_uchar),
-        cmocka_unit_test(a_closure_receives_and_returns_a_struct_of_two_ushorts_and_two_uchars),
-        cmocka_unit_test(a_closure_receives_and_returns_a_struct_of_two_ushorts_a_uchar_and_a_ushort),
-        cmocka_unit_test(a_closure_receives_and_returns_a_struct_of_three_floats),
-        cmocka_unit_test(a_closure_receives_and_returns_a_struct_of_an_int_and_a_float),
-        cmocka_unit_test(a_closure_receives_and_returns_a_struct_of_an_int_then_a_double),
-        cmocka_unit_test(a_closure_receives_and_returns_a_struct_of_a_double_then_an_int),
-        cmocka_unit_test(a_closure_receives_and_returns_a_struct_of_three_ints),
-        cmocka_unit_test(a_closure_receives_and_returns_a_struct_of_a_double_between_two_ints),
-        cmocka_unit_test(a_closure_receives_and_returns_a_struct_of_two_uchars_between_two_doubles),
-        cmocka_unit_test(a_closure_receives_and_returns_a_struct_of_doubles_and_uchars_ending_in_a_uchar),
-        cmocka_unit_test(a_closure_receives_and_returns_a_struct_of_two_doubles_then_an_int),
-        cmocka_unit_test(a_closure_receives_and_returns_a_struct_of_an_int_then_two_doubles),
-        cmocka_unit_test(a_closure_sums_four_structs_of_two_doubles_an_int_and_a_float),
-        cmocka_unit_test(a_closure_sums_four_structs_of_eight_doubles),
+        cmocka_unit_test(a_closure_receives_and_returns_structs_of_one_to_seven_uchars),
+        cmocka_unit_test(a_closure_receives_and_returns_structs_of_ushorts_and_uchars),
+        cmocka_unit_test(a_closure_receives_and_returns_structs_of_ints_floats_and_doubles),
+        cmocka_unit_test(a_closure_receives_and_returns_structs_of_doubles_beside_uchars_or_an_int),
+        cmocka_unit_test(a_closure_sums_four_structs_of_24_and_of_64_bytes),
         cmocka_unit_test(a_closure_returning_void_receives_a_struct_of_two_doubles),
         cmocka_unit_test(a_closure_keeps_each_scalar_aligned_between_two_uchars),
     };
