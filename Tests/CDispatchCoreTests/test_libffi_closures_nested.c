@@ -318,6 +318,229 @@ static void a_closure_returns_a_struct_nesting_a_double_and_a_char(void **state)
     assert_closure_answered(&c, closure, &result);
 }
 
+/* ---- nested_struct6.c, 8, 9: a nested struct between two structs of two fields ------------ */
+
+/*
+ * NESTED_TRIPLE(name, TA, A, TB, B, TD, D): the structs `name` {TA a; TB b},
+ * name##_nested {name x; unsigned char y} and name##_last {TD d; unsigned
+ * char e} (A, B and D the codes of TA, TB and TD), libffi's B_fn of them
+ * (name##_combine: name##_nested (name, name##_nested, name##_last)), its
+ * answer for a closure, and name##_encoding, the signature's encoding.
+ */
+#define NESTED_TRIPLE(name, TA, A, TB, B, TD, D)                                                              \
+    typedef struct name {                                                                                     \
+        TA a;                                                                                                 \
+        TB b;                                                                                                 \
+    } name;                                                                                                   \
+    typedef struct name##_nested {                                                                            \
+        name x;                                                                                               \
+        unsigned char y;                                                                                      \
+    } name##_nested;                                                                                          \
+    typedef struct name##_last {                                                                              \
+        TD d;                                                                                                 \
+        unsigned char e;                                                                                      \
+    } name##_last;                                                                                            \
+    CALLEE static name##_nested name##_combine(name b2, name##_nested b3, name##_last b4) {                   \
+        name##_nested result;                                                                                 \
+        result.x.a = (TA)(b2.a + b3.x.a + b4.d);                                                              \
+        result.x.b = (TB)(b2.b + b3.x.b + b3.y + b4.e);                                                       \
+        result.y = (unsigned char)(b2.b + b3.x.b + b4.e);                                                     \
+        return result;                                                                                        \
+    }                                                                                                         \
+    static void name##_answer(const void *const *arguments, void *result) {                                   \
+        *(name##_nested *)result = name##_combine(*(const name *)arguments[0],                                \
+                                                  *(const name##_nested *)arguments[1],                       \
+                                                  *(const name##_last *)arguments[2]);                        \
+    }                                                                                                         \
+    static const char name##_encoding[] =                                                                     \
+        "{B={A=" A B "}C}{A=" A B "}{B={A=" A B "}C}{C=" D "C}";
+
+NESTED_TRIPLE(double_then_char, double, "d", unsigned char, "C", long, LONG_CODE)
+NESTED_TRIPLE(ulonglong_then_char, unsigned long long, "Q", unsigned char, "C", unsigned long long, "Q")
+NESTED_TRIPLE(char_then_ulonglong, unsigned char, "C", unsigned long long, "Q", unsigned long, ULONG_CODE)
+
+/* nested_struct6.c */
+static void a_closure_receives_a_nested_double_struct_and_a_struct_of_a_long_and_a_char(void **state) {
+    (void)state;
+    double_then_char e = {1.0, 7};
+    double_then_char_nested f = {{12.0, 127}, 99}, expected = {{15.0, 242}, 143};
+    double_then_char_last g = {2, 9};
+    restated_case c = RESTATED("nested_struct6.c", double_then_char_encoding, double_then_char_combine,
+                               double_then_char_answer, &expected, &e, &f, &g);
+    call_and_check(&c);
+    dc_closure *closure = checking_closure(&c);
+    double_then_char_nested result =
+        ((double_then_char_nested(*)(double_then_char, double_then_char_nested,
+                                     double_then_char_last))dc_closure_function(closure))(e, f, g);
+    assert_closure_answered(&c, closure, &result);
+}
+
+/* nested_struct8.c */
+static void a_closure_receives_three_structs_of_an_unsigned_long_long_then_a_char(void **state) {
+    (void)state;
+    ulonglong_then_char e = {1, 7};
+    ulonglong_then_char_nested f = {{12, 127}, 99}, expected = {{15, 242}, 143};
+    ulonglong_then_char_last g = {2, 9};
+    restated_case c = RESTATED("nested_struct8.c", ulonglong_then_char_encoding, ulonglong_then_char_combine,
+                               ulonglong_then_char_answer, &expected, &e, &f, &g);
+    call_and_check(&c);
+    dc_closure *closure = checking_closure(&c);
+    ulonglong_then_char_nested result =
+        ((ulonglong_then_char_nested(*)(ulonglong_then_char, ulonglong_then_char_nested,
+                                        ulonglong_then_char_last))dc_closure_function(closure))(e, f, g);
+    assert_closure_answered(&c, closure, &result);
+}
+
+/* nested_struct9.c */
+static void a_closure_receives_structs_of_a_char_then_an_unsigned_long_long(void **state) {
+    (void)state;
+    char_then_ulonglong e = {1, 7};
+    char_then_ulonglong_nested f = {{12, 127}, 99}, expected = {{15, 242}, 143};
+    char_then_ulonglong_last g = {2, 9};
+    restated_case c = RESTATED("nested_struct9.c", char_then_ulonglong_encoding, char_then_ulonglong_combine,
+                               char_then_ulonglong_answer, &expected, &e, &f, &g);
+    call_and_check(&c);
+    dc_closure *closure = checking_closure(&c);
+    char_then_ulonglong_nested result =
+        ((char_then_ulonglong_nested(*)(char_then_ulonglong, char_then_ulonglong_nested,
+                                        char_then_ulonglong_last))dc_closure_function(closure))(e, f, g);
+    assert_closure_answered(&c, closure, &result);
+}
+
+/* ---- nested_struct10.c: a nested struct between a char and an int ----------------------- */
+
+typedef struct wide_char {
+    unsigned long long a;
+    unsigned char b;
+} wide_char;
+typedef struct char_wide_char_int {
+    unsigned char y;
+    wide_char x;
+    unsigned int z;
+} char_wide_char_int;
+
+#define WIDE_CHAR "{A=QC}"
+#define CHAR_WIDE_CHAR_INT "{B=C" WIDE_CHAR "I}"
+
+CALLEE static char_wide_char_int combine_around(wide_char b2, char_wide_char_int b3, wide_char b4) {
+    char_wide_char_int result;
+    result.x.a = b2.a + b3.x.a + b3.z + b4.a;
+    result.x.b = (unsigned char)(b2.b + b3.x.b + b3.y + b4.b);
+    result.y = (unsigned char)(b2.b + b3.x.b + b4.b);
+    result.z = 0;
+    return result;
+}
+
+static void combine_around_answer(const void *const *arguments, void *result) {
+    *(char_wide_char_int *)result = combine_around(*(const wide_char *)arguments[0],
+                                                   *(const char_wide_char_int *)arguments[1],
+                                                   *(const wide_char *)arguments[2]);
+}
+
+/* nested_struct10.c (its third struct, C, has A's layout) */
+static void a_closure_receives_a_struct_nesting_a_struct_between_a_char_and_an_int(void **state) {
+    (void)state;
+    wide_char e = {1, 7}, g = {2, 9};
+    char_wide_char_int f = {99, {12, 127}, 255}, expected = {143, {270, 242}, 0};
+    restated_case c = RESTATED("nested_struct10.c", CHAR_WIDE_CHAR_INT WIDE_CHAR CHAR_WIDE_CHAR_INT WIDE_CHAR,
+                               combine_around, combine_around_answer, &expected, &e, &f, &g);
+    call_and_check(&c);
+    dc_closure *closure = checking_closure(&c);
+    char_wide_char_int result =
+        ((char_wide_char_int(*)(wide_char, char_wide_char_int, wide_char))dc_closure_function(closure))(e, f, g);
+    assert_closure_answered(&c, closure, &result);
+}
+
+/* ---- nested_struct11.c, 12, 13: structs of floats nested ---------------------------------- */
+
+typedef struct float_pair {
+    float x, y;
+} float_pair;
+typedef struct two_float_pairs {
+    float_pair a, b;
+} two_float_pairs;
+
+#define TWO_FLOAT_PAIRS "{C={A=ff}{B=ff}}"
+
+/* The source back when the ints are each 1, as nested_struct11.c's C_fn
+ * checks them; zeros, which no caller expects, when one is not. */
+CALLEE static two_float_pairs pass_between_ints(int x, int y, int z, two_float_pairs source, int i, int j, int k) {
+    bool ones = x == 1 && y == 1 && z == 1 && i == 1 && j == 1 && k == 1;
+    return ones ? source : (two_float_pairs){{0, 0}, {0, 0}};
+}
+
+static void pass_between_ints_answer(const void *const *arguments, void *result) {
+    const int *const *ints = (const int *const *)arguments;
+    *(two_float_pairs *)result = pass_between_ints(*ints[0], *ints[1], *ints[2],
+                                                   *(const two_float_pairs *)arguments[3], *ints[4], *ints[5],
+                                                   *ints[6]);
+}
+
+/* nested_struct11.c (which libffi calls with ffi_call only) */
+static void a_struct_of_two_float_pairs_between_six_ints_comes_back_unchanged(void **state) {
+    (void)state;
+    int k = 1;
+    two_float_pairs source = {{1.0f, 2.0f}, {4.0f, 8.0f}};
+    restated_case c = RESTATED("nested_struct11.c", TWO_FLOAT_PAIRS "iii" TWO_FLOAT_PAIRS "iii", pass_between_ints,
+                               pass_between_ints_answer, &source, &k, &k, &k, &source, &k, &k, &k);
+    call_and_check(&c);
+    dc_closure *closure = checking_closure(&c);
+    two_float_pairs result = ((two_float_pairs(*)(int, int, int, two_float_pairs, int, int, int))dc_closure_function(
+        closure))(k, k, k, source, k, k, k);
+    assert_closure_answered(&c, closure, &result);
+}
+
+typedef struct float_and_pair {
+    float elem1;
+    float_pair elem2;
+} float_and_pair;
+
+CALLEE static float sum_nested_floats(float arg1, float_and_pair arg2) {
+    return arg1 + arg2.elem1 + arg2.elem2.x + arg2.elem2.y;
+}
+
+static void sum_nested_floats_answer(const void *const *arguments, void *result) {
+    *(float *)result = sum_nested_floats(*(const float *)arguments[0], *(const float_and_pair *)arguments[1]);
+}
+
+/* nested_struct12.c (which libffi calls with ffi_call only). Its sum is
+ * 138.2 within float rounding; the call and the closure must each give the
+ * function's own float, bit for bit. */
+static void a_float_and_a_struct_nesting_a_float_pair_sum_to_a_float(void **state) {
+    (void)state;
+    float arg1 = 37.88f;
+    float_and_pair arg2 = {31.22f, {33.44f, 35.66f}};
+    float expected = sum_nested_floats(arg1, arg2);
+    assert_true(fabsf(expected - 138.2f) < 1e-4f);
+    restated_case c = RESTATED("nested_struct12.c", "ff{stru_Nested_F=f{stru_FF=ff}}", sum_nested_floats,
+                               sum_nested_floats_answer, &expected, &arg1, &arg2);
+    call_and_check(&c);
+    dc_closure *closure = checking_closure(&c);
+    float result = ((float (*)(float, float_and_pair))dc_closure_function(closure))(arg1, arg2);
+    assert_closure_answered(&c, closure, &result);
+}
+
+CALLEE static float_and_pair add_to_each(float b0, float_and_pair b1) {
+    return (float_and_pair){b0 + b1.elem1, {b0 + b1.elem2.x, b0 + b1.elem2.y}};
+}
+
+static void add_to_each_answer(const void *const *arguments, void *result) {
+    *(float_and_pair *)result = add_to_each(*(const float *)arguments[0], *(const float_and_pair *)arguments[1]);
+}
+
+/* nested_struct13.c */
+static void a_closure_adds_a_float_to_each_float_of_a_struct_nesting_a_float_pair(void **state) {
+    (void)state;
+    float e = 12.125f;
+    float_and_pair f = {24.75f, {31.625f, 32.25f}}, expected = {36.875f, {43.75f, 44.375f}};
+    restated_case c = RESTATED("nested_struct13.c", "{B=f{A=ff}}f{B=f{A=ff}}", add_to_each, add_to_each_answer,
+                               &expected, &e, &f);
+    call_and_check(&c);
+    dc_closure *closure = checking_closure(&c);
+    float_and_pair result = ((float_and_pair(*)(float, float_and_pair))dc_closure_function(closure))(e, f);
+    assert_closure_answered(&c, closure, &result);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(a_closure_receives_two_sixteen_byte_structs_and_a_struct_of_both),
@@ -325,6 +548,13 @@ int main(void) {
         cmocka_unit_test(a_closure_returns_a_struct_nesting_an_unsigned_long_and_a_char),
         cmocka_unit_test(a_closure_returns_a_struct_nesting_an_unsigned_long_long_and_a_char),
         cmocka_unit_test(a_closure_returns_a_struct_nesting_a_double_and_a_char),
+        cmocka_unit_test(a_closure_receives_a_nested_double_struct_and_a_struct_of_a_long_and_a_char),
+        cmocka_unit_test(a_closure_receives_three_structs_of_an_unsigned_long_long_then_a_char),
+        cmocka_unit_test(a_closure_receives_structs_of_a_char_then_an_unsigned_long_long),
+        cmocka_unit_test(a_closure_receives_a_struct_nesting_a_struct_between_a_char_and_an_int),
+        cmocka_unit_test(a_struct_of_two_float_pairs_between_six_ints_comes_back_unchanged),
+        cmocka_unit_test(a_float_and_a_struct_nesting_a_float_pair_sum_to_a_float),
+        cmocka_unit_test(a_closure_adds_a_float_to_each_float_of_a_struct_nesting_a_float_pair),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
