@@ -541,6 +541,206 @@ static void a_closure_adds_a_float_to_each_float_of_a_struct_nesting_a_float_pai
     assert_closure_answered(&c, closure, &result);
 }
 
+/* ---- single_entry_structs1.c, 2, 3: structs of one field -------------------------------- */
+
+typedef struct one_int {
+    int a;
+} one_int;
+typedef struct two_ints {
+    int a, b;
+} two_ints;
+typedef struct struct_of_two_ints {
+    two_ints y;
+} struct_of_two_ints;
+typedef struct struct_of_one_int {
+    one_int y;
+} struct_of_one_int;
+
+CALLEE static one_int add_to_one_int(int b0, one_int b1) {
+    b1.a += b0;
+    return b1;
+}
+
+static void add_to_one_int_answer(const void *const *arguments, void *result) {
+    *(one_int *)result = add_to_one_int(*(const int *)arguments[0], *(const one_int *)arguments[1]);
+}
+
+CALLEE static struct_of_two_ints add_and_subtract(int b0, struct_of_two_ints b1) {
+    b1.y.a += b0;
+    b1.y.b -= b0;
+    return b1;
+}
+
+static void add_and_subtract_answer(const void *const *arguments, void *result) {
+    *(struct_of_two_ints *)result =
+        add_and_subtract(*(const int *)arguments[0], *(const struct_of_two_ints *)arguments[1]);
+}
+
+CALLEE static struct_of_one_int add_to_inner_int(int b0, struct_of_one_int b1) {
+    b1.y.a += b0;
+    return b1;
+}
+
+static void add_to_inner_int_answer(const void *const *arguments, void *result) {
+    *(struct_of_one_int *)result =
+        add_to_inner_int(*(const int *)arguments[0], *(const struct_of_one_int *)arguments[1]);
+}
+
+/* single_entry_structs1.c */
+static void a_closure_adds_an_int_to_a_struct_of_one_int(void **state) {
+    (void)state;
+    int e = 12125;
+    one_int f = {31625}, expected = {43750};
+    assert_int_equal(add_to_one_int(e, f).a, 43750);
+    restated_case c =
+        RESTATED("single_entry_structs1.c", "{A=i}i{A=i}", add_to_one_int, add_to_one_int_answer, &expected, &e, &f);
+    call_and_check(&c);
+    dc_closure *closure = checking_closure(&c);
+    one_int result = ((one_int(*)(int, one_int))dc_closure_function(closure))(e, f);
+    assert_closure_answered(&c, closure, &result);
+}
+
+/* single_entry_structs2.c */
+static void a_closure_changes_a_struct_whose_one_field_is_a_struct_of_two_ints(void **state) {
+    (void)state;
+    int e = 12125;
+    struct_of_two_ints f = {{31625, 16723}}, expected = {{43750, 4598}};
+    two_ints direct = add_and_subtract(e, f).y;
+    assert_true(direct.a == 43750 && direct.b == 4598);
+    restated_case c = RESTATED("single_entry_structs2.c", "{B={A=ii}}i{B={A=ii}}", add_and_subtract,
+                               add_and_subtract_answer, &expected, &e, &f);
+    call_and_check(&c);
+    dc_closure *closure = checking_closure(&c);
+    struct_of_two_ints result = ((struct_of_two_ints(*)(int, struct_of_two_ints))dc_closure_function(closure))(e, f);
+    assert_closure_answered(&c, closure, &result);
+}
+
+/* single_entry_structs3.c */
+static void a_closure_adds_an_int_to_a_struct_whose_one_field_is_a_struct_of_one_int(void **state) {
+    (void)state;
+    int e = 12125;
+    struct_of_one_int f = {{31625}}, expected = {{43750}};
+    assert_int_equal(add_to_inner_int(e, f).y.a, 43750);
+    restated_case c = RESTATED("single_entry_structs3.c", "{B={A=i}}i{B={A=i}}", add_to_inner_int,
+                               add_to_inner_int_answer, &expected, &e, &f);
+    call_and_check(&c);
+    dc_closure *closure = checking_closure(&c);
+    struct_of_one_int result = ((struct_of_one_int(*)(int, struct_of_one_int))dc_closure_function(closure))(e, f);
+    assert_closure_answered(&c, closure, &result);
+}
+
+/* ---- stret_medium.c, stret_medium2.c, stret_large.c, stret_large2.c: large returns ---- */
+
+/*
+ * SUM_OF_FOUR(name, FIELDS): the struct `name` of FIELDS(F), each field given
+ * as F(type, code, field); name##_sum, returning four such structs summed
+ * field by field (libffi's cls_struct_*byte_fn); its answer for a closure;
+ * and name##_encoding, the encoding of the signature, name (name, name, name,
+ * name).
+ */
+#define DECLARE_FIELD(type, code, field) type field;
+#define SUM_FIELD(type, code, field) result.field = b0.field + b1.field + b2.field + b3.field;
+#define FIELD_CODE(type, code, field) code
+#define SUM_OF_FOUR(name, FIELDS)                                                                             \
+    typedef struct name {                                                                                     \
+        FIELDS(DECLARE_FIELD)                                                                                 \
+    } name;                                                                                                   \
+    CALLEE static name name##_sum(name b0, name b1, name b2, name b3) {                                       \
+        name result;                                                                                          \
+        FIELDS(SUM_FIELD)                                                                                     \
+        return result;                                                                                        \
+    }                                                                                                         \
+    static void name##_answer(const void *const *arguments, void *result) {                                   \
+        *(name *)result = name##_sum(*(const name *)arguments[0], *(const name *)arguments[1],                \
+                                     *(const name *)arguments[2], *(const name *)arguments[3]);               \
+    }                                                                                                         \
+    static const char name##_encoding[] = "{" #name "=" FIELDS(FIELD_CODE) "}{" #name "=" FIELDS(FIELD_CODE) \
+                                          "}{" #name "=" FIELDS(FIELD_CODE) "}{" #name "=" FIELDS(FIELD_CODE) \
+                                          "}{" #name "=" FIELDS(FIELD_CODE) "}";
+
+#define EIGHT_DOUBLES(F)                                                                                      \
+    F(double, "d", a) F(double, "d", b) F(double, "d", c) F(double, "d", d) F(double, "d", e) F(double, "d", f) \
+    F(double, "d", g) F(double, "d", h)
+#define NINE_DOUBLES(F) EIGHT_DOUBLES(F) F(double, "d", i)
+#define EIGHT_DOUBLES_LONG_LONG(F) EIGHT_DOUBLES(F) F(long long, "q", i)
+#define THIRTEEN_DOUBLES_INT(F)                                                                               \
+    NINE_DOUBLES(F) F(double, "d", j) F(double, "d", k) F(double, "d", l) F(double, "d", m) F(int, "i", n)
+#define FOURTEEN_DOUBLES_INT(F)                                                                               \
+    NINE_DOUBLES(F) F(double, "d", j) F(double, "d", k) F(double, "d", l) F(double, "d", m) F(double, "d", n) \
+    F(int, "i", o)
+
+SUM_OF_FOUR(nine_doubles, NINE_DOUBLES)
+SUM_OF_FOUR(eight_doubles_long_long, EIGHT_DOUBLES_LONG_LONG)
+SUM_OF_FOUR(thirteen_doubles_int, THIRTEEN_DOUBLES_INT)
+SUM_OF_FOUR(fourteen_doubles_int, FOURTEEN_DOUBLES_INT)
+
+/* stret_medium.c */
+static void a_closure_sums_four_structs_of_nine_doubles(void **state) {
+    (void)state;
+    nine_doubles e = {9, 2, 6, 5, 3, 4, 8, 1, 7}, f = {1, 2, 3, 7, 2, 5, 6, 7, 4};
+    nine_doubles g = {4, 5, 7, 9, 1, 1, 2, 9, 3}, h = {8, 6, 1, 4, 0, 3, 3, 1, 2};
+    nine_doubles expected = {22, 15, 17, 25, 6, 13, 19, 18, 16};
+    restated_case c = RESTATED("stret_medium.c", nine_doubles_encoding, nine_doubles_sum, nine_doubles_answer,
+                               &expected, &e, &f, &g, &h);
+    call_and_check(&c);
+    dc_closure *closure = checking_closure(&c);
+    nine_doubles result = ((nine_doubles(*)(nine_doubles, nine_doubles, nine_doubles,
+                                            nine_doubles))dc_closure_function(closure))(e, f, g, h);
+    assert_closure_answered(&c, closure, &result);
+}
+
+/* stret_medium2.c */
+static void a_closure_sums_four_structs_of_eight_doubles_and_a_long_long(void **state) {
+    (void)state;
+    eight_doubles_long_long e = {9, 2, 6, 5, 3, 4, 8, 1, 7}, f = {1, 2, 3, 7, 2, 5, 6, 7, 4};
+    eight_doubles_long_long g = {4, 5, 7, 9, 1, 1, 2, 9, 3}, h = {8, 6, 1, 4, 0, 3, 3, 1, 2};
+    eight_doubles_long_long expected = {22, 15, 17, 25, 6, 13, 19, 18, 16};
+    restated_case c = RESTATED("stret_medium2.c", eight_doubles_long_long_encoding, eight_doubles_long_long_sum,
+                               eight_doubles_long_long_answer, &expected, &e, &f, &g, &h);
+    call_and_check(&c);
+    dc_closure *closure = checking_closure(&c);
+    eight_doubles_long_long result =
+        ((eight_doubles_long_long(*)(eight_doubles_long_long, eight_doubles_long_long, eight_doubles_long_long,
+                                     eight_doubles_long_long))dc_closure_function(closure))(e, f, g, h);
+    assert_closure_answered(&c, closure, &result);
+}
+
+/* stret_large.c */
+static void a_closure_sums_four_structs_of_thirteen_doubles_and_an_int(void **state) {
+    (void)state;
+    thirteen_doubles_int e = {9, 2, 6, 5, 3, 4, 8, 1, 1, 2, 3, 7, 2, 7};
+    thirteen_doubles_int f = {1, 2, 3, 7, 2, 5, 6, 7, 4, 5, 7, 9, 1, 4};
+    thirteen_doubles_int g = {4, 5, 7, 9, 1, 1, 2, 9, 8, 6, 1, 4, 0, 3};
+    thirteen_doubles_int h = {8, 6, 1, 4, 0, 3, 3, 1, 9, 2, 6, 5, 3, 2};
+    thirteen_doubles_int expected = {22, 15, 17, 25, 6, 13, 19, 18, 22, 15, 17, 25, 6, 16};
+    restated_case c = RESTATED("stret_large.c", thirteen_doubles_int_encoding, thirteen_doubles_int_sum,
+                               thirteen_doubles_int_answer, &expected, &e, &f, &g, &h);
+    call_and_check(&c);
+    dc_closure *closure = checking_closure(&c);
+    thirteen_doubles_int result =
+        ((thirteen_doubles_int(*)(thirteen_doubles_int, thirteen_doubles_int, thirteen_doubles_int,
+                                  thirteen_doubles_int))dc_closure_function(closure))(e, f, g, h);
+    assert_closure_answered(&c, closure, &result);
+}
+
+/* stret_large2.c */
+static void a_closure_sums_four_structs_of_fourteen_doubles_and_an_int(void **state) {
+    (void)state;
+    fourteen_doubles_int e = {9, 2, 6, 5, 3, 4, 8, 1, 1, 2, 3, 7, 2, 5, 7};
+    fourteen_doubles_int f = {1, 2, 3, 7, 2, 5, 6, 7, 4, 5, 7, 9, 1, 6, 4};
+    fourteen_doubles_int g = {4, 5, 7, 9, 1, 1, 2, 9, 8, 6, 1, 4, 0, 7, 3};
+    fourteen_doubles_int h = {8, 6, 1, 4, 0, 3, 3, 1, 9, 2, 6, 5, 3, 8, 2};
+    fourteen_doubles_int expected = {22, 15, 17, 25, 6, 13, 19, 18, 22, 15, 17, 25, 6, 26, 16};
+    restated_case c = RESTATED("stret_large2.c", fourteen_doubles_int_encoding, fourteen_doubles_int_sum,
+                               fourteen_doubles_int_answer, &expected, &e, &f, &g, &h);
+    call_and_check(&c);
+    dc_closure *closure = checking_closure(&c);
+    fourteen_doubles_int result =
+        ((fourteen_doubles_int(*)(fourteen_doubles_int, fourteen_doubles_int, fourteen_doubles_int,
+                                  fourteen_doubles_int))dc_closure_function(closure))(e, f, g, h);
+    assert_closure_answered(&c, closure, &result);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(a_closure_receives_two_sixteen_byte_structs_and_a_struct_of_both),
@@ -555,6 +755,13 @@ int main(void) {
         cmocka_unit_test(a_struct_of_two_float_pairs_between_six_ints_comes_back_unchanged),
         cmocka_unit_test(a_float_and_a_struct_nesting_a_float_pair_sum_to_a_float),
         cmocka_unit_test(a_closure_adds_a_float_to_each_float_of_a_struct_nesting_a_float_pair),
+        cmocka_unit_test(a_closure_adds_an_int_to_a_struct_of_one_int),
+        cmocka_unit_test(a_closure_changes_a_struct_whose_one_field_is_a_struct_of_two_ints),
+        cmocka_unit_test(a_closure_adds_an_int_to_a_struct_whose_one_field_is_a_struct_of_one_int),
+        cmocka_unit_test(a_closure_sums_four_structs_of_nine_doubles),
+        cmocka_unit_test(a_closure_sums_four_structs_of_eight_doubles_and_a_long_long),
+        cmocka_unit_test(a_closure_sums_four_structs_of_thirteen_doubles_and_an_int),
+        cmocka_unit_test(a_closure_sums_four_structs_of_fourteen_doubles_and_an_int),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
