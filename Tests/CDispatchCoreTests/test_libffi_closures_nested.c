@@ -470,10 +470,10 @@ CALLEE static two_float_pairs pass_between_ints(int x, int y, int z, two_float_p
 }
 
 static void pass_between_ints_answer(const void *const *arguments, void *result) {
-    const int *const *ints = (const int *const *)arguments;
-    *(two_float_pairs *)result = pass_between_ints(*ints[0], *ints[1], *ints[2],
-                                                   *(const two_float_pairs *)arguments[3], *ints[4], *ints[5],
-                                                   *ints[6]);
+    const void *const *a = arguments;
+    *(two_float_pairs *)result =
+        pass_between_ints(*(const int *)a[0], *(const int *)a[1], *(const int *)a[2], *(const two_float_pairs *)a[3],
+                          *(const int *)a[4], *(const int *)a[5], *(const int *)a[6]);
 }
 
 /* nested_struct11.c (which libffi calls with ffi_call only) */
