@@ -6,7 +6,9 @@
  * nested_struct5 and huge_struct, each through dc_call and through a closure
  * (its handler reading the arguments and setting the result, or re-sending
  * the call). cls_double_va, cls_struct_va1, cls_uint_va and cls_ulong_va are
- * in test_variadic.c.
+ * in test_variadic.c; the scalar, struct and nested-struct cases in
+ * test_libffi_closures_scalars.c, _structs.c and _nested.c.
+ * libffi_closures_cases.txt names the test of each libffi file.
  */
 #include "test_support.h"
 
@@ -44,7 +46,7 @@ static void sum_eight(dc_invocation *call, void *user_data) {
     assert_ok(dc_invocation_set_return_value(call, VALUE(dc_long_double(&sum))));
 }
 
-static void cls_longdouble(void **state) {
+static void a_closure_sums_eight_long_doubles(void **state) {
     (void)state;
     long double arguments[8] = {1, 2, 3, 4, 5, 6, 7, 8}, result = 0;
     dc_value values[8];
@@ -79,7 +81,7 @@ static void format_long_double(dc_invocation *call, void *user_data) {
     assert_ok(dc_invocation_set_return_value(call, VALUE(dc_int32(length))));
 }
 
-static void cls_longdouble_va(void **state) {
+static void a_variadic_closure_formats_a_long_double(void **state) {
     (void)state;
     dc_signature *signature = NULL;
     assert_ok(dc_signature_create_variadic("i*D", 1, &signature));
@@ -134,7 +136,7 @@ CALLEE static split2_ld split2_ld_fn(split2_ld a1, split2_ld a2) {
 #define SPLIT_LD "{cls_struct_align=DDDDDDD}"
 #define SPLIT2_LD "{cls_struct_align=DDDDDdD}"
 
-static void cls_align_longdouble(void **state) {
+static void a_closure_receives_and_returns_structs_aligning_a_long_double(void **state) {
     (void)state;
     align_ld g = {12, 4951, 127}, f = {1, 9320, 13}, result;
     call_ok(ALIGN_LD ALIGN_LD ALIGN_LD, DC_FUNCTION(align_ld_fn), (dc_value[]){dc_struct(&g), dc_struct(&f)}, 2,
@@ -146,7 +148,7 @@ static void cls_align_longdouble(void **state) {
     dc_closure_destroy(closure);
 }
 
-static void cls_align_longdouble_split_and_split2(void **state) {
+static void a_closure_receives_and_returns_structs_of_long_doubles_and_a_double(void **state) {
     (void)state;
     split_ld g = {1, 2, 3, 4, 5, 6, 7}, f = {8, 9, 10, 11, 12, 13, 14}, r;
     call_ok(SPLIT_LD SPLIT_LD SPLIT_LD, DC_FUNCTION(split_ld_fn), (dc_value[]){dc_struct(&g), dc_struct(&f)}, 2,
@@ -189,7 +191,7 @@ CALLEE static B B_fn(A b2, B b3) {
 #define NESTED_A "{A=DC}"
 #define NESTED_B "{B={A=DC}C}"
 
-static void nested_struct5(void **state) {
+static void a_closure_returns_a_nested_struct_of_a_long_double_and_chars(void **state) {
     (void)state;
     A e = {1.0, 7};
     B f = {{12.0, 127}, 99}, result;
@@ -337,7 +339,7 @@ static void build_large(dc_invocation *call, void *user_data) {
     assert_ok(dc_invocation_set_return_value(call, VALUE(dc_struct(&built))));
 }
 
-static void huge_struct(void **state) {
+static void a_closure_of_fifty_parameters_returns_them_as_a_struct(void **state) {
     (void)state;
     long double long_doubles[50];
     dc_value arguments[50];
@@ -357,12 +359,12 @@ static void huge_struct(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(cls_longdouble),
-        cmocka_unit_test(cls_longdouble_va),
-        cmocka_unit_test(cls_align_longdouble),
-        cmocka_unit_test(cls_align_longdouble_split_and_split2),
-        cmocka_unit_test(nested_struct5),
-        cmocka_unit_test(huge_struct),
+        cmocka_unit_test(a_closure_sums_eight_long_doubles),
+        cmocka_unit_test(a_variadic_closure_formats_a_long_double),
+        cmocka_unit_test(a_closure_receives_and_returns_structs_aligning_a_long_double),
+        cmocka_unit_test(a_closure_receives_and_returns_structs_of_long_doubles_and_a_double),
+        cmocka_unit_test(a_closure_returns_a_nested_struct_of_a_long_double_and_chars),
+        cmocka_unit_test(a_closure_of_fifty_parameters_returns_them_as_a_struct),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
