@@ -10,8 +10,11 @@
  */
 #include "table_support.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include "dispatch_core_binding.h"
+#include "thread_support.h"
+#include "watchdog.h"
 
 typedef struct tagged {
     int tag;
@@ -19,12 +22,12 @@ typedef struct tagged {
 
 enum { ACCEPTED_TAG = 1, REFUSED_TAG = 2 };
 
-static int checks_asked;
+static atomic_int checks_asked;
 
 /* Accepts objects tagged ACCEPTED_TAG at any index. */
 static bool check_tag(void *context, const char *event, size_t index, void *object, char *message, size_t size) {
     assert_ptr_equal(context, &checks_asked);
-    checks_asked++;
+    atomic_fetch_add(&checks_asked, 1);
     const tagged *t = object;
     if (t->tag == ACCEPTED_TAG) return true;
     snprintf(message, size, "event \"%s\": argument %zu: its handlers take tag %d, got tag %d", event, index,
@@ -42,7 +45,7 @@ static const dc_handler_options checked = {DC__HANDLER_CHECK_OBJECTS, NULL, NULL
 
 static int setup_with_check(void **state) {
     int status = table_setup(state);
-    checks_asked = 0;
+    atomic_store(&checks_asked, 0);
     if (table != NULL) dc__table_set_object_check(table, check_tag, &checks_asked);
     return status;
 }
@@ -128,6 +131,77 @@ static void a_table_without_a_check_refuses_checked_handlers_and_interns_nothing
     assert_int_equal(dc_table_event_name(table, 1, &name), DC_ERR_NOT_FOUND);
 }
 
+/* ---- under threads ------------------------------------------------------------------- */
+
+/* A checked handler that counts the refused objects it is called with: none
+ * may reach it. */
+static atomic_int refused_seen;
+static void refuse_to_see_refused(void *data, const dc_value *arguments, size_t count, dc_value *result) {
+    (void)data, (void)count, (void)result;
+    const tagged *t = arguments[0].object;
+    if (t != NULL && t->tag != ACCEPTED_TAG) atomic_fetch_add(&refused_seen, 1);
+}
+
+static void count_plain_call(void *object) { (void)object; }
+
+typedef struct racer {
+    pthread_t thread;
+    dc_table *table;
+    int tag;        /* the object the executor passes; 0 for the thread adding and removing */
+    uint64_t deadline;
+    int unexpected; /* statuses other than DC_OK and DC_ERR_TYPE (refused objects only) */
+} racer;
+
+static void *run_racer(void *argument) {
+    racer *r = argument;
+    tagged object = {r->tag};
+    dc_value value = dc_object(&object);
+    dc_signature *signature = NULL;
+    if (dc_signature_create("v@", &signature) != DC_OK) return NULL;
+    while (now_ns() < r->deadline) {
+        if (r->tag != 0) {
+            dc_result result;
+            dc_status status = dc_table_execute(r->table, "order", &value, 1, &result);
+            if (status != DC_OK && !(status == DC_ERR_TYPE && r->tag != ACCEPTED_TAG)) r->unexpected++;
+            continue;
+        }
+        dc_handler_id checked_id = 0, plain_id = 0;
+        if (dc_table_add_marshal(r->table, "order", signature, refuse_to_see_refused, NULL, &checked, &checked_id) !=
+                DC_OK ||
+            dc_table_add(r->table, "order", signature, DC_FUNCTION(count_plain_call), NULL, NULL, &plain_id) != DC_OK)
+            r->unexpected++;
+        if (dc_table_remove(r->table, checked_id) != DC_OK || dc_table_remove(r->table, plain_id) != DC_OK)
+            r->unexpected++;
+    }
+    dc_signature_release(signature);
+    return NULL;
+}
+
+/* Two threads execute with a refused object and one with an accepted one
+ * while a fourth adds and removes a checked handler and a plain one: each
+ * execute's snapshot is asked about or not as a whole, so the checked
+ * handler never sees a refused object, and nothing else fails. */
+static void checked_handlers_come_and_go_while_three_threads_execute(void **state) {
+    (void)state;
+    dc_table *racing = NULL;
+    assert_ok(dc_table_create("racing", NULL, &racing));
+    dc__table_set_object_check(racing, check_tag, &checks_asked);
+    atomic_store(&refused_seen, 0);
+    uint64_t deadline = deadline_after_ms(300);
+    racer racers[4] = {{.table = racing, .tag = REFUSED_TAG, .deadline = deadline},
+                       {.table = racing, .tag = REFUSED_TAG, .deadline = deadline},
+                       {.table = racing, .tag = ACCEPTED_TAG, .deadline = deadline},
+                       {.table = racing, .tag = 0, .deadline = deadline}};
+    for (size_t i = 0; i < ARRAY_COUNT(racers); i++)
+        assert_int_equal(pthread_create(&racers[i].thread, NULL, run_racer, &racers[i]), 0);
+    for (size_t i = 0; i < ARRAY_COUNT(racers); i++) {
+        assert_int_equal(pthread_join(racers[i].thread, NULL), 0);
+        assert_int_equal(racers[i].unexpected, 0);
+    }
+    assert_int_equal(atomic_load(&refused_seen), 0);
+    dc_table_destroy(racing);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         checked_table_test(a_refused_object_fails_a_public_execute_before_any_handler_runs),
@@ -135,6 +209,7 @@ int main(void) {
         checked_table_test(a_binding_execute_is_not_asked),
         checked_table_test(events_without_checked_handlers_are_not_asked),
         table_test(a_table_without_a_check_refuses_checked_handlers_and_interns_nothing),
+        watched_test(checked_handlers_come_and_go_while_three_threads_execute),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

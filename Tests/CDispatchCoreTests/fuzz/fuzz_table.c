@@ -39,7 +39,10 @@
  *  - it receives the event's arguments converted to its parameter types, the
  *    bound target first, zero for the ones the event does not carry;
  *  - an execute fails (type or arity) exactly when some registered handler
- *    cannot take its arguments, and then nothing ran; otherwise `handled`,
+ *    cannot take its arguments, or, for a public execute (not the binding's
+ *    brief or record ones, nor one with a context), when a registered marshal
+ *    asks the table's object check (DC__HANDLER_CHECK_OBJECTS) and an object
+ *    argument is one the check refuses; then nothing ran; otherwise `handled`,
  *    the accumulated return values and `stopped` are what the handlers did;
  *  - statuses of every call are the documented ones, and every failure leaves
  *    a message of its own; a call the model expects to fail leaves what the
@@ -299,6 +302,18 @@ static dc_value make_value(unsigned type) {
         break;
     }
     return value;
+}
+
+/* The table's object check: pool objects 1 and 3 are of a type no marshal
+ * asking it takes. */
+static bool object_refused(const void *object) { return object == &pool[1] || object == &pool[3]; }
+
+static bool check_pool_object(void *context, const char *event, size_t index, void *object, char *message,
+                              size_t size) {
+    FUZZ_CHECK(context == pool && event != NULL, "the object check's context or event");
+    if (!object_refused(object)) return true;
+    snprintf(message, size, "argument %zu: pool object %d is refused", index, (int)((pool_object *)object - pool));
+    return false;
 }
 
 /* ---- the handlers ------------------------------------------------------------------- */
@@ -968,6 +983,7 @@ static void do_add(bool marshal) {
     uint8_t how = fuzz_byte(input);
     r->queue = (queue_choice)(how % 3);
     r->has_destroy = (how & 0x04) != 0;
+    if (marshal && (how & 0x80)) r->flags |= DC__HANDLER_CHECK_OBJECTS;
     bool by_id = (how & 0x08) != 0;
     bool bad_id = by_id && (how & 0x30) == 0x30;
     bool malformed = !by_id && (phase_byte & 0xF0) == 0xF0;
@@ -1217,10 +1233,14 @@ static void do_remove_many(void) {
 
 /* Whether every handler the execute considers takes `arguments`; what is
  * wrong if not. */
-static void predict_fit(const frame *f, bool *type_error, bool *arity_error) {
+static void predict_fit(const frame *f, bool asks_objects, bool *type_error, bool *arity_error) {
     *type_error = *arity_error = false;
+    bool refused_object = false;
+    for (size_t a = 0; a < f->count; a++)
+        refused_object = refused_object || (f->arguments[a].type == DC_TYPE_OBJECT && object_refused(f->arguments[a].object));
     for (unsigned i = 0; i < f->snapshot_count; i++) {
         const registration *r = f->snapshot[i];
+        if (asks_objects && refused_object && (r->flags & DC__HANDLER_CHECK_OBJECTS)) *type_error = true;
         if (is_variadic(r)) continue;
         const dc_signature *signature = signatures[r->signature];
         size_t first = is_bound(r) ? 1 : 0;
@@ -1304,7 +1324,7 @@ static void do_execute(void) {
     model_calls_open(&f->seen, e.options.accumulator);
     take_snapshot(f);
     bool type_error = false, arity_error = false;
-    if (expected == DC_OK) predict_fit(f, &type_error, &arity_error);
+    if (expected == DC_OK) predict_fit(f, model_execute_asks_objects(&e), &type_error, &arity_error);
     f->hooks_may_run = expected == DC_OK && !type_error && !arity_error;
 
     TRACE("execute%s %s%s with %zu arguments, accumulator %d, flags 0x%x, %u hooks%s", e.brief ? " briefly" : "",
@@ -1647,6 +1667,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     table_gone = false;
     const dc_object_callbacks callbacks = {retain_object, release_object};
     FUZZ_CHECK(dc_table_create("fuzz", &callbacks, &table) == DC_OK, "dc_table_create failed");
+    dc__table_set_object_check(table, check_pool_object, pool);
     FUZZ_CHECK(dc_queue_create(&owned_queue) == DC_OK, "dc_queue_create failed");
     FUZZ_CHECK(dc_table_set_observer(table, observe, &observer_destroys, count_destroy) == DC_OK,
                "dc_table_set_observer failed");

@@ -14,7 +14,8 @@
  *
  * Rounds. Thread 0 creates two tables; every thread then runs --ops
  * operations (fuzz_table's: add a C function, a marshal or a Swift-convention
- * marshal with once / first / strict / owns-target / allow-duplicate flags, as
+ * marshal with once / first / strict / owns-target / allow-duplicate flags,
+ * some asking the table's object check, as
  * an after-handler or not, for an event or the event with a detail, a
  * queue of any thread and a destroy notify; add a duplicate; add a crowd of
  * marshals that grows the handler chunks; remove by id, target, event or all;
@@ -75,7 +76,8 @@
  *    execute of its own table and event (one added with a detail only in
  *    executes with that detail), not after a stop, with the
  *    arguments converted to its parameters (its target first) and the
- *    execute's context;
+ *    execute's context; a marshal asking the object check never runs in a
+ *    public execute given an object the check refuses;
  *  - a destroy notify runs at most once, and by the end of the round (after
  *    every table is destroyed) exactly once per successful add and never for
  *    a failed one; a remove that returned DC_OK has run it; an owned target
@@ -673,6 +675,18 @@ static dc_value make_value(unsigned type) {
     return value;
 }
 
+/* The round tables' object check: pool objects 1 and 3 are of a type no
+ * marshal asking it takes (DC__HANDLER_CHECK_OBJECTS). */
+static bool object_refused(const void *object) { return object == &pool[1] || object == &pool[3]; }
+
+static bool check_pool_object(void *context, const char *event, size_t index, void *object, char *message,
+                              size_t size) {
+    STRESS_CHECK(context == pool && event != NULL, "the object check's context or event");
+    if (!object_refused(object)) return true;
+    snprintf(message, size, "argument %zu: pool object %d is refused", index, (int)((pool_object *)object - pool));
+    return false;
+}
+
 /* ---- what a handler checks when it starts ------------------------------------------------ */
 
 /* The start of every call: count it on its table first (destroyers look), note
@@ -705,6 +719,13 @@ static frame *begin_call(record *r, const dc_value *values, size_t count) {
         void *context = dc__table_execute_context(table);
         STRESS_CHECK(context == f->context, "handler r%u: execute context %p, expected %p", r->index, context,
                      f->context);
+        /* In its snapshot, so the shapes loaded after it asked the object
+         * check, which refuses these: the execute failed before any handler. */
+        if ((r->flags & DC__HANDLER_CHECK_OBJECTS) && f->context == NULL)
+            for (size_t a = 0; a < f->count; a++)
+                STRESS_CHECK(f->arguments[a].type != DC_TYPE_OBJECT || !object_refused(f->arguments[a].object),
+                             "marshal r%u, which asks the object check, ran in a public execute with a refused "
+                             "object as argument %zu", r->index, a);
     } else {
         STRESS_CHECK(r->queue_owner == (int)me->index,
                      "a delivery of handler r%u (queue of thread %d) ran in a drain of thread %u's queue", r->index,
@@ -1054,6 +1075,7 @@ static void do_add(unsigned slot) {
     if (chance(10)) flags |= DC__HANDLER_ALLOW_DUPLICATE;
     if (target != NULL && chance(20)) flags |= DC__HANDLER_OWNS_TARGET;
     if (kind == KIND_SWIFT) flags |= DC__HANDLER_SWIFT_CALL;
+    if ((kind == KIND_MARSHAL || kind == KIND_SWIFT) && chance(25)) flags |= DC__HANDLER_CHECK_OBJECTS;
     unsigned queue_roll = below(100);
     r->queue_owner = queue_roll < 60 ? -1 : queue_roll < 80 ? (int)me->index : (int)below(thread_count);
     r->has_destroy = chance(60);
@@ -2970,6 +2992,7 @@ static void start_round(void) {
         table_slot *slot = &slots[s];
         snprintf(slot->name, sizeof slot->name, "stress-%u", s);
         STRESS_CHECK(dc_table_create(slot->name, &callbacks, &slot->table) == DC_OK, "dc_table_create failed");
+        dc__table_set_object_check(slot->table, check_pool_object, pool);
         atomic_store(&slot->state, TABLE_OPEN);
         for (unsigned e = 0; e < NAME_COUNT; e++) atomic_store(&slot->ids[e], 0);
         /* Cleared, not just counted from 0: a reader may find an entry counted

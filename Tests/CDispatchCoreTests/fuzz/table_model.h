@@ -294,6 +294,12 @@ static void model_execute_run(model_execute *e, dc_table *table, const char *nam
     }
 }
 
+/* Whether the execute asks the table's object check: a public one, not the
+ * binding's (brief, by record, or with a context for its handlers). */
+static inline bool model_execute_asks_objects(const model_execute *e) {
+    return !(e->brief || (e->with_options && e->context != NULL));
+}
+
 /* The status where the model alone decides it: `expected` when the execute is
  * refused, otherwise DC_OK, or DC_ERR_NO_HANDLER when a handler was required.
  * A type or arity error the caller judges before, as it knows the handlers. */
