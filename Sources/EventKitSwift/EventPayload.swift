@@ -31,7 +31,8 @@ import Synchronization
 /// execute, by key or by name, whose value at that argument is of another
 /// Swift type than its Swift handlers take throws
 /// ``DispatchError/typeMismatch(_:)`` naming both types before any handler
-/// runs. Scalars, strings and pointers are not payloads: they keep
+/// runs; an execute from C fails the same way, with `DC_ERR_TYPE`.
+/// Scalars, strings and pointers are not payloads: they keep
 /// travelling as their C types.
 ///
 /// Declare the conformance on value types: a class is an argument as
