@@ -15,8 +15,9 @@
  *           variadic        snprintf(buffer, 32, "%d%s", 42, "x")
  *
  * Target: call.invoke <= 1.1x call.raw_ffi for the two struct shapes and the
- * long double and complex ones (values by address, as structs); make bench
- * also holds call.dc_call to 1.1x call.raw_ffi in callgrind's counts. Every
+ * long double and complex ones (values by address, as structs), in times and
+ * in callgrind's counts (make bench): both are prepared once. dc_call, which
+ * checks and converts its values on every call, is shown beside them. Every
  * figure is the best of interleaved rounds.
  *
  *   bench_calls [--quick] [--runs N] [--tsv] | --count CASE N | --list
