@@ -244,17 +244,12 @@ public final class CommandControl<Handler: AnyObject>: @unchecked Sendable {
 
     // MARK: Executing
 
-    /// Runs the command of `key` against the handler with `arguments`.
+    /// Runs the command of `key`, a name known only at run time, against
+    /// the handler with `arguments`.
     ///
     /// - Throws: what ``CommandTable/execute(_:arguments:accumulator:requireHandler:strict:)``
     ///   throws: a ``DispatchError/typeMismatch(_:)`` before the command runs
     ///   when an argument does not fit it.
-    @discardableResult
-    public func execute(_ key: String, _ arguments: Value...) throws -> ExecuteResult {
-        try table.execute(key, arguments: arguments)
-    }
-
-    /// Runs the command of `key` against the handler with `arguments`.
     @discardableResult
     public func execute(_ key: String, arguments: [Value]) throws -> ExecuteResult {
         try table.execute(key, arguments: arguments)

@@ -1,5 +1,6 @@
 internal import CDispatchCore
 internal import CDispatchCoreBinding
+import Synchronization
 
 // Typed keys: handlers and executes whose argument types the compiler checks.
 // A typed handler is registered with the signature of its key's arguments, so
@@ -400,6 +401,7 @@ extension CommandTable {
     @inlinable
     @discardableResult
     public func execute<A: EventArgument>(_ key: EventKey<A>, _ argument: A) throws -> ExecuteResult {
+        if _slowPath(structReturns.load(ordering: .relaxed)) { return try executeKeepingStructs(key, argument) }
         if ScalarArguments.areScalars(A.self) {
             let outcome = try ScalarArguments.withValues(1) { value in
                 ScalarArguments.pack(argument, into: value)
@@ -433,6 +435,9 @@ extension CommandTable {
     public func execute<each A: EventArgument>(
         _ key: EventKey<(repeat each A)>, _ arguments: repeat each A
     ) throws -> ExecuteResult {
+        if _slowPath(structReturns.load(ordering: .relaxed)) {
+            return try executeKeepingStructs(key, repeat each arguments)
+        }
         if ScalarArguments.count(of: repeat (each A).self) == 0 {
             // The C core's inline execute: an event whose handlers are all
             // closures taking nothing runs without a call into the library.
@@ -457,6 +462,18 @@ extension CommandTable {
     @usableFromInline
     func executeOutcome(_ key: EventKeyStorage, scalars cArguments: UnsafeRawPointer, count: Int) throws -> ExecuteOutcome {
         try executeOutcome(key, cArguments: cArguments.assumingMemoryBound(to: dc_value.self), count: count)
+    }
+
+    /// A typed execute once a handler returning a struct is registered here:
+    /// by name, with room for the struct, as every execute by name is then
+    /// (see `structReturns`), so that a key's execute returns it alike.
+    @usableFromInline @inline(never)
+    func executeKeepingStructs<Arguments, each A: EventArgument>(
+        _ key: EventKey<Arguments>, _ arguments: repeat each A
+    ) throws -> ExecuteResult {
+        var values: [Value] = []
+        for argument in repeat each arguments { values.append(argument.eventValue) }
+        return try execute(key.name, arguments: values)
     }
 
     /// `execute(_:_:)` for one argument that is not a built-in scalar (an

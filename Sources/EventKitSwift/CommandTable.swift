@@ -67,8 +67,8 @@ public final class CommandTable: @unchecked Sendable {
 
     /// Set once a handler returning a struct has been registered here
     /// (`register(_:function:signature:target:options:phase:)`): from then
-    /// on, every execute by name gives the C core room to keep a returned
-    /// struct, so that all of them return it alike.
+    /// on, every execute, by name or by key, gives the C core room to keep a
+    /// returned struct, so that all of them return it alike.
     @usableFromInline let structReturns = Atomic<Bool>(false)
 
     /// The logger's emission hook; none without a logger.
@@ -526,25 +526,6 @@ extension CommandTable {
         if _slowPath(structReturns.load(ordering: .relaxed)) { return try execute(event, arguments: arguments) }
         if arguments.isEmpty { return ExecuteResult(try executeOutcome(event)) }
         return ExecuteResult(try executeOutcome(event, arguments: arguments))
-    }
-
-    /// Executes `event`, a name known only at run time, with Swift values of
-    /// ``EventArgument`` types, each passed as its ``EventArgument/eventValue``.
-    ///
-    /// ```swift
-    /// let name = configuration.event        // "toggle"
-    /// try table.execute(name, flag, count)  // a Bool and an Int
-    /// ```
-    ///
-    /// Checked as ``execute(_:_:)-(String,_)`` checks its values.
-    @discardableResult
-    public func execute<First: EventArgument, each Rest: EventArgument>(
-        _ event: String, _ first: First, _ rest: repeat each Rest
-    ) throws -> ExecuteResult {
-        var values = [first.eventValue]
-        for argument in repeat each rest { values.append(argument.eventValue) }
-        if structReturns.load(ordering: .relaxed) { return try execute(event, arguments: values) }
-        return ExecuteResult(try executeOutcome(event, arguments: values))
     }
 
     /// Executes `event` with `arguments`; see ``execute(_:_:)-(String,_)``.

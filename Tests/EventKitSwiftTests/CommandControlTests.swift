@@ -94,7 +94,7 @@ struct CommandControlTests {
         try control.setCommand(ControlHandler.rename, for: .rename)
         try control.setCommand(ControlHandler.tap, for: .reset)
         try control.setCommand(ControlHandler.sum, for: .four)
-        try control.execute("drag", .object(handler), .double(2.5))
+        try control.execute("drag", arguments: [.object(handler), .double(2.5)])
         try control.execute(.toggle, false)
         try control.execute(.rename, "intro", 4)
         try control.execute(.reset)

@@ -360,7 +360,7 @@ struct EventKeyTests {
         #expect(table.removeTarget(receiver) == 4)
     }
 
-    @Test("A run-time event name executes with typed Swift values, checked by the table")
+    @Test("A run-time event name becomes a key that executes with typed Swift values, checked by the table")
     func runTimeNameWithTypedValues() throws {
         let table = CommandTable()
         let log = Log()
@@ -370,9 +370,9 @@ struct EventKeyTests {
             .store(in: &subscriptions)
         let names = ["rename", "eight"]
         let title = "intro", index = 3, flag = true
-        try table.execute(names[0], title, index)
-        try table.execute(names[1], flag, Int8(1), UInt16(2), Int32(3), UInt64(4), Float(5), 6.0, 7)
-        expectDispatchError(DispatchError.typeMismatch) { try table.execute(names[0], index, title) }
+        try table.execute(EventKey(names[0]), title, index)
+        try table.execute(EventKey(names[1]), flag, Int8(1), UInt16(2), Int32(3), UInt64(4), Float(5), 6.0, 7)
+        expectDispatchError(DispatchError.typeMismatch) { try table.execute(EventKey(names[0]), index, title) }
         #expect(log.all == ["rename intro 3", "eight true 7"])
     }
 

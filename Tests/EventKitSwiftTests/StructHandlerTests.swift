@@ -288,7 +288,7 @@ struct StructHandlerTests {
         withExtendedLifetime(registrations) {}
     }
 
-    @Test("Every execute by name returns the struct a C handler returned: values, typed values, none, or an array")
+    @Test("Every execute returns the struct a C handler returned: by name or by key, values, typed values, none, or an array")
     func everyExecuteByNameKeepsTheStruct() throws {
         let table = CommandTable()
         let divide: @convention(c) (Int32, Int32) -> div_t = div
@@ -303,6 +303,9 @@ struct StructHandlerTests {
         #expect(try table.execute("divide", dividend, divisor).returnValue == expected)
         #expect(try table.execute("divide", arguments: [.int32(7), .int32(2)]).returnValue == expected)
         #expect(try table.execute("seven").returnValue == Value(struct: div_t(quot: 7, rem: 0)))
+        let divideKey = EventKey<(Int32, Int32)>("divide"), sevenKey = EventKey<Void>("seven")
+        #expect(try table.execute(divideKey, dividend, divisor).returnValue == expected)
+        #expect(try table.execute(sevenKey).returnValue == Value(struct: div_t(quot: 7, rem: 0)))
         withExtendedLifetime(registrations) {}
     }
 
