@@ -675,17 +675,8 @@ static dc_value make_value(unsigned type) {
     return value;
 }
 
-/* The round tables' object check: pool objects 1 and 3 are of a type no
- * marshal asking it takes (DC__HANDLER_CHECK_OBJECTS). */
-static bool object_refused(const void *object) { return object == &pool[1] || object == &pool[3]; }
-
-static bool check_pool_object(void *context, const char *event, size_t index, void *object, char *message,
-                              size_t size) {
-    STRESS_CHECK(context == pool && event != NULL, "the object check's context or event");
-    if (!object_refused(object)) return true;
-    snprintf(message, size, "argument %zu: pool object %d is refused", index, (int)((pool_object *)object - pool));
-    return false;
-}
+/* The round tables' object check (table_model.h). */
+MODEL_DEFINE_OBJECT_CHECK(pool)
 
 /* ---- what a handler checks when it starts ------------------------------------------------ */
 

@@ -294,6 +294,22 @@ static void model_execute_run(model_execute *e, dc_table *table, const char *nam
     }
 }
 
+/* The object check the fuzzers give their tables (dc__table_set_object_check),
+ * for a file whose object arguments come from `pool_array`, the check's
+ * context: pool objects 1 and 3 are of a type no marshal asking it
+ * (DC__HANDLER_CHECK_OBJECTS) takes. Defines object_refused() and
+ * check_pool_object(). */
+#define MODEL_DEFINE_OBJECT_CHECK(pool_array)                                                                      \
+    static bool object_refused(const void *object) { return object == &pool_array[1] || object == &pool_array[3]; } \
+    static bool check_pool_object(void *context, const char *event, size_t index, void *object, char *message,   \
+                                  size_t size) {                                                                  \
+        MODEL_CHECK(context == pool_array && event != NULL, "the object check's context or event");               \
+        if (!object_refused(object)) return true;                                                                 \
+        snprintf(message, size, "argument %zu: pool object %d is refused", index,                                 \
+                 (int)((const char *)object - (const char *)pool_array) / (int)sizeof pool_array[0]);             \
+        return false;                                                                                             \
+    }
+
 /* Whether the execute asks the table's object check: a public one, not the
  * binding's (brief, by record, or with a context for its handlers). */
 static inline bool model_execute_asks_objects(const model_execute *e) {
