@@ -3,7 +3,7 @@
  * (jf, jd, jD) as parameters, return values and struct fields: their layouts
  * as the ABI has them, and every way a call is made (dc_call, invocations,
  * closures reading arguments and setting results, table handlers and
- * marshals, table closures, queued deliveries), on real C library functions
+ * marshals, table closures, queued deliveries, forwarders), on real C library functions
  * (strtold, libm's powl, cabs, cexpl, conj) and on callees of our own. Values
  * of these types carry the address of their bytes, as structs do.
  */
@@ -416,6 +416,51 @@ static void a_queued_delivery_copies_their_bytes(void **state) {
     dc_queue_destroy(queue);
 }
 
+/* ---- forwarders: an interface of these types fanned out ---------------------------------- */
+
+typedef struct wide_interface {
+    long double (*scale)(void *context, long double x, long double y);
+    double _Complex (*turn)(void *context, double _Complex z, float _Complex w);
+} wide_interface;
+
+/* Each delegate counts its calls in its context and answers with it. */
+static long double delegate_scale(void *context, long double x, long double y) {
+    int *calls = context;
+    (*calls)++;
+    return x * y + *calls;
+}
+
+static double _Complex delegate_turn(void *context, double _Complex z, float _Complex w) {
+    int *calls = context;
+    (*calls)++;
+    return z * I + (double)crealf(w) + *calls;
+}
+
+static void forwarders_pass_them_to_every_delegate_and_return_the_first_answer(void **state) {
+    (void)state;
+    const char *const slots[] = {"D^vDD", "jd^vjdjf"};
+    dc_forwarder *forwarder = NULL;
+    assert_ok(dc_forwarder_create(slots, ARRAY_COUNT(slots), &forwarder));
+    const wide_interface delegate = {delegate_scale, delegate_turn};
+    int first = 0, second = 10;
+    assert_ok(dc_forwarder_add(forwarder, &delegate, &first));
+    assert_ok(dc_forwarder_add(forwarder, &delegate, &second));
+    const wide_interface *calls = dc_forwarder_vtable(forwarder);
+    void *context = dc_forwarder_context(forwarder);
+
+    /* 1.5 * 2.25 has no exact double: the long double's own bits come back. */
+    long double scaled = calls->scale(context, 1.5L, 2.25L + 0x1p-60L);
+    assert_true(scaled == 1.5L * (2.25L + 0x1p-60L) + 1);
+    assert_int_equal(first, 1);
+    assert_int_equal(second, 11);
+
+    double _Complex turned = calls->turn(context, 1.0 + 2.0 * I, 0.5f + 4.0f * I);
+    assert_true(creal(turned) == -2.0 + 0.5 + 2 && cimag(turned) == 1.0);
+    assert_int_equal(first, 2);
+    assert_int_equal(second, 12);
+    dc_forwarder_destroy(forwarder);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(layouts_report_the_abis_sizes_and_alignments),
@@ -426,6 +471,7 @@ int main(void) {
         cmocka_unit_test(closures_read_them_set_them_and_resend_them),
         cmocka_unit_test(table_handlers_and_marshals_take_and_return_them),
         cmocka_unit_test(a_queued_delivery_copies_their_bytes),
+        cmocka_unit_test(forwarders_pass_them_to_every_delegate_and_return_the_first_answer),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
