@@ -12,7 +12,9 @@
 # Checks of every list: each line has that form; its lines are sorted (byte
 # order) and name each libffi file once; each test named, restated or nearest
 # promise, is defined in the named file under Tests/CDispatchCoreTests and
-# registered in that file's cmocka test list; a reason is one of the two
+# registered in that file's cmocka test list (a test whose name a macro
+# makes, as test_libffi_complex.c's per type, is looked for in the file
+# preprocessed by $CC, cc by default); a reason is one of the two
 # allowed. When LIBFFI_TESTSUITE names a checkout of libffi's testsuite
 # directory, each list's file names are exactly the .c files of its
 # libffi.<suite> there. Prints one line per list; fails naming the bad line.
@@ -45,6 +47,38 @@ registered_tests() {
         grep -oE '\b[a-z_]+\(\s*[A-Za-z_][A-Za-z0-9_]*\s*[,)]' | sed -E 's/^[a-z_]+\(\s*//; s/\s*[,)]$//'
 }
 
+# A test file preprocessed, for tests whose names a macro makes (a cases
+# header included once per type, as test_libffi_complex.c does), made once.
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+root=$(cd "$(dirname "$0")/.." && pwd)
+preprocessed() { # FILE: prints the preprocessed copy's path
+    local out=$scratch/$(basename "$1").i
+    if [[ ! -f $out ]]; then
+        "${CC:-cc}" -E -P -D_GNU_SOURCE -I"$root/Sources/CDispatchCore/include" -I"$root/Sources/CDispatchCore/binding" \
+            "$1" >"$out" 2>/dev/null || : >"$out"
+        tr '\n' ' ' <"$out" | grep -oE 'struct CMUnitTest [^;]*;' >"$out.tests" || :
+    fi
+    echo "$out"
+}
+
+# Whether FILE defines the test FUNCTION, written out or made by a macro.
+defines_test() { # FILE FUNCTION
+    local copy
+    grep -qE "^(static )?void $2\\(" "$1" && return
+    copy=$(preprocessed "$1")
+    grep -qE "(^|[;{}[:space:]])(static )?void $2\\(" "$copy"
+}
+
+# Whether FILE's cmocka test list runs FUNCTION, named there or by a macro
+# (cmocka_unit_test names each test by its function's name).
+registers_test() { # FILE FUNCTION
+    local copy
+    registered_tests "$1" | grep -xF "$2" >/dev/null && return
+    copy=$(preprocessed "$1")
+    grep -qF "\"$2\"" "$copy.tests"
+}
+
 # Checks one "file.c:function" reference; prints the problem, if any.
 reference_problem() {
     local reference=$1 file function
@@ -55,9 +89,9 @@ reference_problem() {
     file=${BASH_REMATCH[1]} function=${BASH_REMATCH[2]}
     if [[ ! -f $tests/$file ]]; then
         echo "$file: no such file in $tests"
-    elif ! grep -qE "^(static )?void $function\\(" "$tests/$file"; then
+    elif ! defines_test "$tests/$file" "$function"; then
         echo "$file defines no test function $function"
-    elif ! registered_tests "$tests/$file" | grep -qxF "$function"; then
+    elif ! registers_test "$tests/$file" "$function"; then
         echo "$file defines $function but its cmocka test list does not run it"
     fi
 }
