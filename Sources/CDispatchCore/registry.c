@@ -54,6 +54,43 @@ DC_API dc_status dc_table_create(const char *name, const dc_object_callbacks *ca
     return DC_OK;
 }
 
+/* ---- keys of string literals (dispatch_core_binding.h) ------------------------------------ */
+
+/* Open addressing over the literal's address; a slot's address is set once,
+ * then its key, so a reader that finds the address but no key yet misses. */
+enum { LITERAL_PROBES = 16 };
+_Static_assert((DC__LITERAL_KEYS & (DC__LITERAL_KEYS - 1)) == 0, "literal_home() masks with DC__LITERAL_KEYS - 1");
+static _Atomic(const void *) literal_addresses[DC__LITERAL_KEYS];
+static _Atomic(void *) literal_keys[DC__LITERAL_KEYS];
+
+static size_t literal_home(const void *literal) {
+    return (size_t)(mix((uint64_t)(uintptr_t)literal) & (DC__LITERAL_KEYS - 1));
+}
+
+DC__BINDING_API void *dc__literal_key(const void *literal) {
+    size_t i = literal_home(literal);
+    for (unsigned probe = 0; probe < LITERAL_PROBES; probe++, i = (i + 1) & (DC__LITERAL_KEYS - 1)) {
+        const void *address = atomic_load_explicit(&literal_addresses[i], memory_order_acquire);
+        if (address == literal) return atomic_load_explicit(&literal_keys[i], memory_order_acquire);
+        if (address == NULL) return NULL;
+    }
+    return NULL;
+}
+
+DC__BINDING_API void *dc__literal_key_keep(const void *literal, void *key) {
+    size_t i = literal_home(literal);
+    for (unsigned probe = 0; probe < LITERAL_PROBES; probe++, i = (i + 1) & (DC__LITERAL_KEYS - 1)) {
+        const void *address = NULL;
+        if (atomic_compare_exchange_strong_explicit(&literal_addresses[i], &address, literal, memory_order_acq_rel,
+                                                    memory_order_acquire)) {
+            atomic_store_explicit(&literal_keys[i], key, memory_order_release);
+            return key;
+        }
+        if (address == literal) return atomic_load_explicit(&literal_keys[i], memory_order_acquire);
+    }
+    return NULL;
+}
+
 DC__BINDING_API void dc__table_set_object_check(dc_table *table, dc__object_check check, void *context) {
     if (table == NULL) return;
     table->object_check = check;

@@ -27,11 +27,12 @@ extension CommandTable {
     ) throws(DispatchError) -> Subscription {
         let found = key.storage.event(inTable: serial)
         guard found.found else {
-            // A key new to this table, a string literal's most often: by
-            // name, which interns the event as it adds, with nothing to
-            // remember in a key that may not outlive the call.
-            return subscription(
-                for: try addHandler(key.name, signature: signature, handler: handler, options: options))
+            // A key new to this table: by name, which interns the event only
+            // when the add succeeds; then the key remembers the event (a
+            // string literal's key is kept, so its next registration finds it).
+            let id = try addHandler(key.name, signature: signature, handler: handler, options: options)
+            _ = try? event(of: key.storage)
+            return subscription(for: id)
         }
         let event = InternedEvent(record: found.record.unsafelyUnwrapped).id
         return subscription(for: try addHandler(handler, signature: signature, event: event, options: options))

@@ -42,8 +42,10 @@ import Synchronization
 ///
 /// A key remembers its event in the table it was last used with (the
 /// interned id, and where the C core keeps the event), so a typed execute
-/// skips hashing the name and looking the event up: keep keys in static
-/// members rather than making a new one for each call.
+/// skips hashing the name and looking the event up. A string literal has one
+/// key for the life of the process, so `table.execute("resize", w, h)` in a
+/// loop remembers too; a key made with ``init(_:)`` from a name each time
+/// does not: keep such keys in static members.
 ///
 /// The corresponding C functions are `dc_table_intern` and
 /// `dc_table_execute_id`. Replaces `NSNotification.Name` constants and
@@ -61,9 +63,17 @@ public struct EventKey<Arguments>: Hashable, Sendable, ExpressibleByStringInterp
         storage = EventKeyStorage(name)
     }
 
-    /// A key for the event the literal names.
-    public init(stringLiteral name: String) {
-        self.init(name)
+    /// A key for the event the literal names: one key per literal for the
+    /// life of the process, so a literal where a key is expected costs no
+    /// allocation and finds the event the key remembers, however often the
+    /// code runs.
+    public init(stringLiteral literal: StaticString) {
+        storage = EventKeyStorage(literal: literal)
+    }
+
+    /// A key for the event the interpolated string names, made each time.
+    public init(stringInterpolation: EventKeyInterpolation) {
+        self.init(stringInterpolation.name)
     }
 
     /// The event's name.
@@ -113,17 +123,55 @@ public struct EventKey<Arguments>: Hashable, Sendable, ExpressibleByStringInterp
     }
 }
 
+/// The name an interpolated string literal makes for an ``EventKey``,
+/// each value written as `String(describing:)` writes it: `"row.\(index)"`.
+public struct EventKeyInterpolation: StringInterpolationProtocol, Sendable {
+    /// The name so far.
+    var name = ""
+
+    public init(literalCapacity: Int, interpolationCount: Int) {
+        name.reserveCapacity(literalCapacity + 8 * interpolationCount)
+    }
+
+    public mutating func appendLiteral(_ literal: StaticString) {
+        name += literal.description
+    }
+
+    public mutating func appendInterpolation<Value>(_ value: Value) {
+        name += String(describing: value)
+    }
+}
+
 /// What a key holds: its event's name, and the event as the table that last
 /// used the key interned it, in the C core's cache for bindings
 /// (`dc__event_cache`, which says how it stays right when several tables use
-/// one key). Both live in one allocation, the cache after the name: a key
-/// costs one allocation, which a string literal naming an event in `on`
-/// makes on every call.
+/// one key). Both live in one allocation, the cache after the name; a string
+/// literal's is made once and kept (`dc__literal_key`).
 @usableFromInline
 struct EventKeyStorage: @unchecked Sendable {
     // @unchecked: the cache is only read and written through the C core's
     // atomic functions; the name is constant.
     @usableFromInline let buffer: EventKeyBuffer
+
+    /// The storage kept for `literal` (`dc__literal_key`), made and kept on
+    /// its first use; made each time when it cannot be kept.
+    init(literal: StaticString) {
+        buffer = Self.keptBuffer(of: literal)
+    }
+
+    private static func keptBuffer(of literal: StaticString) -> EventKeyBuffer {
+        guard literal.hasPointerRepresentation else { return EventKeyStorage(literal.description).buffer }
+        let address = UnsafeRawPointer(literal.utf8Start)
+        if let kept = dc__literal_key(address) {
+            return Unmanaged<EventKeyBuffer>.fromOpaque(kept).takeUnretainedValue()
+        }
+        let made = EventKeyStorage(literal.description).buffer
+        // The reference the kept key holds, given back unless it was kept.
+        let offered = Unmanaged.passRetained(made)
+        let kept = dc__literal_key_keep(address, offered.toOpaque())
+        if kept != offered.toOpaque() { offered.release() }
+        return kept.map { Unmanaged<EventKeyBuffer>.fromOpaque($0).takeUnretainedValue() } ?? made
+    }
 
     /// Storage for the event `name`, its cache zeroed, which is empty.
     init(_ name: String) {

@@ -419,6 +419,32 @@ struct EventKeyTests {
         #expect(log.all == ["first true", "second false", "first false", "second true"])
     }
 
+    @Test("A string literal's one key, used with two tables in turn, always reaches the table it is used with")
+    func literalKeyAcrossTables() throws {
+        let first = CommandTable(name: "first")
+        let second = CommandTable(name: "second")
+        let log = Log()
+        // "decoy" first in `second`, so the two tables give the literal's
+        // event different ids.
+        let decoy = second.on("decoy") { log.append("decoy") }
+        for round in 0..<3 {
+            for (name, table) in [("first", first), ("second", second)] {
+                let subscription = table.on("literal.kept") { (value: Int) in log.append("\(name) \(value)") }
+                try table.execute("literal.kept", round)
+                subscription.cancel()
+                try table.execute("literal.kept", -1)
+                #expect(table.handlerCount(for: "literal.kept") == 0)
+            }
+        }
+        #expect(log.all == ["first 0", "second 0", "first 1", "second 1", "first 2", "second 2"])
+        // A key made from a name and an interpolated one name the same event.
+        let subscription = first.on(EventKey<Int>("literal.kept")) { value in log.append("by name \(value)") }
+        let number = 7
+        try first.execute("literal.\("kept")", number)
+        #expect(log.all.last == "by name 7")
+        withExtendedLifetime((decoy, subscription)) {}
+    }
+
     @Test("A string event's object closure takes an instance of its class or nil, and refuses another class")
     func objectClosureOfOneClass() throws {
         let table = CommandTable(name: "library")

@@ -276,6 +276,35 @@ struct SeamStressTests {
         }
     }
 
+    @Test("String literal keys register, execute and cancel on two tables while two threads execute with them")
+    func literalKeysOnTwoTables() async {
+        await #expect(processExitsWith: .success) {
+            let tables = [CommandTable(name: "a"), CommandTable(name: "b")]
+            let calls = Atomic<Int>(0)
+            let decoy = tables[1].on("decoy") {}
+            raceRounds(
+                seconds: 2, watched: "a register, a cancel or an execute by literal key",
+                execute: {
+                    for table in tables {
+                        _ = try? table.execute("literal.seam", Int64(1))
+                        _ = try? table.execute("literal.seam.void")
+                    }
+                },
+                round: { round in
+                    let table = tables[round % 2]
+                    let typed = table.on("literal.seam") { (_: Int64) in calls.add(1, ordering: .relaxed) }
+                    let plain = table.on("literal.seam.void") { calls.add(1, ordering: .relaxed) }
+                    _ = try? table.execute("literal.seam", Int64(round))
+                    typed.cancel()
+                    plain.cancel()
+                })
+            let left = tables.map { $0.handlerCount(for: "literal.seam") + $0.handlerCount(for: "literal.seam.void") }
+            #expect(left == [0, 0])
+            #expect(calls.load(ordering: .relaxed) > 0)
+            decoy.cancel()
+        }
+    }
+
     @Test("An execute finding a target dead while its last call runs the target's deinit does not wait for that call")
     func pruneDoesNotWaitForTheTargetsDeinit() async {
         await #expect(processExitsWith: .success) {

@@ -88,6 +88,27 @@ enum {
 typedef bool (*dc__object_check)(void *context, const char *event, size_t index, void *object, char *message,
                                  size_t message_size);
 
+/* ---- keys of string literals ---------------------------------------------------- */
+
+/*
+ * The keys a binding makes for string literals, kept for the life of the
+ * process, found by the literal's address (a literal's bytes are constant
+ * and never move): a literal naming an event where a key is expected then
+ * costs no allocation and finds the event its key remembers, however often
+ * the code runs. At most DC__LITERAL_KEYS literals are kept; keys of others
+ * are made each time. Any thread may call these at any time.
+ */
+enum { DC__LITERAL_KEYS = 1024 };
+
+/* The key kept for the literal at `literal`, or NULL for none yet. */
+DC__BINDING_API void *dc__literal_key(const void *literal);
+
+/* Keeps `key` for the literal at `literal` unless one is kept already: the
+ * key kept for it then (`key` when this call kept it, and the binding hands
+ * over a reference to it), or NULL when none is, or another thread's keeping
+ * one has not finished, or there is no room. */
+DC__BINDING_API void *dc__literal_key_keep(const void *literal, void *key);
+
 /* Sets `table`'s object check and its context, which must stay valid as
  * long as the table. Call it before the table is shared and before any
  * handler with DC__HANDLER_CHECK_OBJECTS is added; a table without one
