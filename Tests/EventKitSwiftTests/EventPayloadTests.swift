@@ -61,12 +61,14 @@ private let countCCall: @convention(c) (UnsafeMutableRawPointer?) -> Void = { _ 
 }
 
 /// Executes `event` of `table` from C, with `value`'s object as its one
-/// argument: the status.
-private func executeFromC(_ table: CommandTable, _ event: String, _ value: Value) -> dc_status {
+/// argument: the status, and what it did in `result` when given.
+private func executeFromC(
+    _ table: CommandTable, _ event: String, _ value: Value, _ result: UnsafeMutablePointer<dc_result>? = nil
+) -> dc_status {
     guard case .object(let object?) = value else { return DC_ERR_INVALID_ARGUMENT }
     return withExtendedLifetime(object) {
         var argument = dc_object(Unmanaged.passUnretained(object).toOpaque())
-        return dc_table_execute(table.unsafeCTable, event, &argument, 1, nil)
+        return dc_table_execute(table.unsafeCTable, event, &argument, 1, result)
     }
 }
 
@@ -236,6 +238,55 @@ struct EventPayloadTests {
         #expect(executeFromC(table, "order.placed", order.eventValue) == DC_OK)
         #expect(cCalls.load(ordering: .relaxed) == 1 && orders.all == [order])
         withExtendedLifetime(subscription) {}
+    }
+
+    @Test("Executes from C on two threads, of the right payload type and another, while a third registers and cancels the Swift handlers: each runs whole or fails before any handler")
+    func cExecutesRacedAgainstPayloadHandlers() {
+        let table = CommandTable(name: "payload")
+        let tally = OrderTally()
+        let cRuns = Atomic<Int>(0)
+        let rounds = 300, executesEach = 2_000
+        let over = Atomic<Bool>(false)
+        withWatchdog(seconds: 60) {
+            let done = DispatchGroup()
+            startThreads(2, in: done) { thread in
+                // Thread 0 sends orders, thread 1 invoices; a box of either
+                // kept alive for the C calls. Each goes on until the rounds
+                // are over, at least `executesEach` times.
+                let value = thread == 0 ? Order.numbered(2).eventValue : Invoice(total: 1).eventValue
+                var result = dc_result()
+                var executes = 0
+                while executes < executesEach || !over.load(ordering: .acquiring) {
+                    executes += 1
+                    let status = executeFromC(table, "order.placed", value, &result)
+                    // A handler given a payload it does not take stops the
+                    // emission: none may be.
+                    if status == DC_OK && !result.stopped {
+                        cRuns.add(1, ordering: .relaxed)
+                    } else if !(status == DC_ERR_TYPE && thread == 1) {
+                        tally.corrupt.add(1, ordering: .relaxed)
+                    }
+                }
+            }
+            startThreads(1, in: done) { _ in
+                // A handler of orders is there most of the time: each round
+                // replaces it, and registers invoices on another event.
+                var orders = tally.countOrders(on: table)
+                for round in 0..<rounds {
+                    let invoices = table.on(EventKey<Invoice>("order.placed.\(round % 2)")) { _ in }
+                    orders.cancel()
+                    orders = tally.countOrders(on: table)
+                    invoices.cancel()
+                    usleep(50)
+                }
+                orders.cancel()
+                over.store(true, ordering: .releasing)
+            }
+            #expect(done.wait(timeout: .now() + 50) == .success)
+        }
+        #expect(tally.corrupt.load(ordering: .relaxed) == 0)
+        #expect(cRuns.load(ordering: .relaxed) >= executesEach)
+        #expect(tally.received.load(ordering: .relaxed) > 0)
     }
 
     @Test("Once the handler taking one payload type is gone, the event takes another")
